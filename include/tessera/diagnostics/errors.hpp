@@ -1,0 +1,47 @@
+// Compile-time diagnostics. Each is a class template whose arguments carry the facts (layer
+// name, error, shapes, bytes) and whose static_assert fires when it is instantiated, so the
+// compiler prints one message with those facts instead of a cascade (CTRE/fmt style).
+#pragma once
+
+#include <cstddef>
+
+#include <tessera/core/fixed_name.hpp>
+#include <tessera/core/shape.hpp>
+#include <tessera/graph/node.hpp>
+
+namespace tessera {
+enum class graph_error : std::uint8_t;
+}
+
+namespace tessera::diagnostics {
+
+template <auto...>
+inline constexpr bool always_false = false;
+
+/// A layer's tensors do not fit its op: wrong output shape, rank, constant size or type.
+/// Read the arguments: layer name, op, error, the shape the op computes, the declared shape.
+template <fixed_name Layer, op_kind Op, check_error Error, shape Computed, shape Declared>
+struct layer_check_failed {
+  static_assert(always_false<Layer, Error>,
+                "tessera: layer check failed; see 'layer_check_failed<layer name, op, error, computed shape, "
+                "declared shape>' in this message");
+};
+
+/// The graph's structure is broken (see `graph_error`): node index and tensor id.
+template <graph_error Error, int Node, int Tensor>
+struct graph_check_failed {
+  static_assert(always_false<Error, Node, Tensor>,
+                "tessera: invalid graph structure; see 'graph_check_failed<error, node index, tensor id>'");
+  static constexpr bool value = false;
+};
+
+/// A buffer does not fit a memory level: layer, level, bytes needed and available.
+template <fixed_name Layer, fixed_name Level, std::size_t Needed, std::size_t Available>
+struct does_not_fit {
+  static_assert(Needed <= Available,
+                "tessera: the network does not fit the target; see 'does_not_fit<layer, memory level, bytes "
+                "needed, bytes available>'");
+  static constexpr bool value = Needed <= Available;
+};
+
+}  // namespace tessera::diagnostics

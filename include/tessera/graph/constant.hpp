@@ -1,0 +1,58 @@
+// Constant data of a network: weights, biases and requantization tables.
+//
+// onnx2hpp emits each as an `inline constexpr` object; node types take them as reference
+// template arguments, so a kernel reads them from flash (.rodata) and their sizes are part of
+// the type. Word alignment lets SIMD kernels load 4 weights at once.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include <tessera/core/requant.hpp>
+
+namespace tessera {
+
+template <class T, std::size_t N>
+struct constant {
+  alignas(8) std::array<T, N> values;
+
+  using value_type = T;
+  static constexpr std::size_t size() { return N; }
+  static constexpr std::size_t bytes() { return N * sizeof(T); }
+  constexpr const T* data() const { return values.data(); }
+};
+
+/// Requantization constants of one layer (the RequantShift fused into it, or standalone).
+/// `mul`/`add` are indexed as described by `requant_params` (per tensor, per channel or
+/// along any one axis with the given `inner` stride).
+template <std::size_t L>
+struct requant_constants {
+  std::array<std::int32_t, L> mul;
+  std::array<std::int32_t, L> add;
+  int shift = 0;
+  std::int32_t lo = -128;
+  std::int32_t hi = 127;
+  std::int32_t inner = 1;
+
+  static constexpr std::size_t length() { return L; }
+  static constexpr std::size_t bytes() { return 2 * L * sizeof(std::int32_t); }
+  constexpr requant_params params() const {
+    return {true, mul.data(), add.data(), static_cast<std::int32_t>(L), inner, shift, lo, hi};
+  }
+};
+
+/// "No bias" / "no requantization": the defaults of the optional constant arguments.
+struct no_constant_t {
+  static constexpr std::size_t bytes() { return 0; }
+  static constexpr std::size_t size() { return 0; }
+  constexpr requant_params params() const { return {}; }
+  constexpr const std::int32_t* data() const { return nullptr; }
+};
+inline constexpr no_constant_t none{};
+
+template <auto const& C>
+inline constexpr bool is_none = std::is_same_v<std::remove_cvref_t<decltype(C)>, no_constant_t>;
+
+}  // namespace tessera

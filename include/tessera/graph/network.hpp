@@ -1,0 +1,184 @@
+// The network: a constexpr type graph of tensors and nodes.
+//
+//   using network = tessera::network<tensors, tessera::graph_inputs<0>, tessera::graph_outputs<9>,
+//                                    tessera::op::conv<"conv_0", {...}, w0, b0, rq0>, ...>;
+//
+// The node types come in execution order. `network` validates every node against the tensor
+// table and the graph's structure at compile time (one diagnostic naming the layer), and
+// summarises it as plain constexpr data (`summary`) for the planner, the executor and reports.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+
+#include <tessera/diagnostics/errors.hpp>
+#include <tessera/graph/node.hpp>
+#include <tessera/graph/tensor.hpp>
+
+namespace tessera {
+
+template <tensor_id... Ids>
+struct graph_inputs {
+  static constexpr std::array<tensor_id, sizeof...(Ids)> ids{Ids...};
+};
+template <tensor_id... Ids>
+struct graph_outputs {
+  static constexpr std::array<tensor_id, sizeof...(Ids)> ids{Ids...};
+};
+
+inline constexpr int max_node_inputs = 8;
+inline constexpr int max_node_outputs = 2;
+
+/// Plain-data view of one node: what the planner and the reports need.
+struct node_summary {
+  fixed_name name;
+  op_kind kind = op_kind::reshape;
+  std::array<tensor_id, max_node_inputs> inputs{};
+  int input_count = 0;
+  std::array<tensor_id, max_node_outputs> outputs{};
+  int output_count = 0;
+  bool is_alias = false;
+  std::size_t scratch_bytes = 0;
+  std::int64_t macs = 0;
+  std::size_t constant_bytes = 0;
+};
+
+/// Plain-data view of a whole network (sizes fixed by the network type).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+struct graph_summary {
+  std::array<tensor_desc, NT> tensors;
+  std::array<tensor_id, NI> inputs;
+  std::array<tensor_id, NO> outputs;
+  std::array<node_summary, NN> nodes;
+};
+
+enum class graph_error : std::uint8_t {
+  none,
+  tensor_out_of_range,   ///< a node or the graph names a tensor id outside the table
+  used_before_defined,   ///< a node reads a tensor no earlier node (or graph input) produced
+  defined_twice,         ///< two nodes write the same tensor, or a node writes a graph input
+  output_never_defined,  ///< a graph output no node produces
+};
+
+struct graph_check {
+  graph_error error = graph_error::none;
+  int node = -1;    ///< offending node index, or -1
+  int tensor = -1;  ///< offending tensor id
+};
+
+/// Structural validation: topological order, single definition, ids in range.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr graph_check check_graph(const graph_summary<NT, NI, NO, NN>& g) {
+  std::array<bool, NT> defined{};
+  const auto in_range = [](tensor_id t) { return t >= 0 && static_cast<std::size_t>(t) < NT; };
+  for (tensor_id t : g.inputs) {
+    if (!in_range(t)) return {graph_error::tensor_out_of_range, -1, t};
+    defined[static_cast<std::size_t>(t)] = true;
+  }
+  for (std::size_t n = 0; n < NN; ++n) {
+    const node_summary& node = g.nodes[n];
+    for (int i = 0; i < node.input_count; ++i) {
+      const tensor_id t = node.inputs[static_cast<std::size_t>(i)];
+      if (!in_range(t)) return {graph_error::tensor_out_of_range, static_cast<int>(n), t};
+      if (!defined[static_cast<std::size_t>(t)]) return {graph_error::used_before_defined, static_cast<int>(n), t};
+    }
+    for (int i = 0; i < node.output_count; ++i) {
+      const tensor_id t = node.outputs[static_cast<std::size_t>(i)];
+      if (!in_range(t)) return {graph_error::tensor_out_of_range, static_cast<int>(n), t};
+      if (defined[static_cast<std::size_t>(t)]) return {graph_error::defined_twice, static_cast<int>(n), t};
+      defined[static_cast<std::size_t>(t)] = true;
+    }
+  }
+  for (tensor_id t : g.outputs) {
+    if (!in_range(t)) return {graph_error::tensor_out_of_range, -1, t};
+    if (!defined[static_cast<std::size_t>(t)]) return {graph_error::output_never_defined, -1, t};
+  }
+  return {};
+}
+
+namespace detail {
+template <auto const& Tensors, graph_node Node>
+constexpr node_summary summarize() {
+  node_summary s{};
+  s.name = Node::name;
+  s.kind = Node::kind;
+  static_assert(Node::inputs.size() <= max_node_inputs && Node::outputs.size() <= max_node_outputs);
+  for (std::size_t i = 0; i < Node::inputs.size(); ++i) s.inputs[i] = Node::inputs[i];
+  s.input_count = static_cast<int>(Node::inputs.size());
+  for (std::size_t i = 0; i < Node::outputs.size(); ++i) s.outputs[i] = Node::outputs[i];
+  s.output_count = static_cast<int>(Node::outputs.size());
+  s.is_alias = Node::is_alias;
+  s.scratch_bytes = Node::template scratch_bytes<Tensors>();
+  s.macs = Node::template macs<Tensors>();
+  s.constant_bytes = Node::constant_bytes;
+  return s;
+}
+
+/// Checks one node; on failure instantiates the diagnostic that names it.
+template <auto const& Tensors, graph_node Node>
+constexpr bool node_is_valid() {
+  constexpr check_result r = Node::template check<Tensors>();
+  if constexpr (!r.ok()) {
+    diagnostics::layer_check_failed<Node::name, Node::kind, r.error, r.expected,
+                                    Tensors[Node::outputs[0]].dims>{};
+  }
+  return r.ok();
+}
+
+/// Checks the structure (only once every layer is valid, to report one error at a time).
+template <bool LayersValid, graph_check Check>
+constexpr bool graph_is_valid() {
+  if constexpr (LayersValid && Check.error != graph_error::none) {
+    diagnostics::graph_check_failed<Check.error, Check.node, Check.tensor>{};
+  }
+  return Check.error == graph_error::none;
+}
+}  // namespace detail
+
+template <auto const& Tensors, class Inputs, class Outputs, graph_node... Nodes>
+struct network {
+  static constexpr const auto& tensors = Tensors;
+  static constexpr std::size_t tensor_count = std::remove_cvref_t<decltype(Tensors)>::size();
+  static constexpr std::size_t node_count = sizeof...(Nodes);
+  static constexpr auto inputs = Inputs::ids;
+  static constexpr auto outputs = Outputs::ids;
+  /// The node types, for walking them with Hana (`hana::for_each`).
+  using node_types = boost::hana::tuple<boost::hana::type<Nodes>...>;
+
+  // Layers first: a bad layer is the more useful message, and its summary may not be computable.
+  static constexpr bool layers_valid = (detail::node_is_valid<Tensors, Nodes>() && ...);
+
+  static constexpr graph_summary<tensor_count, inputs.size(), outputs.size(), node_count> summary{
+      Tensors.tensors, inputs, outputs, {detail::summarize<Tensors, Nodes>()...}};
+
+  static constexpr graph_check structure = check_graph(summary);
+  static constexpr bool structure_valid = detail::graph_is_valid<layers_valid, structure>();
+  static_assert(layers_valid && structure_valid, "tessera::network: see the diagnostic above");
+
+  static constexpr std::int64_t macs() {
+    std::int64_t total = 0;
+    for (const auto& n : summary.nodes) total += n.macs;
+    return total;
+  }
+  static constexpr std::size_t constant_bytes() {
+    std::size_t total = 0;
+    for (const auto& n : summary.nodes) total += n.constant_bytes;
+    return total;
+  }
+
+  /// Input/output element type: `network::input_t<0>` is e.g. `std::uint8_t`.
+  template <std::size_t I>
+  using input_t = storage_t<Tensors[inputs[I]].type>;
+  template <std::size_t I>
+  using output_t = storage_t<Tensors[outputs[I]].type>;
+  template <std::size_t I>
+  static constexpr std::size_t input_elements = static_cast<std::size_t>(Tensors[inputs[I]].dims.elements());
+  template <std::size_t I>
+  static constexpr std::size_t output_elements = static_cast<std::size_t>(Tensors[outputs[I]].dims.elements());
+};
+
+}  // namespace tessera

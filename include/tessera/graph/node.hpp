@@ -1,0 +1,95 @@
+// What every node type of the graph provides, and the result of its compile-time check.
+//
+// A node type is a class template over a `fixed_name`, a plain attribute struct (tensor ids
+// and op parameters) and references to its constant data. It exposes:
+//   name, kind, inputs, outputs          : identity and the tensor ids it reads and writes
+//   check<Tensors>()                     : shape/type validation against the tensor table
+//   scratch_bytes<Tensors>()             : from the kernel's own scratch-size function
+//   macs<Tensors>(), constant_bytes      : for reports and benchmarks
+//   run<Tensors>(in, out, scratch)       : calls the kernel on physical buffers
+// Nothing here is virtual: the executor walks the node types at compile time.
+#pragma once
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/core/fixed_name.hpp>
+#include <tessera/core/shape.hpp>
+#include <tessera/graph/tensor.hpp>
+
+namespace tessera {
+
+enum class op_kind : std::uint8_t {
+  conv,
+  gemm,
+  matmul,
+  add,
+  sub,
+  max_pool,
+  average_pool,
+  pad,
+  reshape,
+  concat,
+  slice,
+  transpose,
+  requant_shift,
+};
+
+constexpr const char* name_of(op_kind k) {
+  switch (k) {
+    case op_kind::conv: return "Conv";
+    case op_kind::gemm: return "Gemm";
+    case op_kind::matmul: return "MatMul";
+    case op_kind::add: return "Add";
+    case op_kind::sub: return "Sub";
+    case op_kind::max_pool: return "MaxPool";
+    case op_kind::average_pool: return "AveragePool";
+    case op_kind::pad: return "Pad";
+    case op_kind::reshape: return "Reshape";
+    case op_kind::concat: return "Concat";
+    case op_kind::slice: return "Slice";
+    case op_kind::transpose: return "Transpose";
+    case op_kind::requant_shift: return "RequantShift";
+  }
+  return "?";
+}
+
+/// Why a node does not fit its tensors; `none` when it does.
+enum class check_error : std::uint8_t {
+  none,
+  output_shape,        ///< computed output shape differs from the declared tensor
+  input_rank,          ///< an input has a rank the op does not accept
+  input_shape,         ///< inputs disagree (channels, K of a product, broadcasting, ...)
+  constant_size,       ///< a weight/bias/requant table has the wrong number of entries
+  dtype,               ///< a tensor's element type does not suit the op
+  accumulator_range,   ///< the int32 accumulator could overflow for this K
+};
+
+struct check_result {
+  check_error error = check_error::none;
+  shape expected{};  ///< shape the op computes (for output_shape)
+  constexpr bool ok() const { return error == check_error::none; }
+};
+
+template <class N>
+concept graph_node = requires {
+  { N::name } -> std::convertible_to<fixed_name>;
+  { N::kind } -> std::convertible_to<op_kind>;
+  N::inputs.size();
+  N::outputs.size();
+  { N::constant_bytes } -> std::convertible_to<std::size_t>;
+  { N::is_alias } -> std::convertible_to<bool>;
+};
+
+namespace detail {
+/// Checks the declared output against the computed shape; the common tail of most checks.
+constexpr check_result expect_shape(const shape& declared, const shape& computed) {
+  if (declared == computed) return {};
+  return {check_error::output_shape, computed};
+}
+constexpr bool is_8bit(dtype d) { return d == dtype::s8 || d == dtype::u8; }
+}  // namespace detail
+
+}  // namespace tessera

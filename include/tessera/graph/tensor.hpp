@@ -1,0 +1,41 @@
+// Tensors of the type graph: one descriptor per tensor, gathered in a table.
+//
+// The table is a constexpr object that the generated header defines once; node types refer to
+// tensors by their index in it, and the network, the planner and the report read shapes and
+// types from it as constant expressions.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/core/dtype.hpp>
+#include <tessera/core/fixed_name.hpp>
+#include <tessera/core/shape.hpp>
+
+namespace tessera {
+
+/// Index of a tensor in its network's tensor table.
+using tensor_id = int;
+
+struct tensor_desc {
+  fixed_name name;
+  dtype type = dtype::s8;
+  shape dims;  ///< physical (device) shape, channels-last for feature maps
+
+  constexpr std::size_t bytes() const {
+    return static_cast<std::size_t>(dims.elements()) * size_of(type);
+  }
+};
+
+template <std::size_t N>
+struct tensor_table {
+  std::array<tensor_desc, N> tensors;
+
+  static constexpr std::size_t size() { return N; }
+  constexpr const tensor_desc& operator[](tensor_id id) const { return tensors[static_cast<std::size_t>(id)]; }
+};
+template <class... T>
+tensor_table(T...) -> tensor_table<sizeof...(T)>;
+
+}  // namespace tessera

@@ -1,0 +1,119 @@
+// Elementwise Add and Sub with numpy broadcasting, on true integer values; int32 result or a
+// fused RequantShift. The right operand may be a constant (a bias added after a MatMul, say).
+//
+// Tensors: a and b of any rank <= 5 (missing leading dims broadcast), output the broadcast
+// shape. Both operands must use the same physical layout; onnx2hpp guarantees it.
+#pragma once
+
+#include <tessera/graph/constant.hpp>
+#include <tessera/graph/node.hpp>
+#include <tessera/kernels/reference/binary.hpp>
+
+namespace tessera::op {
+
+struct binary_attrs {
+  tensor_id a = 0;
+  tensor_id b = -1;   ///< -1: the right operand is the constant argument, of shape `b_shape`
+  tensor_id output = 0;
+  shape b_shape{};
+};
+
+namespace detail {
+/// Broadcast strides of `s` against an output of rank `rank`: 0 where `s` has extent 1.
+constexpr std::array<std::int64_t, max_rank> broadcast_strides(const shape& s, const shape& out) {
+  std::array<std::int64_t, max_rank> strides{};
+  std::int64_t stride = 1;
+  for (int i = 0; i < out.rank; ++i) {  // i counts from the innermost dim
+    const int extent = s.from_back(i);
+    strides[static_cast<std::size_t>(out.rank - 1 - i)] = extent == 1 ? 0 : stride;
+    stride *= extent;
+  }
+  return strides;
+}
+constexpr bool broadcast_shape(const shape& a, const shape& b, shape& out) {
+  out.rank = a.rank > b.rank ? a.rank : b.rank;
+  for (int i = 0; i < out.rank; ++i) {
+    const int da = a.from_back(i), db = b.from_back(i);
+    if (da != db && da != 1 && db != 1) return false;
+    out.dims[static_cast<std::size_t>(out.rank - 1 - i)] = da > db ? da : db;
+  }
+  return true;
+}
+}  // namespace detail
+
+template <kernels::reference::binary_op Op, op_kind Kind, fixed_name Name, binary_attrs A, auto const& ConstantB,
+          auto const& Requant>
+struct binary_node {
+  static constexpr fixed_name name = Name;
+  static constexpr op_kind kind = Kind;
+  static constexpr binary_attrs attrs = A;
+  static constexpr bool b_is_constant = A.b < 0;
+  static constexpr std::size_t input_count = b_is_constant ? 1 : 2;
+  static constexpr std::array<tensor_id, input_count> inputs = [] {
+    std::array<tensor_id, input_count> ids{};
+    ids[0] = A.a;
+    if constexpr (!b_is_constant) ids[1] = A.b;
+    return ids;
+  }();
+  static constexpr std::array<tensor_id, 1> outputs{A.output};
+  static constexpr bool is_alias = false;
+  static constexpr std::size_t constant_bytes = ConstantB.bytes() + Requant.bytes();
+
+  template <auto const& T>
+  static constexpr shape b_shape() {
+    if constexpr (b_is_constant) return A.b_shape;
+    else return T[A.b].dims;
+  }
+
+  template <auto const& T>
+  static constexpr kernels::reference::binary_dims dims() {
+    const shape& out = T[A.output].dims;
+    return {out.rank, out.dims, detail::broadcast_strides(T[A.a].dims, out), detail::broadcast_strides(b_shape<T>(), out)};
+  }
+
+  template <auto const& T>
+  static constexpr check_result check() {
+    const tensor_desc& out = T[A.output];
+    if constexpr (b_is_constant) {
+      if (is_none<ConstantB> || ConstantB.size() != static_cast<std::size_t>(A.b_shape.elements()))
+        return {check_error::constant_size};
+    }
+    shape expected;
+    if (!detail::broadcast_shape(T[A.a].dims, b_shape<T>(), expected)) return {check_error::input_shape};
+    if constexpr (is_none<Requant>) {
+      if (out.type != dtype::s32) return {check_error::dtype};
+    } else {
+      if (Requant.lo < min_of(out.type) || Requant.hi > max_of(out.type)) return {check_error::dtype};
+    }
+    return tessera::detail::expect_shape(out.dims, expected);
+  }
+
+  template <auto const& T>
+  static constexpr std::size_t scratch_bytes() {
+    return kernels::reference::binary_scratch_bytes(dims<T>());
+  }
+  template <auto const&>
+  static constexpr std::int64_t macs() { return 0; }
+
+  template <auto const& T>
+  static void run(void* const* in, void* const* out, void*) {
+    using a_t = storage_t<T[A.a].type>;
+    using out_t = storage_t<T[A.output].type>;
+    static constexpr auto d = dims<T>();
+    if constexpr (b_is_constant) {
+      kernels::reference::binary(Op, d, static_cast<const a_t*>(in[0]), ConstantB.data(), Requant.params(),
+                                 static_cast<out_t*>(out[0]));
+    } else {
+      using b_t = storage_t<T[A.b].type>;
+      kernels::reference::binary(Op, d, static_cast<const a_t*>(in[0]), static_cast<const b_t*>(in[1]),
+                                 Requant.params(), static_cast<out_t*>(out[0]));
+    }
+  }
+};
+
+template <fixed_name Name, binary_attrs A, auto const& ConstantB = none, auto const& Requant = none>
+using add = binary_node<kernels::reference::binary_op::add, op_kind::add, Name, A, ConstantB, Requant>;
+template <fixed_name Name, binary_attrs A, auto const& ConstantB = none, auto const& Requant = none>
+using sub = binary_node<kernels::reference::binary_op::sub, op_kind::sub, Name, A, ConstantB, Requant>;
+
+}  // namespace tessera::op

@@ -1,0 +1,104 @@
+// Convolution node: 1D and 2D; standard, grouped and depthwise; stride, padding, dilation;
+// optional bias and fused RequantShift.
+//
+// Tensors (physical): input {N, H, W, C} or {N, W, C} for 1D (then kernel_h == 1),
+// weights [F][KH][KW][C/groups] (onnx2hpp reorders ONNX's [F][C/g][KH][KW] offline),
+// output {N, Ho, Wo, F} (or {N, Wo, F}); s32 without requantization, else 8/16-bit.
+#pragma once
+
+#include <tessera/graph/constant.hpp>
+#include <tessera/graph/node.hpp>
+#include <tessera/kernels/reference/conv2d.hpp>
+
+namespace tessera::op {
+
+struct conv_attrs {
+  tensor_id input = 0;
+  tensor_id output = 0;
+  int kernel_h = 1, kernel_w = 1;
+  int stride_h = 1, stride_w = 1;
+  int dilation_h = 1, dilation_w = 1;
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int groups = 1;
+};
+
+namespace detail {
+/// Output extent of one spatial axis (ONNX floor rule), e.g. 32 + 1 + 1 - 2 - 1 = 31, /2 + 1 = 16.
+constexpr int conv_out_extent(int in, int pad_before, int pad_after, int dilation, int kernel, int stride) {
+  return (in + pad_before + pad_after - dilation * (kernel - 1) - 1) / stride + 1;
+}
+/// Views a 1D {N, W, C} or 2D {N, H, W, C} feature map as {N, H, W, C}.
+constexpr std::array<int, 4> as_nhwc(const shape& s) {
+  if (s.rank == 3) return {s[0], 1, s[1], s[2]};
+  return {s[0], s[1], s[2], s[3]};
+}
+constexpr shape nhwc_like(const shape& like, int n, int h, int w, int c) {
+  if (like.rank == 3) return shape{n, w, c};
+  return shape{n, h, w, c};
+}
+}  // namespace detail
+
+template <fixed_name Name, conv_attrs A, auto const& Weights, auto const& Bias = none, auto const& Requant = none>
+struct conv {
+  static constexpr fixed_name name = Name;
+  static constexpr op_kind kind = op_kind::conv;
+  static constexpr conv_attrs attrs = A;
+  static constexpr std::array<tensor_id, 1> inputs{A.input};
+  static constexpr std::array<tensor_id, 1> outputs{A.output};
+  static constexpr bool is_alias = false;
+  static constexpr std::size_t constant_bytes = Weights.bytes() + Bias.bytes() + Requant.bytes();
+
+  template <auto const& T>
+  static constexpr kernels::reference::conv2d_dims dims() {
+    const auto in = detail::as_nhwc(T[A.input].dims);
+    const auto out = detail::as_nhwc(T[A.output].dims);
+    return {in[0], in[1], in[2], in[3], out[1], out[2], out[3], A.kernel_h, A.kernel_w, A.stride_h, A.stride_w,
+            A.dilation_h, A.dilation_w, A.pad_top, A.pad_left, A.groups};
+  }
+
+  template <auto const& T>
+  static constexpr check_result check() {
+    const tensor_desc& in = T[A.input];
+    const tensor_desc& out = T[A.output];
+    if (in.dims.rank != 4 && in.dims.rank != 3) return {check_error::input_rank};
+    if (in.dims.rank == 3 && A.kernel_h != 1) return {check_error::input_rank};
+    const auto x = detail::as_nhwc(in.dims);
+    const int f = out.dims.from_back(0);
+    if (A.groups < 1 || x[3] % A.groups != 0 || f % A.groups != 0) return {check_error::input_shape};
+    if (Weights.size() != static_cast<std::size_t>(f) * A.kernel_h * A.kernel_w * (x[3] / A.groups))
+      return {check_error::constant_size};
+    if constexpr (!is_none<Bias>) {
+      if (Bias.size() != static_cast<std::size_t>(f)) return {check_error::constant_size};
+    }
+    if constexpr (is_none<Requant>) {
+      if (out.type != dtype::s32) return {check_error::dtype};
+    } else {
+      if (Requant.lo < min_of(out.type) || Requant.hi > max_of(out.type)) return {check_error::dtype};
+    }
+    const int ho = detail::conv_out_extent(x[1], A.pad_top, A.pad_bottom, A.dilation_h, A.kernel_h, A.stride_h);
+    const int wo = detail::conv_out_extent(x[2], A.pad_left, A.pad_right, A.dilation_w, A.kernel_w, A.stride_w);
+    return tessera::detail::expect_shape(out.dims, detail::nhwc_like(in.dims, x[0], ho, wo, f));
+  }
+
+  template <auto const& T>
+  static constexpr std::size_t scratch_bytes() {
+    return kernels::reference::conv2d_scratch_bytes(dims<T>());
+  }
+
+  template <auto const& T>
+  static constexpr std::int64_t macs() {
+    constexpr auto d = dims<T>();
+    return std::int64_t{d.batch} * d.out_h * d.out_w * d.out_c * d.kernel_h * d.kernel_w * (d.in_c / d.groups);
+  }
+
+  template <auto const& T>
+  static void run(void* const* in, void* const* out, void* scratch) {
+    using in_t = storage_t<T[A.input].type>;
+    using out_t = storage_t<T[A.output].type>;
+    static constexpr auto d = dims<T>();
+    kernels::reference::conv2d(d, static_cast<const in_t*>(in[0]), Weights.data(), Bias.data(), Requant.params(),
+                               static_cast<out_t*>(out[0]), scratch);
+  }
+};
+
+}  // namespace tessera::op

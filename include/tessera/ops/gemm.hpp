@@ -1,0 +1,79 @@
+// Gemm / fully-connected node: Y[m][n] = sum_k A[m][k] * W[n][k] (+ bias[n]), optional fused
+// RequantShift. Also what a MatMul with a constant right operand becomes.
+//
+// Tensors (physical): input {..., K} (every leading dimension is a row: M = elements / K),
+// weights [N][K] (B transposed offline so that each output is one contiguous dot product),
+// output {..., N}. When the input was flattened from a channels-last feature map, onnx2hpp
+// has already permuted the K axis of the weights to that order.
+#pragma once
+
+#include <tessera/graph/constant.hpp>
+#include <tessera/graph/node.hpp>
+#include <tessera/kernels/reference/gemm.hpp>
+
+namespace tessera::op {
+
+struct gemm_attrs {
+  tensor_id input = 0;
+  tensor_id output = 0;
+  int n = 0;  ///< output features
+  int k = 0;  ///< input features (contracted)
+};
+
+template <fixed_name Name, gemm_attrs A, auto const& Weights, auto const& Bias = none, auto const& Requant = none>
+struct gemm {
+  static constexpr fixed_name name = Name;
+  static constexpr op_kind kind = op_kind::gemm;
+  static constexpr gemm_attrs attrs = A;
+  static constexpr std::array<tensor_id, 1> inputs{A.input};
+  static constexpr std::array<tensor_id, 1> outputs{A.output};
+  static constexpr bool is_alias = false;
+  static constexpr std::size_t constant_bytes = Weights.bytes() + Bias.bytes() + Requant.bytes();
+
+  template <auto const& T>
+  static constexpr kernels::reference::gemm_dims dims() {
+    return {static_cast<int>(T[A.input].dims.elements() / A.k), A.n, A.k};
+  }
+
+  template <auto const& T>
+  static constexpr check_result check() {
+    const tensor_desc& in = T[A.input];
+    const tensor_desc& out = T[A.output];
+    if (in.dims.rank < 1) return {check_error::input_rank};
+    if (in.dims.from_back(0) != A.k) return {check_error::input_shape};
+    if (Weights.size() != static_cast<std::size_t>(A.n) * A.k) return {check_error::constant_size};
+    if constexpr (!is_none<Bias>) {
+      if (Bias.size() != static_cast<std::size_t>(A.n)) return {check_error::constant_size};
+    }
+    if constexpr (is_none<Requant>) {
+      if (out.type != dtype::s32) return {check_error::dtype};
+    } else {
+      if (Requant.lo < min_of(out.type) || Requant.hi > max_of(out.type)) return {check_error::dtype};
+    }
+    shape expected = in.dims;
+    expected.dims[expected.rank - 1] = A.n;
+    return tessera::detail::expect_shape(out.dims, expected);
+  }
+
+  template <auto const& T>
+  static constexpr std::size_t scratch_bytes() {
+    return kernels::reference::gemm_scratch_bytes(dims<T>());
+  }
+
+  template <auto const& T>
+  static constexpr std::int64_t macs() {
+    constexpr auto d = dims<T>();
+    return std::int64_t{d.m} * d.n * d.k;
+  }
+
+  template <auto const& T>
+  static void run(void* const* in, void* const* out, void* scratch) {
+    using in_t = storage_t<T[A.input].type>;
+    using out_t = storage_t<T[A.output].type>;
+    static constexpr auto d = dims<T>();
+    kernels::reference::gemm(d, static_cast<const in_t*>(in[0]), Weights.data(), Bias.data(), Requant.params(),
+                             static_cast<out_t*>(out[0]), scratch);
+  }
+};
+
+}  // namespace tessera::op

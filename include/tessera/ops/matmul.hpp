@@ -1,0 +1,106 @@
+// MatMul node over two run-time tensors (batched, numpy broadcasting of the batch dims),
+// optional fused RequantShift. A MatMul with a constant right operand is a `gemm` instead.
+//
+// Tensors: a {batch..., M, K}, b {batch..., K, N}, output {batch..., M, N}; the ranks may
+// differ (missing leading batch dims broadcast), at most 3 batch dims.
+#pragma once
+
+#include <tessera/graph/constant.hpp>
+#include <tessera/graph/node.hpp>
+#include <tessera/kernels/reference/matmul.hpp>
+
+namespace tessera::op {
+
+struct matmul_attrs {
+  tensor_id a = 0;
+  tensor_id b = 0;
+  tensor_id output = 0;
+};
+
+namespace detail {
+/// Output batch dims and per-operand batch strides (0 where an operand broadcasts).
+constexpr kernels::reference::matmul_dims matmul_dims_of(const shape& a, const shape& b) {
+  kernels::reference::matmul_dims d{};
+  d.m = a.from_back(1);
+  d.k = a.from_back(0);
+  d.n = b.from_back(0);
+  const int batch_rank = (a.rank > b.rank ? a.rank : b.rank) - 2;
+  d.batch_rank = batch_rank;
+  std::int64_t a_stride = std::int64_t{d.m} * d.k;
+  std::int64_t b_stride = std::int64_t{d.k} * d.n;
+  for (int i = batch_rank - 1; i >= 0; --i) {  // i counts batch dims outermost-first
+    const int from_back = batch_rank - 1 - i + 2;
+    const int da = a.from_back(from_back);
+    const int db = b.from_back(from_back);
+    d.batch[static_cast<std::size_t>(i)] = da > db ? da : db;
+    d.a_stride[static_cast<std::size_t>(i)] = da == 1 ? 0 : a_stride;
+    d.b_stride[static_cast<std::size_t>(i)] = db == 1 ? 0 : b_stride;
+    a_stride *= da;
+    b_stride *= db;
+  }
+  return d;
+}
+}  // namespace detail
+
+template <fixed_name Name, matmul_attrs A, auto const& Requant = none>
+struct matmul {
+  static constexpr fixed_name name = Name;
+  static constexpr op_kind kind = op_kind::matmul;
+  static constexpr matmul_attrs attrs = A;
+  static constexpr std::array<tensor_id, 2> inputs{A.a, A.b};
+  static constexpr std::array<tensor_id, 1> outputs{A.output};
+  static constexpr bool is_alias = false;
+  static constexpr std::size_t constant_bytes = Requant.bytes();
+
+  template <auto const& T>
+  static constexpr kernels::reference::matmul_dims dims() {
+    return detail::matmul_dims_of(T[A.a].dims, T[A.b].dims);
+  }
+
+  template <auto const& T>
+  static constexpr check_result check() {
+    const shape& a = T[A.a].dims;
+    const shape& b = T[A.b].dims;
+    const tensor_desc& out = T[A.output];
+    if (a.rank < 2 || b.rank < 2 || a.rank > 5 || b.rank > 5) return {check_error::input_rank};
+    if (a.from_back(0) != b.from_back(1)) return {check_error::input_shape};
+    const int rank = a.rank > b.rank ? a.rank : b.rank;
+    shape expected;
+    expected.rank = rank;
+    for (int i = 2; i < rank; ++i) {
+      const int da = a.from_back(i), db = b.from_back(i);
+      if (da != db && da != 1 && db != 1) return {check_error::input_shape};
+      expected.dims[static_cast<std::size_t>(rank - 1 - i)] = da > db ? da : db;
+    }
+    expected.dims[static_cast<std::size_t>(rank - 2)] = a.from_back(1);
+    expected.dims[static_cast<std::size_t>(rank - 1)] = b.from_back(0);
+    if constexpr (is_none<Requant>) {
+      if (out.type != dtype::s32) return {check_error::dtype};
+    } else {
+      if (Requant.lo < min_of(out.type) || Requant.hi > max_of(out.type)) return {check_error::dtype};
+    }
+    return tessera::detail::expect_shape(out.dims, expected);
+  }
+
+  template <auto const& T>
+  static constexpr std::size_t scratch_bytes() {
+    return kernels::reference::matmul_scratch_bytes(dims<T>());
+  }
+
+  template <auto const& T>
+  static constexpr std::int64_t macs() {
+    return T[A.output].dims.elements() * T[A.a].dims.from_back(0);
+  }
+
+  template <auto const& T>
+  static void run(void* const* in, void* const* out, void* scratch) {
+    using a_t = storage_t<T[A.a].type>;
+    using b_t = storage_t<T[A.b].type>;
+    using out_t = storage_t<T[A.output].type>;
+    static constexpr auto d = dims<T>();
+    kernels::reference::matmul(d, static_cast<const a_t*>(in[0]), static_cast<const b_t*>(in[1]), Requant.params(),
+                               static_cast<out_t*>(out[0]), scratch);
+  }
+};
+
+}  // namespace tessera::op

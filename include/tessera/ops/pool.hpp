@@ -1,0 +1,77 @@
+// MaxPool and AveragePool (GlobalAveragePool is an AveragePool over the whole map) on
+// channels-last feature maps, 1D {N, W, C} or 2D {N, H, W, C}. Output keeps the input type.
+#pragma once
+
+#include <tessera/graph/node.hpp>
+#include <tessera/kernels/reference/pool.hpp>
+#include <tessera/ops/conv.hpp>
+
+namespace tessera::op {
+
+struct pool_attrs {
+  tensor_id input = 0;
+  tensor_id output = 0;
+  int kernel_h = 1, kernel_w = 1;
+  int stride_h = 1, stride_w = 1;
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  bool count_include_pad = false;  ///< AveragePool only (ONNX attribute of the same name)
+};
+
+template <bool Max, fixed_name Name, pool_attrs A>
+struct pool_node {
+  static constexpr fixed_name name = Name;
+  static constexpr op_kind kind = Max ? op_kind::max_pool : op_kind::average_pool;
+  static constexpr pool_attrs attrs = A;
+  static constexpr std::array<tensor_id, 1> inputs{A.input};
+  static constexpr std::array<tensor_id, 1> outputs{A.output};
+  static constexpr bool is_alias = false;
+  static constexpr std::size_t constant_bytes = 0;
+
+  template <auto const& T>
+  static constexpr kernels::reference::pool2d_dims dims() {
+    const auto in = detail::as_nhwc(T[A.input].dims);
+    const auto out = detail::as_nhwc(T[A.output].dims);
+    return {in[0], in[1], in[2], in[3], out[1], out[2], A.kernel_h, A.kernel_w, A.stride_h, A.stride_w,
+            A.pad_top, A.pad_left, A.pad_bottom, A.pad_right};
+  }
+
+  template <auto const& T>
+  static constexpr check_result check() {
+    const tensor_desc& in = T[A.input];
+    const tensor_desc& out = T[A.output];
+    if (in.dims.rank != 4 && in.dims.rank != 3) return {check_error::input_rank};
+    if (in.dims.rank == 3 && A.kernel_h != 1) return {check_error::input_rank};
+    if (in.type != out.type) return {check_error::dtype};
+    const auto x = detail::as_nhwc(in.dims);
+    const int ho = detail::conv_out_extent(x[1], A.pad_top, A.pad_bottom, 1, A.kernel_h, A.stride_h);
+    const int wo = detail::conv_out_extent(x[2], A.pad_left, A.pad_right, 1, A.kernel_w, A.stride_w);
+    return tessera::detail::expect_shape(out.dims, detail::nhwc_like(in.dims, x[0], ho, wo, x[3]));
+  }
+
+  template <auto const& T>
+  static constexpr std::size_t scratch_bytes() {
+    if constexpr (Max) return kernels::reference::max_pool2d_scratch_bytes(dims<T>());
+    else return kernels::reference::average_pool2d_scratch_bytes(dims<T>());
+  }
+  template <auto const&>
+  static constexpr std::int64_t macs() { return 0; }
+
+  template <auto const& T>
+  static void run(void* const* in, void* const* out, void*) {
+    using value_t = storage_t<T[A.input].type>;
+    static constexpr auto d = dims<T>();
+    if constexpr (Max) {
+      kernels::reference::max_pool2d(d, static_cast<const value_t*>(in[0]), static_cast<value_t*>(out[0]));
+    } else {
+      kernels::reference::average_pool2d(d, A.count_include_pad, static_cast<const value_t*>(in[0]),
+                                         static_cast<value_t*>(out[0]));
+    }
+  }
+};
+
+template <fixed_name Name, pool_attrs A>
+using max_pool = pool_node<true, Name, A>;
+template <fixed_name Name, pool_attrs A>
+using average_pool = pool_node<false, Name, A>;
+
+}  // namespace tessera::op

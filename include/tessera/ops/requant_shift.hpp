@@ -1,0 +1,48 @@
+// Standalone RequantShift node, for the cases where onnx2hpp cannot fuse it into the op that
+// feeds it (its producer has several consumers, or is a graph input, a pool, ...).
+#pragma once
+
+#include <tessera/graph/constant.hpp>
+#include <tessera/graph/node.hpp>
+#include <tessera/kernels/reference/requant_shift.hpp>
+
+namespace tessera::op {
+
+struct requant_shift_attrs {
+  tensor_id input = 0;
+  tensor_id output = 0;
+};
+
+template <fixed_name Name, requant_shift_attrs A, auto const& Requant>
+struct requant_shift {
+  static constexpr fixed_name name = Name;
+  static constexpr op_kind kind = op_kind::requant_shift;
+  static constexpr requant_shift_attrs attrs = A;
+  static constexpr std::array<tensor_id, 1> inputs{A.input};
+  static constexpr std::array<tensor_id, 1> outputs{A.output};
+  static constexpr bool is_alias = false;
+  static constexpr std::size_t constant_bytes = Requant.bytes();
+
+  template <auto const& T>
+  static constexpr check_result check() {
+    const tensor_desc& out = T[A.output];
+    if (Requant.lo < min_of(out.type) || Requant.hi > max_of(out.type)) return {check_error::dtype};
+    return tessera::detail::expect_shape(out.dims, T[A.input].dims);
+  }
+  template <auto const& T>
+  static constexpr std::size_t scratch_bytes() {
+    return kernels::reference::requant_shift_scratch_bytes(T[A.input].dims.elements());
+  }
+  template <auto const&>
+  static constexpr std::int64_t macs() { return 0; }
+
+  template <auto const& T>
+  static void run(void* const* in, void* const* out, void*) {
+    using in_t = storage_t<T[A.input].type>;
+    using out_t = storage_t<T[A.output].type>;
+    kernels::reference::requant_shift(T[A.input].dims.elements(), static_cast<const in_t*>(in[0]), Requant.params(),
+                                      static_cast<out_t*>(out[0]));
+  }
+};
+
+}  // namespace tessera::op

@@ -1,0 +1,45 @@
+// Reshape, Flatten and Identity: the data does not change, only the shape does.
+//
+// The planner gives the output the input's buffer when both live in the arena (an alias, no
+// code runs); when either is a caller buffer (a graph input or output) the node copies.
+#pragma once
+
+#include <cstring>
+
+#include <tessera/graph/node.hpp>
+
+namespace tessera::op {
+
+struct reshape_attrs {
+  tensor_id input = 0;
+  tensor_id output = 0;
+};
+
+template <fixed_name Name, reshape_attrs A>
+struct reshape {
+  static constexpr fixed_name name = Name;
+  static constexpr op_kind kind = op_kind::reshape;
+  static constexpr reshape_attrs attrs = A;
+  static constexpr std::array<tensor_id, 1> inputs{A.input};
+  static constexpr std::array<tensor_id, 1> outputs{A.output};
+  static constexpr bool is_alias = true;
+  static constexpr std::size_t constant_bytes = 0;
+
+  template <auto const& T>
+  static constexpr check_result check() {
+    if (T[A.input].type != T[A.output].type) return {check_error::dtype};
+    if (T[A.input].dims.elements() != T[A.output].dims.elements()) return {check_error::output_shape, T[A.input].dims};
+    return {};
+  }
+  template <auto const&>
+  static constexpr std::size_t scratch_bytes() { return 0; }
+  template <auto const&>
+  static constexpr std::int64_t macs() { return 0; }
+
+  template <auto const& T>
+  static void run(void* const* in, void* const* out, void*) {
+    if (in[0] != out[0]) std::memcpy(out[0], in[0], T[A.input].bytes());
+  }
+};
+
+}  // namespace tessera::op

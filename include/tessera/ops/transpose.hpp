@@ -1,0 +1,62 @@
+// Transpose node on physical axes: output dim i is input dim perm[i]. onnx2hpp also inserts
+// it where a consumer needs a layout other than the one its producer wrote.
+#pragma once
+
+#include <tessera/graph/node.hpp>
+#include <tessera/kernels/reference/transpose.hpp>
+
+namespace tessera::op {
+
+struct transpose_attrs {
+  tensor_id input = 0;
+  tensor_id output = 0;
+  std::array<int, max_rank> perm{};
+};
+
+template <fixed_name Name, transpose_attrs A>
+struct transpose {
+  static constexpr fixed_name name = Name;
+  static constexpr op_kind kind = op_kind::transpose;
+  static constexpr transpose_attrs attrs = A;
+  static constexpr std::array<tensor_id, 1> inputs{A.input};
+  static constexpr std::array<tensor_id, 1> outputs{A.output};
+  static constexpr bool is_alias = false;
+  static constexpr std::size_t constant_bytes = 0;
+
+  template <auto const& T>
+  static constexpr kernels::reference::transpose_dims dims() {
+    return {T[A.input].dims.rank, T[A.input].dims.dims, A.perm};
+  }
+
+  template <auto const& T>
+  static constexpr check_result check() {
+    const tensor_desc& in = T[A.input];
+    const tensor_desc& out = T[A.output];
+    if (in.type != out.type) return {check_error::dtype};
+    shape expected;
+    expected.rank = in.dims.rank;
+    bool seen[max_rank]{};
+    for (int i = 0; i < in.dims.rank; ++i) {
+      const int p = A.perm[static_cast<std::size_t>(i)];
+      if (p < 0 || p >= in.dims.rank || seen[p]) return {check_error::input_shape};
+      seen[p] = true;
+      expected.dims[static_cast<std::size_t>(i)] = in.dims[p];
+    }
+    return tessera::detail::expect_shape(out.dims, expected);
+  }
+  template <auto const& T>
+  static constexpr std::size_t scratch_bytes() {
+    return kernels::reference::transpose_scratch_bytes(dims<T>());
+  }
+  template <auto const&>
+  static constexpr std::int64_t macs() { return 0; }
+
+  template <auto const& T>
+  static void run(void* const* in, void* const* out, void*) {
+    using value_t = storage_t<T[A.input].type>;
+    static constexpr auto d = dims<T>();
+    kernels::reference::transpose(d, static_cast<const value_t*>(in[0]), static_cast<value_t*>(out[0]));
+  }
+};
+
+}  // namespace tessera::op

@@ -1,0 +1,58 @@
+// Reference elementwise Add / Sub with numpy broadcasting.
+//
+// Semantics: ../../../../docs/semantics.md ("Add, Sub").
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/core/requant.hpp>
+#include <tessera/core/shape.hpp>
+
+namespace tessera::kernels::reference {
+
+enum class binary_op { add, sub };
+
+struct binary_dims {
+  int rank;                                       // 1..max_rank
+  std::array<int, max_rank> out{};                // output dims
+  std::array<std::int64_t, max_rank> a_stride{};  // element strides of A per output dim, 0 where A broadcasts
+  std::array<std::int64_t, max_rank> b_stride{};
+};
+
+/// Scratch needed by `binary`: none.
+constexpr std::size_t binary_scratch_bytes(const binary_dims&) { return 0; }
+
+/// out[idx] = (int32)a[idx . a_stride] + or - (int32)b[idx . b_stride], on true values.
+///
+/// - `a`, `b`: any layout described by the per-output-dim element strides (broadcast dims
+///             have stride 0); 8-bit or int32 values.
+/// - `out`:    contiguous row-major over `d.out`; the int32 result when `rq.enabled` is false
+///             (the corpus' Add/Sub output), else `rq.apply(result, flat_output_index)`.
+/// The int32 result must not overflow (always true for 8-bit and 16-bit operands).
+template <class TA, class TB, class TOut>
+constexpr void binary(binary_op op, const binary_dims& d, const TA* a, const TB* b, const requant_params& rq,
+                      TOut* out) {
+  std::int64_t total = 1;
+  for (int ax = 0; ax < d.rank; ++ax) total *= d.out[ax];
+  std::array<int, max_rank> idx{};  // output coordinate, advanced like an odometer
+  for (std::int64_t o = 0; o < total; ++o) {
+    std::int64_t a_off = 0;
+    std::int64_t b_off = 0;
+    for (int ax = 0; ax < d.rank; ++ax) {
+      a_off += idx[ax] * d.a_stride[ax];
+      b_off += idx[ax] * d.b_stride[ax];
+    }
+    const auto x = static_cast<std::int32_t>(a[a_off]);
+    const auto y = static_cast<std::int32_t>(b[b_off]);
+    const std::int32_t v = op == binary_op::add ? x + y : x - y;
+    out[o] = static_cast<TOut>(rq.apply(v, o));
+    for (int ax = d.rank - 1; ax >= 0; --ax) {
+      if (++idx[ax] < d.out[ax]) break;
+      idx[ax] = 0;
+    }
+  }
+}
+
+}  // namespace tessera::kernels::reference

@@ -1,0 +1,75 @@
+// Reference 2D convolution (also 1D, grouped and depthwise), channels-last.
+//
+// This is the judge of correctness for every optimized convolution: plain loops over the
+// definition, no tiling, no tricks. Semantics: ../../../../docs/semantics.md ("Conv").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/core/requant.hpp>
+
+namespace tessera::kernels::reference {
+
+struct conv2d_dims {
+  int batch, in_h, in_w, in_c;  // input  [batch][in_h][in_w][in_c]
+  int out_h, out_w, out_c;      // output [batch][out_h][out_w][out_c]
+  int kernel_h, kernel_w;
+  int stride_h, stride_w, dilation_h, dilation_w;
+  int pad_top, pad_left;        // bottom/right padding is implied by out_h/out_w
+  int groups;                   // in_c % groups == 0 and out_c % groups == 0; depthwise: groups == in_c
+};
+
+/// Scratch needed by `conv2d`: none (the reference kernel reads its operands in place).
+constexpr std::size_t conv2d_scratch_bytes(const conv2d_dims&) { return 0; }
+
+/// out[n,y,x,f] = bias[f] + sum_{c, i, j} in[n, y*sh + i*dh - pad_top, x*sw + j*dw - pad_left,
+///                                         g*(in_c/groups) + c] * w[f][i][j][c],
+/// with g = f / (out_c/groups); input positions outside the image read as the true value 0
+/// (there is no zero point). 1D convolutions use in_h = out_h = kernel_h = 1.
+///
+/// - `input`:   NHWC [batch][in_h][in_w][in_c], true values (u8 or s8 in the corpus).
+/// - `weights`: [out_c][kernel_h][kernel_w][in_c/groups], s8 in the corpus.
+/// - `bias`:    [out_c] int32, or nullptr for no bias.
+/// - `output`:  NHWC [batch][out_h][out_w][out_c]; the int32 accumulator when `rq.enabled` is
+///              false, else `rq.apply(acc, flat_output_index)` (per-channel requant: length
+///              out_c, inner 1).
+/// - `scratch`: unused (conv2d_scratch_bytes == 0).
+/// The accumulator is int32, as on the device: the caller guarantees that the sum fits
+/// (s8 x s8 products are at most 2^14, so in_c/groups * kernel_h * kernel_w below ~2^16
+/// plus bias is always safe for 8-bit operands).
+template <class TIn, class TW, class TOut>
+constexpr void conv2d(const conv2d_dims& d, const TIn* input, const TW* weights, const std::int32_t* bias,
+                      const requant_params& rq, TOut* output, void* /*scratch*/) {
+  const int cin_per_group = d.in_c / d.groups;
+  const int cout_per_group = d.out_c / d.groups;
+  for (int n = 0; n < d.batch; ++n) {
+    for (int y = 0; y < d.out_h; ++y) {
+      for (int x = 0; x < d.out_w; ++x) {
+        for (int f = 0; f < d.out_c; ++f) {
+          const int g = f / cout_per_group;
+          std::int32_t acc = bias != nullptr ? bias[f] : 0;
+          for (int i = 0; i < d.kernel_h; ++i) {
+            const int iy = y * d.stride_h + i * d.dilation_h - d.pad_top;
+            if (iy < 0 || iy >= d.in_h) continue;  // padding contributes 0
+            for (int j = 0; j < d.kernel_w; ++j) {
+              const int ix = x * d.stride_w + j * d.dilation_w - d.pad_left;
+              if (ix < 0 || ix >= d.in_w) continue;
+              for (int c = 0; c < cin_per_group; ++c) {
+                const std::int64_t in_index =
+                    ((std::int64_t{n} * d.in_h + iy) * d.in_w + ix) * d.in_c + g * cin_per_group + c;
+                const std::int64_t w_index =
+                    ((std::int64_t{f} * d.kernel_h + i) * d.kernel_w + j) * cin_per_group + c;
+                acc += static_cast<std::int32_t>(input[in_index]) * static_cast<std::int32_t>(weights[w_index]);
+              }
+            }
+          }
+          const std::int64_t out_index = ((std::int64_t{n} * d.out_h + y) * d.out_w + x) * d.out_c + f;
+          output[out_index] = static_cast<TOut>(rq.apply(acc, out_index));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tessera::kernels::reference

@@ -1,0 +1,75 @@
+# Corpus cases (paths under corpus/deeploy) and what Tessera does with them.
+
+# Every case whose ops are in the foundation's op list: bit-exact outputs and activations.
+set(tessera_corpus_supported
+  Models/miniMobileNet
+  Models/miniMobileNetv2
+  Models/CNN_Linear1
+  Models/CNN_Linear2
+  Models/MLPerf/ImageClassification
+  Models/MLPerf/AnomalyDetection
+  Kernels/Integer/Add/Large
+  Kernels/Integer/Add/MultIO
+  Kernels/Integer/Add/Regular
+  Kernels/Integer/Add/Regular_RQ
+  Kernels/Integer/Concat
+  Kernels/Integer/Conv/DW_1D
+  Kernels/Integer/Conv/DW_2D
+  Kernels/Integer/Conv/DW_2D_RQ
+  Kernels/Integer/Conv/DW_3x3
+  Kernels/Integer/Conv/DW_3x3_RQ
+  Kernels/Integer/Conv/PW_2D
+  Kernels/Integer/Conv/PW_2D_RQ/Regular_RQ
+  Kernels/Integer/Conv/PW_2D_RQ/Unsigned_RQ
+  Kernels/Integer/Conv/Regular_1D
+  Kernels/Integer/Conv/Regular_1D_RQ
+  Kernels/Integer/Conv/Regular_2D
+  Kernels/Integer/Conv/Regular_2D_RQ
+  Kernels/Integer/Conv/Regular_3x3
+  Kernels/Integer/Conv/Regular_3x3_RQ
+  Kernels/Integer/Conv/StriddedPadded_2D_RQ
+  Kernels/Integer/GEMM/Batch_RQ
+  Kernels/Integer/GEMM/Regular
+  Kernels/Integer/GEMM/Regular_RQPerColumn
+  Kernels/Integer/GEMM/Regular_RQPerRow
+  Kernels/Integer/GEMM/TransB_RQ
+  Kernels/Integer/Identity/InputIdentity
+  Kernels/Integer/Identity/MultiOutputIdentity
+  Kernels/Integer/Identity/OutputIdentity
+  Kernels/Integer/MatMul/Add
+  Kernels/Integer/MatMul/Batch
+  Kernels/Integer/MatMul/Regular
+  Kernels/Integer/MatMul/Regular_RQ
+  Kernels/Integer/MaxPool/Regular_1D
+  Kernels/Integer/MaxPool/Regular_2D
+  Kernels/Integer/Pad/Regular_1D
+  Kernels/Integer/Pad/Regular_2D
+  Kernels/Integer/Slice
+  Kernels/Integer/Sub
+  Others/Backtracking
+  Others/TypeInference
+)
+
+# Cases with an op outside the foundation's list ("case|op"): onnx2hpp must name the op.
+# They arrive with the Transformer issue (iSoftmax, iRMSNorm, iHardswish, iNoNorm,
+# TrueIntegerDiv, ReduceMean/ReduceSum) and the float Quant/Dequant of the QDQ issue.
+set(tessera_corpus_unsupported
+  "Kernels/Integer/Attention|iSoftmax"
+  "Kernels/Integer/Hardswish/Regular|iHardswish"
+  "Kernels/Integer/Hardswish/Regular_RQ|iHardswish"
+  "Kernels/Integer/RMSNorm|iRMSNorm"
+  "Kernels/Integer/ReduceMean|ReduceMean"
+  "Kernels/Integer/ReduceSum|ReduceSum"
+  "Kernels/Integer/Softmax/Large|iSoftmax"
+  "Kernels/Integer/Softmax/Regular|iSoftmax"
+  "Kernels/Integer/TrueIntegerDiv|TrueIntegerDiv"
+  "Kernels/Integer/iNoNorm|iNoNorm"
+  "Kernels/Mixed/Dequant|Mul"
+  "Kernels/Mixed/Quant|Div"
+)
+set(tessera_corpus_unsupported_cases)
+foreach(entry IN LISTS tessera_corpus_unsupported)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 case)
+  list(APPEND tessera_corpus_unsupported_cases ${case})
+endforeach()

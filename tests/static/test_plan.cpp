@@ -1,0 +1,78 @@
+// Compile-only tests of shapes, buffer sizes and the arena plan: this file compiling is the test.
+#include <tessera/tessera.hpp>
+
+#include "../support/tiny_networks.hpp"
+
+namespace {
+
+using tiny::residual::network;
+constexpr auto plan = tessera::arena_plan_of<network>;
+
+// Shapes and sizes are compile-time constants.
+static_assert(network::tensors[1].bytes() == 32);
+static_assert(network::tensors[2].bytes() == 128);
+static_assert(network::node_count == 5);
+static_assert(network::macs() == 4 * 4 * 2 * 9 + 4 * 4 * 2 * 2 + 3 * 32);
+static_assert(network::constant_bytes() == 18 + 8 + 16 + 4 + 8 + 96);
+static_assert(std::is_same_v<network::input_t<0>, std::uint8_t>);
+static_assert(std::is_same_v<network::output_t<0>, std::int32_t>);
+static_assert(network::input_elements<0> == 16);
+
+// Graph inputs and outputs are caller buffers; "unused" is never touched.
+static_assert(plan.tensor_offset[0] == tessera::arena_plan<7, 5>::caller_buffer);
+static_assert(plan.tensor_offset[5] == tessera::arena_plan<7, 5>::caller_buffer);
+
+// "a" (32 B) lives through the add, with "b" (128 B); "sum" is written while both are read,
+// so all three are disjoint: 128 + 32 + 32 bytes (16-aligned). "flat" aliases "sum".
+constexpr bool disjoint(int x, int y) {
+  const auto bx = plan.tensor_offset[static_cast<std::size_t>(x)];
+  const auto by = plan.tensor_offset[static_cast<std::size_t>(y)];
+  return bx + static_cast<std::int64_t>(network::tensors[x].bytes()) <= by ||
+         by + static_cast<std::int64_t>(network::tensors[y].bytes()) <= bx;
+}
+static_assert(disjoint(1, 2) && disjoint(1, 3) && disjoint(2, 3));
+static_assert(plan.tensor_offset[4] == plan.tensor_offset[3]);
+static_assert(plan.lower_bound_bytes == 128 + 32 + 32);
+static_assert(plan.arena_bytes == 192);
+static_assert(tessera::executor<network>::arena_bytes == 192);
+
+// A chain reuses memory: a 3-conv chain needs two buffers, not three.
+namespace chain {
+inline constexpr tessera::constant<std::int8_t, 4> w{{1, 0, 0, 1}};
+inline constexpr tessera::tensor_table<5> tensors{{{
+    {"in", tessera::dtype::s32, {1, 8, 8, 2}},
+    {"t1", tessera::dtype::s32, {1, 8, 8, 2}},
+    {"t2", tessera::dtype::s32, {1, 8, 8, 2}},
+    {"t3", tessera::dtype::s32, {1, 8, 8, 2}},
+    {"out", tessera::dtype::s32, {1, 8, 8, 2}},
+}}};
+using net = tessera::network<tensors, tessera::graph_inputs<0>, tessera::graph_outputs<4>,
+                             tessera::op::add<"a1", {.a = 0, .b = 0, .output = 1}>,
+                             tessera::op::add<"a2", {.a = 1, .b = 1, .output = 2}>,
+                             tessera::op::add<"a3", {.a = 2, .b = 2, .output = 3}>,
+                             tessera::op::add<"a4", {.a = 3, .b = 3, .output = 4}>>;
+constexpr auto p = tessera::arena_plan_of<net>;
+static_assert(p.arena_bytes == 2 * 512);
+static_assert(p.lower_bound_bytes == 2 * 512);
+static_assert(p.tensor_offset[1] == p.tensor_offset[3]);
+}  // namespace chain
+
+// Output extent rule (floor), e.g. 32 + 1 + 1 - (3 - 1) - 1 = 31, 31 / 2 + 1 = 16.
+static_assert(tessera::op::detail::conv_out_extent(32, 1, 1, 1, 3, 2) == 16);
+static_assert(tessera::op::detail::conv_out_extent(64, 0, 0, 1, 8, 2) == 29);
+static_assert(tessera::op::detail::conv_out_extent(10, 4, 5, 1, 10, 2) == 5);
+
+// The requantization rule: half-up rounding through an arithmetic shift.
+static_assert(tessera::requantize(-3, 1, 0, 1, -128, 127) == -1);  // (-3 + 1) >> 1
+static_assert(tessera::requantize(3, 1, 0, 1, -128, 127) == 2);    // (3 + 1) >> 1
+static_assert(tessera::requantize(1000, 1, 0, 0, 0, 255) == 255);  // clamp
+static_assert(tessera::requantize(100'000'000, 130'000'000, 0, 40, -128, 127) == 127);  // needs 64 bits
+
+// Origins map logical (NCHW) indices to physical (NHWC) ones.
+constexpr tessera::tensor_origin nchw{"x", 0, "", {1, 3, 2, 2}, {1, 3, 2, 2}, {0, 2, 3, 1, 4}};
+static_assert(nchw.physical_index(0) == 0);
+static_assert(nchw.physical_index(1) == 3);   // c0 h0 w1 -> (h0 w1 c0) = 1 * 3
+static_assert(nchw.physical_index(4) == 1);   // c1 h0 w0
+static_assert(nchw.physical_index(11) == 11);
+
+}  // namespace

@@ -1,0 +1,214 @@
+// Runs one generated network on a corpus case and compares it with the golden data: every
+// graph output, and (optionally) every stored intermediate activation.
+//
+// Golden arrays are ONNX (logical) tensors; device buffers are physical. `tensor_origin` in the
+// generated header maps one to the other. Activations are keyed by QuantLib module names, not
+// ONNX names (corpus README), so each one is matched to an unused device tensor produced by a
+// node of the same kind with the same logical shape and equal values.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <tessera/tessera.hpp>
+
+#include "npz.hpp"
+
+namespace tessera::testing {
+
+struct corpus_result {
+  bool skipped = false;             ///< a golden file is missing
+  std::vector<std::string> failures;
+  int outputs_checked = 0;
+  int activations_checked = 0;
+  int activations_total = 0;
+  std::string summary() const {
+    return fmt::format("{} outputs exact, {}/{} activations exact", outputs_checked, activations_checked,
+                       activations_total);
+  }
+};
+
+namespace detail {
+
+inline std::int64_t load_element(dtype type, const std::byte* base, std::int64_t index) {
+  switch (type) {
+    case dtype::s8: return reinterpret_cast<const std::int8_t*>(base)[index];
+    case dtype::u8: return reinterpret_cast<const std::uint8_t*>(base)[index];
+    case dtype::s16: return reinterpret_cast<const std::int16_t*>(base)[index];
+    case dtype::u16: return reinterpret_cast<const std::uint16_t*>(base)[index];
+    case dtype::s32: return reinterpret_cast<const std::int32_t*>(base)[index];
+  }
+  return 0;
+}
+
+inline void store_element(dtype type, std::byte* base, std::int64_t index, std::int64_t v) {
+  switch (type) {
+    case dtype::s8: reinterpret_cast<std::int8_t*>(base)[index] = static_cast<std::int8_t>(v); break;
+    case dtype::u8: reinterpret_cast<std::uint8_t*>(base)[index] = static_cast<std::uint8_t>(v); break;
+    case dtype::s16: reinterpret_cast<std::int16_t*>(base)[index] = static_cast<std::int16_t>(v); break;
+    case dtype::u16: reinterpret_cast<std::uint16_t*>(base)[index] = static_cast<std::uint16_t>(v); break;
+    case dtype::s32: reinterpret_cast<std::int32_t*>(base)[index] = static_cast<std::int32_t>(v); break;
+  }
+}
+
+/// Device bytes of one tensor, read back in logical (ONNX) order.
+inline std::vector<std::int64_t> to_logical(const tensor_origin& origin, dtype type, const std::byte* data) {
+  const std::int64_t n = origin.logical.elements();
+  std::vector<std::int64_t> values(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = load_element(type, data, origin.physical_index(i));
+  return values;
+}
+
+inline std::vector<std::int64_t> shape_vector(const shape& s) {
+  return {s.dims.begin(), s.dims.begin() + s.rank};
+}
+
+/// Producer kinds that may have written an activation, from its QuantLib module name.
+inline bool kind_matches(const std::string& key, const std::string& producer) {
+  if (key.find("conv2d_pass") != std::string::npos) return producer == "Conv";
+  if (key.find("lin_pass") != std::string::npos) return producer == "Gemm" || producer == "MatMul";
+  if (key.find("act_pass") != std::string::npos || key.find("rqs_") != std::string::npos)
+    return producer == "RequantShift";
+  return producer != "Conv" && producer != "Gemm" && producer != "MatMul";
+}
+
+inline std::string first_difference(const std::vector<std::int64_t>& got, const std::vector<std::int64_t>& want) {
+  std::size_t bad = 0, first = got.size();
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i]) {
+      if (first == got.size()) first = i;
+      ++bad;
+    }
+  if (bad == 0) return "";
+  return fmt::format("{} of {} elements differ, first at {}: got {}, want {}", bad, got.size(), first, got[first],
+                     want[first]);
+}
+
+}  // namespace detail
+
+/// Runs `Net` on the case in `dir`. `Origins` is the generated `meta::origins` table.
+template <class Net, auto const& Origins>
+corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activations) {
+  namespace fs = std::filesystem;
+  corpus_result result;
+  if (!fs::exists(dir / "inputs.npz") || !fs::exists(dir / "outputs.npz")) {
+    result.skipped = true;
+    return result;
+  }
+  const auto fail = [&](std::string message) { result.failures.push_back(std::move(message)); };
+  const auto origin_of = [](tensor_id id) -> const tensor_origin* {
+    for (const tensor_origin& o : Origins)
+      if (o.id == id) return &o;
+    return nullptr;
+  };
+
+  const auto golden_inputs = tools::read_npz((dir / "inputs.npz").string());
+  const auto golden_outputs = tools::read_npz((dir / "outputs.npz").string());
+  if (golden_inputs.size() < Net::inputs.size()) {
+    fail(fmt::format("inputs.npz has {} arrays, the network {} inputs", golden_inputs.size(), Net::inputs.size()));
+    return result;
+  }
+
+  // Inputs: logical golden values into physical device buffers of the input's type.
+  std::vector<std::vector<std::byte>> input_buffers;
+  typename executor<Net>::inputs_t inputs{};
+  for (std::size_t i = 0; i < Net::inputs.size(); ++i) {
+    const tensor_desc& desc = Net::tensors[Net::inputs[i]];
+    const tensor_origin* origin = origin_of(Net::inputs[i]);
+    if (origin == nullptr) {
+      fail(fmt::format("input {} has no origin entry", i));
+      return result;
+    }
+    const auto& golden = golden_inputs[i];
+    if (static_cast<std::int64_t>(golden.values.size()) != origin->logical.elements()) {
+      fail(fmt::format("input {} has {} golden values for {} elements", i, golden.values.size(),
+                       origin->logical.elements()));
+      return result;
+    }
+    input_buffers.emplace_back(desc.bytes());
+    for (std::size_t k = 0; k < golden.values.size(); ++k) {
+      const std::int64_t v = golden.values[k];
+      if (v < min_of(desc.type) || v > max_of(desc.type)) {
+        fail(fmt::format("input {} value {} does not fit {}", i, v, name_of(desc.type)));
+        return result;
+      }
+      detail::store_element(desc.type, input_buffers.back().data(), origin->physical_index(static_cast<std::int64_t>(k)), v);
+    }
+    inputs[i] = input_buffers.back().data();
+  }
+
+  std::vector<std::vector<std::byte>> output_buffers;
+  typename executor<Net>::outputs_t outputs{};
+  for (std::size_t i = 0; i < Net::outputs.size(); ++i) {
+    output_buffers.emplace_back(Net::tensors[Net::outputs[i]].bytes());
+    outputs[i] = output_buffers.back().data();
+  }
+
+  // Run, keeping a copy of every tensor as it is written (buffers are reused later).
+  std::map<tensor_id, std::vector<std::byte>> seen;
+  std::vector<std::byte> arena(executor<Net>::arena_bytes + arena_alignment);
+  auto* base = reinterpret_cast<std::byte*>(
+      (reinterpret_cast<std::uintptr_t>(arena.data()) + arena_alignment - 1) / arena_alignment * arena_alignment);
+  executor<Net>::run(base, inputs, outputs, [&](int, tensor_id t, const void* data) {
+    const auto* bytes = static_cast<const std::byte*>(data);
+    seen[t].assign(bytes, bytes + Net::tensors[t].bytes());
+  });
+
+  // Outputs, in graph order.
+  for (std::size_t i = 0; i < Net::outputs.size() && i < golden_outputs.size(); ++i) {
+    const tensor_origin* origin = origin_of(Net::outputs[i]);
+    const auto& want = golden_outputs[i];
+    if (origin == nullptr) {
+      fail(fmt::format("output {} has no origin entry", i));
+      continue;
+    }
+    const auto got = detail::to_logical(*origin, Net::tensors[Net::outputs[i]].type, output_buffers[i].data());
+    if (got.size() != want.values.size()) {
+      fail(fmt::format("output {} ({}) has {} elements, golden {}", i, origin->onnx_name, got.size(), want.values.size()));
+      continue;
+    }
+    if (auto diff = detail::first_difference(got, want.values); !diff.empty())
+      fail(fmt::format("output {} ({}): {}", i, origin->onnx_name, diff));
+    else
+      ++result.outputs_checked;
+  }
+  if (golden_outputs.size() != Net::outputs.size())
+    fail(fmt::format("outputs.npz has {} arrays, the network {} outputs", golden_outputs.size(), Net::outputs.size()));
+
+  if (!check_activations || !fs::exists(dir / "activations.npz")) return result;
+  const auto activations = tools::read_npz((dir / "activations.npz").string());
+  std::vector<bool> used(std::size(Origins), false);
+  for (const auto& act : activations) {
+    ++result.activations_total;
+    bool matched = false;
+    std::string nearest;
+    for (std::size_t o = 0; o < std::size(Origins) && !matched; ++o) {
+      const tensor_origin& origin = Origins[o];
+      if (used[o] || !seen.contains(origin.id)) continue;
+      if (detail::shape_vector(origin.logical) != act.shape) continue;
+      if (!detail::kind_matches(act.name, origin.producer)) continue;
+      const auto got = detail::to_logical(origin, Net::tensors[origin.id].type, seen[origin.id].data());
+      if (auto diff = detail::first_difference(got, act.values); diff.empty()) {
+        used[o] = true;
+        matched = true;
+      } else if (nearest.empty()) {
+        nearest = fmt::format(" (nearest candidate {}: {})", origin.onnx_name, diff);
+      }
+    }
+    if (matched) ++result.activations_checked;
+    else fail(fmt::format("activation {} {} matches no device tensor{}", act.name, act.shape, nearest));
+  }
+  return result;
+}
+
+}  // namespace tessera::testing

@@ -1,0 +1,51 @@
+// Hand-written networks for the static, runtime and compile-fail tests (what onnx2hpp would
+// emit, small enough to check by hand).
+#pragma once
+
+#include <tessera/tessera.hpp>
+
+namespace tiny {
+
+// A residual block: input -> conv_a (3x3, 1->2, requant to s8) -> conv_b (1x1, 2->2, s32)
+// -> add(conv_a, conv_b) + requant -> flatten -> gemm (32 -> 3, s32).
+namespace residual {
+inline constexpr tessera::constant<std::int8_t, 2 * 3 * 3 * 1> conv_a_weights{
+    {0, 0, 0, 0, 1, 0, 0, 0, 0,    // channel 0: identity
+     1, 1, 1, 1, 1, 1, 1, 1, 1}};  // channel 1: 3x3 box sum
+inline constexpr tessera::constant<std::int32_t, 2> conv_a_bias{{0, -4}};
+inline constexpr tessera::requant_constants<2> conv_a_requant{{2, 1}, {0, 0}, 1, -128, 127, 1};
+inline constexpr tessera::constant<std::int8_t, 2 * 2> conv_b_weights{{1, 0, 0, -1}};
+inline constexpr tessera::requant_constants<1> add_requant{{1}, {0}, 0, -128, 127, 1};
+inline constexpr tessera::constant<std::int8_t, 3 * 32> gemm_weights = [] {
+  tessera::constant<std::int8_t, 3 * 32> w{};
+  for (int k = 0; k < 32; ++k) {
+    w.values[static_cast<std::size_t>(k)] = 1;                                     // row 0: sum
+    w.values[static_cast<std::size_t>(32 + k)] = static_cast<std::int8_t>(k % 2);  // row 1: odd positions
+    w.values[static_cast<std::size_t>(64 + k)] = static_cast<std::int8_t>(-(k == 0));
+  }
+  return w;
+}();
+
+inline constexpr tessera::tensor_table<7> tensors{{{
+    {"input", tessera::dtype::u8, {1, 4, 4, 1}},
+    {"a", tessera::dtype::s8, {1, 4, 4, 2}},
+    {"b", tessera::dtype::s32, {1, 4, 4, 2}},
+    {"sum", tessera::dtype::s8, {1, 4, 4, 2}},
+    {"flat", tessera::dtype::s8, {1, 32}},
+    {"logits", tessera::dtype::s32, {1, 3}},
+    {"unused", tessera::dtype::s8, {1}},
+}}};
+
+using network = tessera::network<
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<5>,
+    tessera::op::conv<"conv_a",
+                      {.input = 0, .output = 1, .kernel_h = 3, .kernel_w = 3, .pad_top = 1, .pad_left = 1,
+                       .pad_bottom = 1, .pad_right = 1},
+                      conv_a_weights, conv_a_bias, conv_a_requant>,
+    tessera::op::conv<"conv_b", {.input = 1, .output = 2}, conv_b_weights>,
+    tessera::op::add<"add", {.a = 1, .b = 2, .output = 3}, tessera::none, add_requant>,
+    tessera::op::reshape<"flatten", {.input = 3, .output = 4}>,
+    tessera::op::gemm<"fc", {.input = 4, .output = 5, .n = 3, .k = 32}, gemm_weights>>;
+}  // namespace residual
+
+}  // namespace tiny
