@@ -4,7 +4,7 @@
 set -eu
 
 packages="cmake ninja-build g++ libboost1.81-dev catch2 libfmt-dev libonnx-dev libprotobuf-dev
-protobuf-compiler libzip-dev python3-onnx python3-numpy"
+protobuf-compiler libzip-dev python3-onnx python3-numpy time"
 
 missing=""
 for p in $packages; do

@@ -1,0 +1,66 @@
+// Model benchmark: prints one table row per model (see CMakeLists.txt for what is measured).
+//
+// Compile time: the benchmark writes a one-line program that includes the model's header and
+// instantiates its executor, and times `g++ -std=c++20 -O2 -c` on it with /usr/bin/time
+// (wall seconds and peak resident memory of the compiler). Report these as measured on this
+// machine; they vary with load, unlike the byte counts.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "model_list.hpp"
+
+namespace {
+
+struct compile_cost {
+  double seconds = -1;
+  long peak_kib = -1;
+};
+
+compile_cost measure_compile(const model_row& row) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tessera_bench_compile";
+  fs::create_directories(dir);
+  const fs::path source = dir / (row.name + ".cpp");
+  const fs::path stats = dir / (row.name + ".time");
+  std::ofstream(source) << "#include \"" << row.header << "\"\n"
+                        << "std::size_t arena_bytes() { return tessera::executor<" << row.network_type
+                        << ">::arena_bytes; }\n"
+                        << "void run(std::byte* a, const void* i, void* o) { tessera::executor<" << row.network_type
+                        << ">::run(a, {i}, {o}); }\n";
+  const std::string command = fmt::format("/usr/bin/time -f '%e %M' -o {} {} -std=c++20 -O2 {} -c {} -o {} 2>&1",
+                                          stats.string(), TESSERA_BENCH_CXX, TESSERA_BENCH_INCLUDES,
+                                          source.string(), (dir / (row.name + ".o")).string());
+  compile_cost cost;
+  if (std::system(command.c_str()) != 0) return cost;
+  std::ifstream in(stats);
+  in >> cost.seconds >> cost.peak_kib;
+  return cost;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool skip_compile = argc > 1 && std::string(argv[1]) == "--no-compile-time";
+  if (std::system("test -x /usr/bin/time") != 0 && !skip_compile)
+    std::fprintf(stderr, "note: /usr/bin/time missing (apt-get install time): compile time not measured\n");
+  fmt::print("{:<16} {:>6} {:>11} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9} {:>6}\n", "model", "layers", "MACs",
+             "weights B", "arena B", "bound B", "arena/", "host ms", "compile s", "cc MiB", "exact");
+  fmt::print("{:<16} {:>6} {:>11} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9} {:>6}\n", "", "", "", "", "", "",
+             "bound", "", "", "", "");
+  for (auto bench : bench_models) {
+    const model_row row = bench();
+    const compile_cost cost = skip_compile ? compile_cost{} : measure_compile(row);
+    fmt::print("{:<16} {:>6} {:>11} {:>10} {:>10} {:>10} {:>7.3f} {:>9.3f} {:>9.2f} {:>9.0f} {:>6}\n", row.name,
+               row.layers, row.macs, row.constant_bytes, row.arena_bytes, row.lower_bound_bytes,
+               row.lower_bound_bytes ? double(row.arena_bytes) / double(row.lower_bound_bytes) : 1.0, row.host_ms,
+               cost.seconds, cost.peak_kib / 1024.0, row.golden_match ? "yes" : "no");
+  }
+  fmt::print("\nhost: reference kernels, median of 15 runs; compile: g++ -std=c++20 -O2 -c of a TU that includes\n"
+             "the model header and instantiates its executor (wall time, peak RSS of the compiler).\n");
+  return 0;
+}

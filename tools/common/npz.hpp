@@ -1,0 +1,32 @@
+// Reader for NumPy `.npz` archives: the corpus' golden data (inputs.npz, outputs.npz,
+// activations.npz) and onnx2hpp's `--sample-inputs`.
+//
+// An `.npz` is a zip of `.npy` files. The corpus stores integer tensors as int8..int64, or as
+// float32/float64 that hold exact integers; every value is returned widened to int64 so that
+// callers compare true values without caring how the file happened to store them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::tools {
+
+struct npy_array {
+  std::string name;                  ///< archive member name without its ".npy" suffix
+  std::vector<std::int64_t> shape;   ///< outermost first; empty for a 0-d array
+  std::vector<std::int64_t> values;  ///< row-major (C order)
+};
+
+/// Reads every array of the archive at `path`, in archive order.
+/// Supported element types: int8, uint8, int16, uint16, int32, uint32, int64, float32 and
+/// float64, little-endian, C order. Throws std::runtime_error naming the file, the array and,
+/// for a float that is not an exact integer, the element's flat index.
+std::vector<npy_array> read_npz(const std::string& path);
+
+/// Decodes one `.npy` image. `where` prefixes error messages (e.g. "file.npz: array 'x'").
+/// Exposed for tests and for readers of stand-alone `.npy` files.
+npy_array parse_npy(std::string_view image, std::string name, const std::string& where);
+
+}  // namespace tessera::tools
