@@ -1,0 +1,32 @@
+# Installs the library (header part only) into WORK/prefix when MODE is find_package, then
+# configures, builds and runs the consumer project.
+file(REMOVE_RECURSE ${WORK})
+set(args -DTESSERA_CONSUMER_MODE=${MODE})
+if(MODE STREQUAL "find_package")
+  # A fresh, library-only configure, so the install has no tools and is quick.
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/tessera-build -DTESSERA_BUILD_TOOLS=OFF
+                          -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_EXAMPLES=OFF -DTESSERA_BUILD_BENCHMARKS=OFF
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "configuring tessera failed")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} --install ${WORK}/tessera-build --prefix ${WORK}/prefix RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "installing tessera failed")
+  endif()
+  list(APPEND args -DCMAKE_PREFIX_PATH=${WORK}/prefix)
+else()
+  list(APPEND args -DTESSERA_SOURCE_DIR=${SOURCE})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER} -B ${WORK}/consumer-build ${args} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "configuring the consumer (${MODE}) failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/consumer-build RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building the consumer (${MODE}) failed")
+endif()
+execute_process(COMMAND ${WORK}/consumer-build/consumer RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the consumer (${MODE}) computed a wrong result (exit ${rc})")
+endif()

@@ -1,0 +1,219 @@
+// The container is read with libzip (Debian package libzip-dev); the `.npy` header, a short
+// Python dict literal, is parsed here by hand because it is tiny and its format is fixed:
+//   {'descr': '<i8', 'fortran_order': False, 'shape': (1, 3, 8, 8), }
+#include "npz.hpp"
+
+#include <zip.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+namespace tessera::tools {
+namespace {
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw std::runtime_error(where + ": " + what);
+}
+
+// ---------------------------------------------------------------------------- npy header
+
+struct npy_header {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::int64_t> shape;
+};
+
+/// Position just after `'key':` and any blanks, or npos.
+std::size_t value_of(std::string_view dict, std::string_view key) {
+  const std::string quoted = "'" + std::string(key) + "'";
+  std::size_t at = dict.find(quoted);
+  if (at == std::string_view::npos) return at;
+  at = dict.find(':', at + quoted.size());
+  if (at == std::string_view::npos) return at;
+  ++at;
+  while (at < dict.size() && dict[at] == ' ') ++at;
+  return at;
+}
+
+npy_header parse_header(std::string_view dict, const std::string& where) {
+  npy_header h;
+  std::size_t at = value_of(dict, "descr");
+  if (at == std::string_view::npos || at >= dict.size() || (dict[at] != '\'' && dict[at] != '"'))
+    fail(where, "npy header has no 'descr'");
+  const char quote = dict[at];
+  const std::size_t end = dict.find(quote, at + 1);
+  if (end == std::string_view::npos) fail(where, "malformed npy header");
+  h.descr = std::string(dict.substr(at + 1, end - at - 1));
+
+  at = value_of(dict, "fortran_order");
+  if (at == std::string_view::npos) fail(where, "npy header has no 'fortran_order'");
+  h.fortran_order = dict.substr(at, 4) == "True";
+
+  at = value_of(dict, "shape");
+  if (at == std::string_view::npos || at >= dict.size() || dict[at] != '(') fail(where, "npy header has no 'shape'");
+  const std::size_t close = dict.find(')', at);
+  if (close == std::string_view::npos) fail(where, "malformed npy shape");
+  std::string_view dims = dict.substr(at + 1, close - at - 1);
+  while (!dims.empty()) {
+    const std::size_t comma = dims.find(',');
+    std::string_view item = dims.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == 'L')) item.remove_suffix(1);
+    if (!item.empty()) {
+      std::int64_t d = 0;
+      for (char c : item) {
+        if (c < '0' || c > '9') fail(where, "malformed npy shape '" + std::string(dict.substr(at, close - at + 1)) + "'");
+        d = d * 10 + (c - '0');
+      }
+      h.shape.push_back(d);
+    }
+    if (comma == std::string_view::npos) break;
+    dims.remove_prefix(comma + 1);
+  }
+  return h;
+}
+
+// ---------------------------------------------------------------------------- element decoding
+
+enum class element_kind { signed_int, unsigned_int, floating };
+
+struct element_type {
+  element_kind kind;
+  std::size_t bytes;
+};
+
+element_type element_type_of(const std::string& descr, const std::string& where) {
+  // '|' means "byte order not applicable" (1-byte types); '=' is native, little-endian here.
+  if (descr.size() < 3 || (descr[0] != '<' && descr[0] != '|' && descr[0] != '='))
+    fail(where, "unsupported dtype '" + descr + "' (only little-endian integer and float arrays)");
+  const char kind = descr[1];
+  const std::string size = descr.substr(2);
+  const element_type t = [&]() -> element_type {
+    if (kind == 'i' && (size == "1" || size == "2" || size == "4" || size == "8"))
+      return {element_kind::signed_int, std::stoul(size)};
+    if (kind == 'u' && (size == "1" || size == "2" || size == "4")) return {element_kind::unsigned_int, std::stoul(size)};
+    if (kind == 'f' && (size == "4" || size == "8")) return {element_kind::floating, std::stoul(size)};
+    fail(where, "unsupported dtype '" + descr + "'");
+  }();
+  return t;
+}
+
+/// Little-endian load of an unsigned integer of `bytes` bytes.
+std::uint64_t load_le(const unsigned char* p, std::size_t bytes) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < bytes; ++i) v |= std::uint64_t{p[i]} << (8 * i);
+  return v;
+}
+
+std::int64_t decode(const unsigned char* p, element_type t, std::size_t index, const std::string& where) {
+  const std::uint64_t raw = load_le(p, t.bytes);
+  switch (t.kind) {
+    case element_kind::unsigned_int: return static_cast<std::int64_t>(raw);
+    case element_kind::signed_int: {
+      const unsigned bits = static_cast<unsigned>(8 * t.bytes);
+      if (bits == 64) return static_cast<std::int64_t>(raw);
+      const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
+      return static_cast<std::int64_t>((raw ^ sign) - sign);  // sign-extend
+    }
+    case element_kind::floating: {
+      double v = 0;
+      if (t.bytes == 4) {
+        const auto bits = static_cast<std::uint32_t>(raw);
+        float f = 0;
+        std::memcpy(&f, &bits, sizeof f);
+        v = f;
+      } else {
+        std::memcpy(&v, &raw, sizeof v);
+      }
+      // 2^63 is exactly representable; anything at or above it does not fit int64.
+      if (!std::isfinite(v) || std::trunc(v) != v || v >= 9223372036854775808.0 || v < -9223372036854775808.0)
+        fail(where, "element " + std::to_string(index) + " is not an exact integer (" + std::to_string(v) + ")");
+      return static_cast<std::int64_t>(v);
+    }
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------- zip container
+
+struct zip_closer {
+  void operator()(zip_t* z) const { zip_discard(z); }  // read-only: nothing to write back
+};
+struct zip_file_closer {
+  void operator()(zip_file_t* f) const { zip_fclose(f); }
+};
+
+std::string read_member(zip_t* archive, zip_uint64_t index, const std::string& where) {
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_stat_index(archive, index, 0, &st) != 0 || (st.valid & ZIP_STAT_SIZE) == 0)
+    fail(where, std::string("cannot stat member: ") + zip_strerror(archive));
+  std::unique_ptr<zip_file_t, zip_file_closer> file(zip_fopen_index(archive, index, 0));
+  if (!file) fail(where, std::string("cannot open member: ") + zip_strerror(archive));
+  std::string bytes(st.size, '\0');
+  zip_uint64_t done = 0;
+  while (done < st.size) {
+    const zip_int64_t n = zip_fread(file.get(), bytes.data() + done, st.size - done);
+    if (n <= 0) fail(where, "truncated member");
+    done += static_cast<zip_uint64_t>(n);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+npy_array parse_npy(std::string_view image, std::string name, const std::string& where) {
+  static constexpr std::string_view magic = "\x93NUMPY";
+  if (image.size() < 10 || image.substr(0, magic.size()) != magic) fail(where, "not an .npy array");
+  const auto* bytes = reinterpret_cast<const unsigned char*>(image.data());
+  const unsigned major = bytes[6];
+  // Version 1 has a 2-byte header length, versions 2 and 3 a 4-byte one.
+  const std::size_t length_bytes = major == 1 ? 2 : 4;
+  if (major < 1 || major > 3) fail(where, "unsupported .npy version " + std::to_string(major));
+  if (image.size() < 8 + length_bytes) fail(where, "truncated .npy header");
+  const std::size_t header_length = load_le(bytes + 8, length_bytes);
+  const std::size_t data_offset = 8 + length_bytes + header_length;
+  if (image.size() < data_offset) fail(where, "truncated .npy header");
+  const npy_header header = parse_header(image.substr(8 + length_bytes, header_length), where);
+  if (header.fortran_order) fail(where, "Fortran-order arrays are not supported");
+
+  const element_type type = element_type_of(header.descr, where);
+  std::size_t count = 1;
+  for (std::int64_t d : header.shape) count *= static_cast<std::size_t>(d);
+  if (image.size() - data_offset < count * type.bytes)
+    fail(where, "truncated data: " + std::to_string(count) + " elements expected");
+
+  npy_array array{std::move(name), header.shape, {}};
+  array.values.resize(count);
+  const unsigned char* data = bytes + data_offset;
+  for (std::size_t i = 0; i < count; ++i) array.values[i] = decode(data + i * type.bytes, type, i, where);
+  return array;
+}
+
+std::vector<npy_array> read_npz(const std::string& path) {
+  int error = 0;
+  std::unique_ptr<zip_t, zip_closer> archive(zip_open(path.c_str(), ZIP_RDONLY, &error));
+  if (!archive) {
+    zip_error_t ze;
+    zip_error_init_with_code(&ze, error);
+    const std::string reason = zip_error_strerror(&ze);
+    zip_error_fini(&ze);
+    fail(path, "cannot open as .npz: " + reason);
+  }
+  const zip_int64_t members = zip_get_num_entries(archive.get(), 0);
+  std::vector<npy_array> arrays;
+  arrays.reserve(static_cast<std::size_t>(members));
+  for (zip_int64_t i = 0; i < members; ++i) {
+    const auto index = static_cast<zip_uint64_t>(i);
+    const char* member = zip_get_name(archive.get(), index, 0);
+    std::string name = member != nullptr ? member : "";
+    if (name.size() >= 4 && name.compare(name.size() - 4, 4, ".npy") == 0) name.resize(name.size() - 4);
+    const std::string where = path + ": array '" + name + "'";
+    arrays.push_back(parse_npy(read_member(archive.get(), index, where), name, where));
+  }
+  return arrays;
+}
+
+}  // namespace tessera::tools
