@@ -35,9 +35,9 @@ constexpr std::size_t conv2d_scratch_bytes(const conv2d_dims&) { return 0; }
 ///              false, else `rq.apply(acc, flat_output_index)` (per-channel requant: length
 ///              out_c, inner 1).
 /// - `scratch`: unused (conv2d_scratch_bytes == 0).
-/// The accumulator is int32, as on the device: the caller guarantees that the sum fits
-/// (s8 x s8 products are at most 2^14, so in_c/groups * kernel_h * kernel_w below ~2^16
-/// plus bias is always safe for 8-bit operands).
+/// The accumulator is int32, as on the device: the caller guarantees that the sum fits.
+/// An 8-bit product is at most 2^15 in magnitude (255 * -128), so with 8-bit operands
+/// in_c/groups * kernel_h * kernel_w up to about 2^16 terms (less the bias) is always safe.
 template <class TIn, class TW, class TOut>
 constexpr void conv2d(const conv2d_dims& d, const TIn* input, const TW* weights, const std::int32_t* bias,
                       const requant_params& rq, TOut* output, void* /*scratch*/) {
