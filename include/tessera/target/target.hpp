@@ -1,0 +1,100 @@
+// Target descriptions: memory levels, cores, kernel set and DMA policy, as types.
+//
+// A target is a `target_desc` value (plain data: the planner reads it in constexpr code) wrapped
+// in a type that also names the DMA policy. Every description compiles on every host, so x86
+// tests can plan a GAP8 schedule and check it. A user's own target is a few lines:
+//
+//   inline constexpr tessera::target_desc my_board{
+//       .name = "my-board",
+//       .levels = {{{"DTCM", 64 * 1024, 8, 2, 20}, {"SRAM", 320 * 1024, 4, 10, 20}}},
+//       .level_count = 2};
+//   using my_target = tessera::target<my_board>;
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include <tessera/core/fixed_name.hpp>
+#include <tessera/target/memory_level.hpp>
+
+namespace tessera {
+
+/// Which kernel family a target runs (optimized families arrive per architecture).
+enum class kernel_set : std::uint8_t { reference };
+
+struct target_desc {
+  fixed_name name;
+  /// Innermost first: levels[0] is L1 (where kernels compute), levels[1] L2 (where the
+  /// activation arena lives), levels[2] an optional external L3 (weights, spilled activations).
+  std::array<memory_level, 3> levels{};
+  int level_count = 1;
+  int cores = 1;
+  bool double_buffering = true;
+  kernel_set kernels = kernel_set::reference;
+  /// Compute model for the simulator: MACs per cycle, times 16 (16 = one MAC per cycle).
+  std::uint32_t macs_per_cycle_x16 = 16;
+  /// Micro-tile of the kernel set (DORY's MATMUL_CH / MATMUL_W heuristics): output channels
+  /// and output pixels the inner kernel computes at once.
+  int micro_tile_channels = 4;
+  int micro_tile_width = 2;
+
+  constexpr bool has_level(int i) const { return i < level_count; }
+};
+
+namespace dma {
+struct memcpy_policy;  // runtime/dma: synchronous copies (the default on real hardware without DMA)
+}
+
+template <target_desc Desc, class DmaPolicy = dma::memcpy_policy>
+struct target {
+  static constexpr target_desc desc = Desc;
+  using dma_policy = DmaPolicy;
+};
+
+namespace targets {
+
+inline constexpr std::size_t kib = 1024;
+
+/// GAP8-like (DORY's case study): 64 kB shared L1 for 8 cores, 512 kB L2, 8 MB HyperRAM L3.
+inline constexpr target_desc gap8{
+    .name = "gap8",
+    .levels = {{{"L1", 64 * kib, 8, 10, 30}, {"L2", 512 * kib, 8, 10, 30}, {"L3", 8 * 1024 * kib, 1, 150, 100}}},
+    .level_count = 3,
+    .cores = 8,
+    .macs_per_cycle_x16 = 8 * 16,
+    .micro_tile_channels = 4,
+    .micro_tile_width = 2};
+
+/// Siracusa-like (Deeploy's target): 256 kB L1 for 8 cores, 2 MB L2.
+inline constexpr target_desc siracusa{
+    .name = "siracusa",
+    .levels = {{{"L1", 256 * kib, 8, 10, 30}, {"L2", 2048 * kib, 8, 10, 30}}},
+    .level_count = 2,
+    .cores = 8,
+    .macs_per_cycle_x16 = 8 * 16,
+    .micro_tile_channels = 4,
+    .micro_tile_width = 2};
+
+/// STM32H7-like: 128 kB DTCM as L1, 512 kB AXI SRAM as L2, one Cortex-M7 core.
+inline constexpr target_desc stm32h7{
+    .name = "stm32h7",
+    .levels = {{{"DTCM", 128 * kib, 4, 4, 20}, {"AXI-SRAM", 512 * kib, 4, 4, 20}}},
+    .level_count = 2,
+    .cores = 1,
+    .macs_per_cycle_x16 = 8,
+    .micro_tile_channels = 2,
+    .micro_tile_width = 2};
+
+/// The host: one flat memory, no tiling, no DMA.
+inline constexpr target_desc host{
+    .name = "host",
+    .levels = {{{"RAM", std::size_t{1} << 40, 64, 0, 0}}},
+    .level_count = 1,
+    .cores = 1,
+    .double_buffering = false,
+    .macs_per_cycle_x16 = 16,
+    .micro_tile_channels = 1,
+    .micro_tile_width = 1};
+
+}  // namespace targets
+}  // namespace tessera
