@@ -23,3 +23,9 @@
 #include <tessera/planning/arena_plan.hpp>
 #include <tessera/runtime/executor.hpp>
 #include <tessera/graph/origin.hpp>
+#include <tessera/dma/memcpy_policy.hpp>
+#include <tessera/dma/transfer.hpp>
+#include <tessera/planning/target_plan.hpp>
+#include <tessera/planning/tile_solver.hpp>
+#include <tessera/runtime/tiled_executor.hpp>
+#include <tessera/target/target.hpp>

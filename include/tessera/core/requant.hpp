@@ -45,3 +45,33 @@ struct requant_params {
 };
 
 }  // namespace tessera
+
+namespace tessera {
+
+/// The requantization of one output tile of an [.., H, W, C] map whose tile starts at row
+/// `y0`, channel `c0` and is `c` channels wide: per-tensor parameters are unchanged,
+/// per-channel ones (inner 1) start at `c0`, per-row ones of a Gemm (inner = C) start at `y0`
+/// and advance every `c` elements. Other layouts are not tiled (see `requant_tiles`).
+constexpr requant_params requant_for_tile(requant_params rq, int total_channels, int y0, int c0, int rows, int c) {
+  if (!rq.enabled || rq.length == 1) return rq;
+  if (rq.inner == 1) {
+    rq.mul += c0;
+    rq.add += c0;
+    rq.length = c;
+    (void)total_channels;
+    return rq;
+  }
+  rq.mul += y0;
+  rq.add += y0;
+  rq.inner = c;
+  rq.length = rows;
+  return rq;
+}
+
+/// Whether `requant_for_tile` can express a tile of this requantization (per tensor, per last
+/// axis, or per row of a {M, N} output with one column per tile row).
+constexpr bool requant_tiles(std::int32_t length, std::int32_t inner, int channels, int width) {
+  return length == 1 || inner == 1 || (inner == channels && width == 1);
+}
+
+}  // namespace tessera

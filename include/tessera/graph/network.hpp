@@ -18,6 +18,7 @@
 #include <tessera/diagnostics/errors.hpp>
 #include <tessera/graph/node.hpp>
 #include <tessera/graph/tensor.hpp>
+#include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera {
 
@@ -45,6 +46,7 @@ struct node_summary {
   std::size_t scratch_bytes = 0;
   std::int64_t macs = 0;
   std::size_t constant_bytes = 0;
+  tile_geometry geometry{};  ///< how the layer tiles through L1 (in_place: runs on its L2 buffers)
 };
 
 /// Plain-data view of a whole network (sizes fixed by the network type).
@@ -115,6 +117,9 @@ constexpr node_summary summarize() {
   s.scratch_bytes = Node::template scratch_bytes<Tensors>();
   s.macs = Node::template macs<Tensors>();
   s.constant_bytes = Node::constant_bytes;
+  if constexpr (requires { Node::template tile_geometry_of<Tensors>(); }) {
+    s.geometry = Node::template tile_geometry_of<Tensors>();
+  }
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
 #include <tessera/kernels/reference/binary.hpp>
+#include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera::op {
 
@@ -94,6 +95,42 @@ struct binary_node {
   }
   template <auto const&>
   static constexpr std::int64_t macs() { return 0; }
+
+  /// Tiles as rows of {elements / C, C} when both operands have the output's shape and element
+  /// size (broadcasting operands and constants run in place).
+  template <auto const& T>
+  static constexpr tile_geometry tile_geometry_of() {
+    const shape& s = T[A.output].dims;
+    tile_geometry g{};
+    const int c = s.from_back(0);
+    bool tileable = !b_is_constant && requant_tiles(Requant.params().length, Requant.params().inner, c, 1) &&
+                    Requant.params().inner == 1;
+    if constexpr (!b_is_constant) {
+      tileable = tileable && T[A.a].dims == s && T[A.b].dims == s && size_of(T[A.a].type) == size_of(T[A.b].type);
+    }
+    g.kind = tileable ? tiling_kind::tiled : tiling_kind::in_place;
+    g.out_h = g.in_h = static_cast<int>(s.elements() / c);
+    g.out_c = g.in_c = c;
+    g.channel_lockstep = true;
+    g.in_operands = 2;
+    g.in_elem_bytes = static_cast<int>(size_of(T[A.a].type));
+    g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
+    return g;
+  }
+
+  template <auto const& T>
+  static void run_tile(const tile_args& t) {
+    if constexpr (!b_is_constant) {
+      using a_t = storage_t<T[A.a].type>;
+      using b_t = storage_t<T[A.b].type>;
+      using out_t = storage_t<T[A.output].type>;
+      const kernels::reference::binary_dims td{2, {t.h, t.c}, {t.c, 1}, {t.c, 1}};
+      kernels::reference::binary(Op, td, static_cast<const a_t*>(t.input[0]), static_cast<const b_t*>(t.input[1]),
+                                 requant_for_tile(Requant.params(), T[A.output].dims.from_back(0), t.y0, t.c0, t.h,
+                                                  t.c),
+                                 static_cast<out_t*>(t.output));
+    }
+  }
 
   template <auto const& T>
   static void run(void* const* in, void* const* out, void*) {

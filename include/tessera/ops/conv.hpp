@@ -9,6 +9,7 @@
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
 #include <tessera/kernels/reference/conv2d.hpp>
+#include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera::op {
 
@@ -89,6 +90,54 @@ struct conv {
   static constexpr std::int64_t macs() {
     constexpr auto d = dims<T>();
     return std::int64_t{d.batch} * d.out_h * d.out_w * d.out_c * d.kernel_h * d.kernel_w * (d.in_c / d.groups);
+  }
+
+  /// Depthwise with channel multiplier 1: input channels follow the output channel tile.
+  template <auto const& T>
+  static constexpr bool depthwise() {
+    constexpr auto d = dims<T>();
+    return A.groups > 1 && A.groups == d.in_c && d.out_c == d.in_c;
+  }
+
+  template <auto const& T>
+  static constexpr tile_geometry tile_geometry_of() {
+    constexpr auto d = dims<T>();
+    tile_geometry g{};
+    g.kind = requant_tiles(Requant.params().length, Requant.params().inner, d.out_c, d.out_w) ? tiling_kind::tiled
+                                                                                               : tiling_kind::in_place;
+    g.batch = d.batch;
+    g.out_h = d.out_h, g.out_w = d.out_w, g.out_c = d.out_c;
+    g.in_h = d.in_h, g.in_w = d.in_w, g.in_c = d.in_c;
+    g.channel_lockstep = depthwise<T>();
+    g.channel_step = (A.groups == 1 || depthwise<T>()) ? 1 : d.out_c;  // grouped: no channel tiles
+    g.kernel_h = A.kernel_h, g.kernel_w = A.kernel_w, g.stride_h = A.stride_h, g.stride_w = A.stride_w;
+    g.dilation_h = A.dilation_h, g.dilation_w = A.dilation_w;
+    g.pad_top = A.pad_top, g.pad_left = A.pad_left, g.pad_bottom = A.pad_bottom, g.pad_right = A.pad_right;
+    g.in_elem_bytes = static_cast<int>(size_of(T[A.input].type));
+    g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
+    g.weight_bytes_per_channel = Weights.bytes() / static_cast<std::size_t>(d.out_c);
+    g.macs_per_output = std::int64_t{A.kernel_h} * A.kernel_w * (d.in_c / A.groups);
+    return g;
+  }
+
+  /// One output tile from L1 buffers (bias and requantization are read in place).
+  /// The filters, which the tiled executor moves into L1 a channel block at a time.
+  static constexpr const void* filter_data() { return Weights.data(); }
+
+  template <auto const& T>
+  static void run_tile(const tile_args& t) {
+    using in_t = storage_t<T[A.input].type>;
+    using out_t = storage_t<T[A.output].type>;
+    using w_t = typename std::remove_cvref_t<decltype(Weights)>::value_type;
+    constexpr auto d = dims<T>();
+    const kernels::reference::conv2d_dims td{1, t.in_rows, t.in_cols, t.in_channels, t.h, t.w, t.c,
+                                             A.kernel_h, A.kernel_w, A.stride_h, A.stride_w, A.dilation_h,
+                                             A.dilation_w, t.pad_top, t.pad_left,
+                                             depthwise<T>() ? t.c : A.groups};
+    const std::int32_t* bias = Bias.data() != nullptr ? Bias.data() + t.c0 : nullptr;
+    kernels::reference::conv2d(td, static_cast<const in_t*>(t.input[0]), static_cast<const w_t*>(t.weights), bias,
+                               requant_for_tile(Requant.params(), d.out_c, t.y0, t.c0, t.h, t.c),
+                               static_cast<out_t*>(t.output), t.scratch);
   }
 
   template <auto const& T>

@@ -10,6 +10,7 @@
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
 #include <tessera/kernels/reference/gemm.hpp>
+#include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera::op {
 
@@ -64,6 +65,37 @@ struct gemm {
   static constexpr std::int64_t macs() {
     constexpr auto d = dims<T>();
     return std::int64_t{d.m} * d.n * d.k;
+  }
+
+  /// A Gemm tiles as a 1x1 convolution over a {M, 1, K} map: rows of A, columns of W.
+  template <auto const& T>
+  static constexpr tile_geometry tile_geometry_of() {
+    constexpr auto d = dims<T>();
+    tile_geometry g{};
+    g.kind = requant_tiles(Requant.params().length, Requant.params().inner, d.n, 1) ? tiling_kind::tiled
+                                                                                    : tiling_kind::in_place;
+    g.out_h = d.m, g.out_w = 1, g.out_c = d.n;
+    g.in_h = d.m, g.in_w = 1, g.in_c = d.k;
+    g.in_elem_bytes = static_cast<int>(size_of(T[A.input].type));
+    g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
+    g.weight_bytes_per_channel = Weights.bytes() / static_cast<std::size_t>(d.n);
+    g.macs_per_output = d.k;
+    return g;
+  }
+
+  /// The filters, which the tiled executor moves into L1 a channel block at a time.
+  static constexpr const void* filter_data() { return Weights.data(); }
+
+  template <auto const& T>
+  static void run_tile(const tile_args& t) {
+    using in_t = storage_t<T[A.input].type>;
+    using out_t = storage_t<T[A.output].type>;
+    using w_t = typename std::remove_cvref_t<decltype(Weights)>::value_type;
+    constexpr auto d = dims<T>();
+    const std::int32_t* bias = Bias.data() != nullptr ? Bias.data() + t.c0 : nullptr;
+    kernels::reference::gemm({t.h, t.c, d.k}, static_cast<const in_t*>(t.input[0]), static_cast<const w_t*>(t.weights),
+                             bias, requant_for_tile(Requant.params(), d.n, t.y0, t.c0, t.h, t.c),
+                             static_cast<out_t*>(t.output), t.scratch);
   }
 
   template <auto const& T>

@@ -4,6 +4,7 @@
 
 #include <tessera/graph/node.hpp>
 #include <tessera/kernels/reference/pool.hpp>
+#include <tessera/planning/tile_geometry.hpp>
 #include <tessera/ops/conv.hpp>
 
 namespace tessera::op {
@@ -55,6 +56,36 @@ struct pool_node {
   }
   template <auto const&>
   static constexpr std::int64_t macs() { return 0; }
+
+  template <auto const& T>
+  static constexpr tile_geometry tile_geometry_of() {
+    constexpr auto d = dims<T>();
+    tile_geometry g{};
+    g.kind = tiling_kind::tiled;
+    g.batch = d.batch;
+    g.out_h = d.out_h, g.out_w = d.out_w, g.out_c = d.channels;
+    g.in_h = d.in_h, g.in_w = d.in_w, g.in_c = d.channels;
+    g.channel_lockstep = true;
+    g.kernel_h = A.kernel_h, g.kernel_w = A.kernel_w, g.stride_h = A.stride_h, g.stride_w = A.stride_w;
+    g.pad_top = A.pad_top, g.pad_left = A.pad_left, g.pad_bottom = A.pad_bottom, g.pad_right = A.pad_right;
+    g.in_elem_bytes = g.out_elem_bytes = static_cast<int>(size_of(T[A.input].type));
+    g.macs_per_output = std::int64_t{A.kernel_h} * A.kernel_w;
+    return g;
+  }
+
+  template <auto const& T>
+  static void run_tile(const tile_args& t) {
+    using value_t = storage_t<T[A.input].type>;
+    const kernels::reference::pool2d_dims td{1,           t.in_rows,   t.in_cols,  t.c,        t.h,
+                                             t.w,         A.kernel_h,  A.kernel_w, A.stride_h, A.stride_w,
+                                             t.pad_top,   t.pad_left,  t.pad_bottom, t.pad_right};
+    if constexpr (Max) {
+      kernels::reference::max_pool2d(td, static_cast<const value_t*>(t.input[0]), static_cast<value_t*>(t.output));
+    } else {
+      kernels::reference::average_pool2d(td, A.count_include_pad, static_cast<const value_t*>(t.input[0]),
+                                         static_cast<value_t*>(t.output));
+    }
+  }
 
   template <auto const& T>
   static void run(void* const* in, void* const* out, void*) {

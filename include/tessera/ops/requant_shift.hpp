@@ -5,6 +5,7 @@
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
 #include <tessera/kernels/reference/requant_shift.hpp>
+#include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera::op {
 
@@ -35,6 +36,33 @@ struct requant_shift {
   }
   template <auto const&>
   static constexpr std::int64_t macs() { return 0; }
+
+  /// Tiles as rows of {elements / C, C}, C the last dimension.
+  template <auto const& T>
+  static constexpr tile_geometry tile_geometry_of() {
+    const shape& s = T[A.input].dims;
+    tile_geometry g{};
+    const int c = s.from_back(0);
+    g.kind = requant_tiles(Requant.params().length, Requant.params().inner, c, 1) && Requant.params().inner == 1
+                 ? tiling_kind::tiled
+                 : tiling_kind::in_place;
+    g.out_h = g.in_h = static_cast<int>(s.elements() / c);
+    g.out_c = g.in_c = c;
+    g.channel_lockstep = true;
+    g.in_elem_bytes = static_cast<int>(size_of(T[A.input].type));
+    g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
+    return g;
+  }
+
+  template <auto const& T>
+  static void run_tile(const tile_args& t) {
+    using in_t = storage_t<T[A.input].type>;
+    using out_t = storage_t<T[A.output].type>;
+    kernels::reference::requant_shift(std::int64_t{t.h} * t.c, static_cast<const in_t*>(t.input[0]),
+                                      requant_for_tile(Requant.params(), T[A.input].dims.from_back(0), t.y0, t.c0,
+                                                       t.h, t.c),
+                                      static_cast<out_t*>(t.output));
+  }
 
   template <auto const& T>
   static void run(void* const* in, void* const* out, void*) {

@@ -28,6 +28,7 @@ struct arena_plan {
   std::array<std::int64_t, NN> scratch_offset{};  ///< offset of node n's scratch (0 if none)
   std::size_t arena_bytes = 0;                     ///< bytes the caller must provide
   std::size_t lower_bound_bytes = 0;               ///< max over steps of live bytes
+  int peak_step = 0;                                ///< node index where the live bytes peak
 };
 
 namespace planning_detail {
@@ -93,7 +94,10 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g) 
     std::size_t live = 0;
     for (const buffer& b : buffers)
       if (b.used && b.first <= static_cast<int>(s) && static_cast<int>(s) <= b.last) live += b.bytes;
-    if (live > plan.lower_bound_bytes) plan.lower_bound_bytes = live;
+    if (live > plan.lower_bound_bytes) {
+      plan.lower_bound_bytes = live;
+      plan.peak_step = static_cast<int>(s);
+    }
   }
 
   // Greedy by size: place the largest unplaced buffer at the lowest offset that fits.

@@ -53,3 +53,22 @@ struct tile_shape {
 };
 
 }  // namespace tessera
+
+namespace tessera {
+
+/// What a node's `run_tile` receives: the L1 buffers of one tile and where the tile lies.
+/// Input tiles are dense [rows][cols][channels] (one per operand); the loaded region excludes
+/// padding, which `pad_*` describe relative to it (border tiles get their share of the
+/// layer's padding). The output tile is dense [h][w][c].
+struct tile_args {
+  const void* input[2] = {nullptr, nullptr};
+  int in_rows = 0, in_cols = 0, in_channels = 0;
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  const void* weights = nullptr;  ///< L1 filter tile [c][kh][kw][cin/groups], or nullptr
+  void* output = nullptr;
+  int n = 0, y0 = 0, x0 = 0, c0 = 0;  ///< tile origin in the output map
+  int h = 0, w = 0, c = 0;            ///< tile extents
+  void* scratch = nullptr;
+};
+
+}  // namespace tessera

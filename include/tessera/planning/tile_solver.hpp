@@ -6,7 +6,8 @@
 //                                  + beta_w   * ((tile cols - 1) mod micro_w)(MATMUL_W)
 //                                  + beta_c   * ((tile chans - 1) mod micro_c)(MATMUL_CH)
 // subject to  L1 bytes = k * (input tile + output tile + weights/constants tile) + scratch <= L1,
-// k = 2 when double buffered (and the layer has more than one tile), the input tile derived
+// k = 2 when double buffered (and the layer has more than one tile), each buffer 16-byte
+// aligned, the input tile derived
 // from the output tile through stride, kernel and dilation (halo rows/columns included).
 // A layer that fits L1 whole is one tile.
 //
@@ -67,8 +68,12 @@ struct tile_solution {
   std::size_t smallest_bytes = 0;  ///< L1 bytes of the smallest tile (what a failure reports)
 };
 
+/// L1 buffers start on 16-byte boundaries (SIMD loads, DMA bursts); the cost counts it.
+inline constexpr std::size_t l1_alignment = 16;
+
 namespace tiling_detail {
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+constexpr std::size_t aligned(std::size_t v) { return (v + l1_alignment - 1) / l1_alignment * l1_alignment; }
 }  // namespace tiling_detail
 
 constexpr tile_cost cost_of(const tile_problem& p, const tile_shape& t) {
@@ -88,8 +93,9 @@ constexpr tile_cost cost_of(const tile_problem& p, const tile_shape& t) {
   c.tiles = g.batch * ceil_div(g.out_h, t.h) * ceil_div(g.out_w, t.w) * channel_tiles;
   c.activations_doubled = p.double_buffering && c.tiles > 1;
   c.constants_doubled = p.double_buffering && channel_tiles > 1;
-  c.total_bytes = (c.activations_doubled ? 2 : 1) * (c.input_bytes + c.output_bytes) +
-                  (c.constants_doubled ? 2 : 1) * c.constant_bytes + c.scratch_bytes;
+  using tiling_detail::aligned;
+  c.total_bytes = (c.activations_doubled ? 2 : 1) * (aligned(c.input_bytes) + aligned(c.output_bytes)) +
+                  (c.constants_doubled ? 2 : 1) * aligned(c.constant_bytes) + aligned(c.scratch_bytes);
   return c;
 }
 

@@ -1,0 +1,110 @@
+// The deployment plan of a network on a target: the L2 activation arena (lifetime planner),
+// and for every layer its L1 tile, tile count and L1 buffer offsets (tile solver).
+//
+// L1 is reused layer after layer (one layer runs at a time), so its size is the largest
+// layer's need. A layer that cannot be tiled into L1, or an arena that does not fit L2, makes
+// the plan fail with the layer, the level, the bytes needed and the bytes available; the
+// executor turns that into one compile-time diagnostic.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include <tessera/graph/network.hpp>
+#include <tessera/planning/arena_plan.hpp>
+#include <tessera/planning/tile_solver.hpp>
+#include <tessera/target/target.hpp>
+
+namespace tessera {
+
+struct layer_l1_plan {
+  bool tiled = false;  ///< false: runs on its L2 buffers (see tiling_kind::in_place)
+  tile_solution solution{};
+  std::array<std::size_t, 2> input{};    ///< L1 offsets of the input tile buffers (ping, pong)
+  std::array<std::size_t, 2> output{};   ///< ... of the output tile buffers
+  std::array<std::size_t, 2> weights{};  ///< ... of the filter tile buffers
+  std::size_t scratch = 0;
+  std::size_t bytes = 0;  ///< L1 bytes the layer uses
+};
+
+template <std::size_t NT, std::size_t NN>
+struct target_plan {
+  arena_plan<NT, NN> l2{};
+  std::array<layer_l1_plan, NN> layers{};
+  std::size_t l1_bytes = 0;  ///< L1 the network needs (largest layer)
+  std::size_t io_bytes = 0;  ///< graph inputs and outputs, which also live in L2
+  // The first failure, if any:
+  bool fits = true;
+  int failing_node = 0;
+  int failing_level = 0;
+  std::size_t needed = 0;
+  std::size_t available = 0;
+};
+
+namespace planning_detail {
+
+/// Lays out one layer's L1 buffers: inputs, outputs, filters (each twice when doubled), scratch.
+constexpr layer_l1_plan lay_out_l1(const tile_solution& s) {
+  layer_l1_plan l{};
+  l.tiled = true;
+  l.solution = s;
+  std::size_t at = 0;
+  const auto place = [&](std::array<std::size_t, 2>& slots, std::size_t bytes, bool doubled) {
+    slots[0] = at;
+    at += tiling_detail::aligned(bytes);
+    slots[1] = slots[0];
+    if (doubled) {
+      slots[1] = at;
+      at += tiling_detail::aligned(bytes);
+    }
+  };
+  place(l.input, s.cost.input_bytes, s.cost.activations_doubled);
+  place(l.output, s.cost.output_bytes, s.cost.activations_doubled);
+  place(l.weights, s.cost.constant_bytes, s.cost.constants_doubled);
+  l.scratch = at;
+  at += tiling_detail::aligned(s.cost.scratch_bytes);
+  l.bytes = at;
+  return l;
+}
+}  // namespace planning_detail
+
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  target_plan<NT, NN> plan{};
+  plan.l2 = plan_arena(g);
+  for (tensor_id id : g.inputs) plan.io_bytes += g.tensors[static_cast<std::size_t>(id)].bytes();
+  for (tensor_id id : g.outputs) plan.io_bytes += g.tensors[static_cast<std::size_t>(id)].bytes();
+  if (t.level_count < 2) return plan;  // flat memory: nothing to tile
+
+  const auto fail = [&](int node, int level, std::size_t needed, std::size_t available) {
+    if (!plan.fits) return;
+    plan.fits = false;
+    plan.failing_node = node;
+    plan.failing_level = level;
+    plan.needed = needed;
+    plan.available = available;
+  };
+
+  // L1: every tiled layer, solved for the whole L1 (layers run one at a time).
+  for (std::size_t n = 0; n < NN; ++n) {
+    const tile_geometry& geometry = g.nodes[n].geometry;
+    if (geometry.kind != tiling_kind::tiled) continue;
+    const tile_problem problem{geometry, t.levels[0].bytes, t.double_buffering, t.cores, t.micro_tile_channels,
+                               t.micro_tile_width};
+    const tile_solution s = solve_tiles(problem);
+    if (!s.feasible) {
+      fail(static_cast<int>(n), 0, s.smallest_bytes, t.levels[0].bytes);
+      continue;
+    }
+    plan.layers[n] = planning_detail::lay_out_l1(s);
+    if (plan.layers[n].bytes > plan.l1_bytes) plan.l1_bytes = plan.layers[n].bytes;
+  }
+
+  // L2: the activation arena plus the caller's input and output buffers. Name the layer where
+  // the most bytes are live: that is where the arena peaks.
+  const std::size_t l2_needed = plan.l2.arena_bytes + plan.io_bytes;
+  if (l2_needed > t.levels[1].bytes) fail(plan.l2.peak_step, 1, l2_needed, t.levels[1].bytes);
+  return plan;
+}
+
+}  // namespace tessera
