@@ -1,4 +1,5 @@
 // Compile-only tests of shapes, buffer sizes and the arena plan: this file compiling is the test.
+#include <tessera/planning/bidirectional_stack.hpp>
 #include <tessera/tessera.hpp>
 
 #include "../support/tiny_networks.hpp"
@@ -76,3 +77,8 @@ static_assert(nchw.physical_index(4) == 1);   // c1 h0 w0
 static_assert(nchw.physical_index(11) == 11);
 
 }  // namespace
+
+// DORY's bidirectional stack on the residual block: "a" (32) and "b" (128) are both live at
+// the add, which pushes "sum" (32): 192 bytes, the same as the greedy plan here.
+static_assert(tessera::bidirectional_stack_peak(tiny::residual::network::summary) == 192);
+static_assert(tessera::bidirectional_stack_peak(chain::net::summary) == 2 * 512);

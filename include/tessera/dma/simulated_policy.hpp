@@ -45,18 +45,13 @@ enum class hazard_kind : std::uint8_t {
 };
 inline constexpr std::size_t hazard_kind_count = 8;
 
+/// The text that starts every hazard_log() line of kind `k`.
 constexpr const char* name_of(hazard_kind k) {
-  switch (k) {
-    case hazard_kind::overlapping_transfers: return "overlapping transfers";
-    case hazard_kind::read_before_wait: return "read before wait";
-    case hazard_kind::write_while_read: return "write while a transfer reads it";
-    case hazard_kind::write_while_filled: return "write into a buffer being filled";
-    case hazard_kind::never_waited: return "transfer never waited";
-    case hazard_kind::bad_handle: return "bad handle";
-    case hazard_kind::queue_full: return "too many transfers in flight";
-    case hazard_kind::bad_level: return "bad memory level";
-  }
-  return "?";
+  constexpr const char* names[hazard_kind_count] = {
+      "overlapping transfers", "read before wait", "write while a transfer reads it",
+      "write into a buffer being filled", "transfer never waited", "bad handle",
+      "too many transfers in flight", "bad memory level"};
+  return names[static_cast<std::size_t>(k)];
 }
 
 /// DMA traffic between one outer level and the levels inside it.

@@ -37,11 +37,11 @@ struct pipeline_options {
 };
 
 namespace runtime_detail {
-template <auto const& Plan, const auto& Summary>
+template <auto const& Plan, const auto& Summary, target_desc Target>
 constexpr bool plan_fits() {
   if constexpr (!Plan.fits) {
     diagnostics::does_not_fit<Summary.nodes[static_cast<std::size_t>(Plan.failing_node)].name,
-                              Plan.failing_level == 0 ? fixed_name{"L1"} : fixed_name{"L2"}, Plan.needed,
+                              Target.levels[static_cast<std::size_t>(Plan.failing_level)].name, Plan.needed,
                               Plan.available>{};
   }
   return Plan.fits;
@@ -52,7 +52,7 @@ template <class Net, class Target, pipeline_options Options = pipeline_options{}
 struct tiled_executor {
   static constexpr target_desc target = Target::desc;
   static constexpr auto plan = plan_for(Net::summary, target);
-  static constexpr bool fits = runtime_detail::plan_fits<plan, Net::summary>();
+  static constexpr bool fits = runtime_detail::plan_fits<plan, Net::summary, target>();
   static_assert(fits, "tessera::tiled_executor: the network does not fit the target (see does_not_fit above)");
 
   static constexpr std::size_t l2_bytes = plan.l2.arena_bytes;
