@@ -48,4 +48,61 @@ using network = tessera::network<
     tessera::op::gemm<"fc", {.input = 4, .output = 5, .n = 3, .k = 32}, gemm_weights>>;
 }  // namespace residual
 
+// A small feature extractor with every tiled op family: conv 3x3 (3->8, requant per channel),
+// depthwise 3x3 stride 2, max pool 2x2, flatten, gemm (160 -> 6). Constants are pseudo-random
+// (fixed LCG) so that tiling mistakes change the result.
+namespace features {
+template <class T, std::size_t N>
+constexpr tessera::constant<T, N> pseudo_random(std::uint32_t seed, int lo, int hi) {
+  tessera::constant<T, N> c{};
+  for (auto& v : c.values) {
+    seed = seed * 1664525u + 1013904223u;
+    v = static_cast<T>(lo + static_cast<int>((seed >> 16) % static_cast<std::uint32_t>(hi - lo + 1)));
+  }
+  return c;
+}
+template <std::size_t L>
+constexpr tessera::requant_constants<L> requant(std::uint32_t seed, int shift, std::int32_t lo, std::int32_t hi) {
+  tessera::requant_constants<L> r{};
+  const auto mul = pseudo_random<std::int32_t, L>(seed, 1, 40);
+  const auto add = pseudo_random<std::int32_t, L>(seed + 1, -300, 300);
+  r.mul = mul.values;
+  r.add = add.values;
+  r.shift = shift;
+  r.lo = lo;
+  r.hi = hi;
+  return r;
+}
+inline constexpr auto conv_weights = pseudo_random<std::int8_t, 8 * 3 * 3 * 3>(1, -128, 127);
+inline constexpr auto conv_bias = pseudo_random<std::int32_t, 8>(2, -2000, 2000);
+inline constexpr auto conv_requant = requant<8>(3, 10, -128, 127);
+inline constexpr auto dw_weights = pseudo_random<std::int8_t, 8 * 3 * 3>(4, -128, 127);
+inline constexpr auto dw_requant = requant<8>(5, 9, -128, 127);
+inline constexpr auto fc_weights = pseudo_random<std::int8_t, 6 * 160>(6, -128, 127);
+inline constexpr auto fc_bias = pseudo_random<std::int32_t, 6>(7, -5000, 5000);
+
+inline constexpr tessera::tensor_table<6> tensors{{{
+    {"image", tessera::dtype::u8, {1, 12, 10, 3}},
+    {"conv", tessera::dtype::s8, {1, 12, 10, 8}},
+    {"dw", tessera::dtype::s8, {1, 6, 5, 8}},
+    {"pool", tessera::dtype::s8, {1, 5, 4, 8}},
+    {"flat", tessera::dtype::s8, {1, 160}},
+    {"logits", tessera::dtype::s32, {1, 6}},
+}}};
+
+using network = tessera::network<
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<5>,
+    tessera::op::conv<"conv",
+                      {.input = 0, .output = 1, .kernel_h = 3, .kernel_w = 3, .pad_top = 1, .pad_left = 1,
+                       .pad_bottom = 1, .pad_right = 1},
+                      conv_weights, conv_bias, conv_requant>,
+    tessera::op::conv<"dw",
+                      {.input = 1, .output = 2, .kernel_h = 3, .kernel_w = 3, .stride_h = 2, .stride_w = 2,
+                       .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1, .groups = 8},
+                      dw_weights, tessera::none, dw_requant>,
+    tessera::op::max_pool<"pool", {.input = 2, .output = 3, .kernel_h = 2, .kernel_w = 2}>,
+    tessera::op::reshape<"flatten", {.input = 3, .output = 4}>,
+    tessera::op::gemm<"fc", {.input = 4, .output = 5, .n = 6, .k = 160}, fc_weights, fc_bias>>;
+}  // namespace features
+
 }  // namespace tiny

@@ -108,3 +108,34 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
 }
 
 }  // namespace tessera
+
+namespace tessera {
+
+/// The smallest L1 a network can be planned with on `t` (every tiled layer at its smallest
+/// tile), and the L1 at which every layer runs as one tile: the two ends of an L1 sweep.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::size_t smallest_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  std::size_t bytes = 0;
+  for (const node_summary& n : g.nodes) {
+    if (n.geometry.kind != tiling_kind::tiled) continue;
+    const tile_problem p{n.geometry, 0, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width};
+    const std::size_t need = tiling_detail::smallest_bytes(p);
+    if (need > bytes) bytes = need;
+  }
+  return bytes;
+}
+
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::size_t untiled_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  std::size_t bytes = 0;
+  for (const node_summary& n : g.nodes) {
+    if (n.geometry.kind != tiling_kind::tiled) continue;
+    const tile_geometry& geo = n.geometry;
+    const tile_problem p{geo, 0, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width};
+    const std::size_t need = cost_of(p, {geo.out_h, geo.out_w, geo.out_c}).total_bytes;
+    if (need > bytes) bytes = need;
+  }
+  return bytes;
+}
+
+}  // namespace tessera
