@@ -88,7 +88,7 @@ inline constexpr target_desc stm32h7{
 /// The host: one flat memory, no tiling, no DMA.
 inline constexpr target_desc host{
     .name = "host",
-    .levels = {{{"RAM", std::size_t{1} << 40, 64, 0, 0}}},
+    .levels = {{{"RAM", static_cast<std::size_t>(-1) / 2, 64, 0, 0}}},  // unbounded on 32- and 64-bit hosts
     .level_count = 1,
     .cores = 1,
     .double_buffering = false,

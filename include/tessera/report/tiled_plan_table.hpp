@@ -1,0 +1,98 @@
+// Host report of a tiled deployment: per layer the tile, tile count, L1 use, bytes moved per
+// level and simulated cycles (compute, DMA, stall) with the overlap, measured by running the
+// network once over the simulated DMA. Uses {fmt} and the simulator: host only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <tessera/dma/simulated_policy.hpp>
+#include <tessera/report/plan_table.hpp>
+#include <tessera/runtime/tiled_executor.hpp>
+
+namespace tessera::report {
+
+/// What the simulator measured for one layer.
+struct layer_measurement {
+  dma::dma_stats stats{};  ///< this layer's share (differences of the running totals)
+};
+
+/// A run of a tiled network over the simulated DMA: per-layer measurements and the totals.
+struct simulation {
+  std::vector<layer_measurement> layers;
+  dma::dma_stats total{};
+  std::uint64_t hazards = 0;
+};
+
+namespace detail {
+inline dma::dma_stats minus(const dma::dma_stats& a, const dma::dma_stats& b) {
+  dma::dma_stats d{};
+  for (std::size_t l = 0; l < a.levels.size(); ++l) {
+    d.levels[l].bytes_in = a.levels[l].bytes_in - b.levels[l].bytes_in;
+    d.levels[l].bytes_out = a.levels[l].bytes_out - b.levels[l].bytes_out;
+    d.levels[l].transfers_in = a.levels[l].transfers_in - b.levels[l].transfers_in;
+    d.levels[l].transfers_out = a.levels[l].transfers_out - b.levels[l].transfers_out;
+  }
+  d.total_cycles = a.total_cycles - b.total_cycles;
+  d.compute_cycles = a.compute_cycles - b.compute_cycles;
+  d.dma_busy_cycles = a.dma_busy_cycles - b.dma_busy_cycles;
+  d.stall_cycles = a.stall_cycles - b.stall_cycles;
+  return d;
+}
+}  // namespace detail
+
+/// Runs `Run` (a tiled_executor) once over the simulated DMA, measuring each layer.
+template <class Run>
+simulation simulate(std::byte* l2, std::byte* l1, const typename Run::inputs_t& inputs,
+                    const typename Run::outputs_t& outputs) {
+  dma::simulated_policy<> dma(Run::target);
+  simulation sim;
+  dma::dma_stats before{};
+  int last = -1;
+  Run::run(l2, l1, inputs, outputs, dma, [&](int node, tensor_id, const void*) {
+    if (node == last) return;  // one measurement per layer, not per output
+    last = node;
+    sim.layers.push_back({detail::minus(dma.stats(), before)});
+    before = dma.stats();
+  });
+  dma.finish();
+  sim.total = dma.stats();
+  sim.hazards = dma.hazard_count();
+  return sim;
+}
+
+/// The per-layer table of a tiled plan with the simulator's measurements.
+template <class Net, class Run>
+std::string tiled_plan_table(const simulation& sim) {
+  constexpr auto& g = Net::summary;
+  std::string out = fmt::format("target {}: L1 {} of {} bytes, L2 arena {} + io {} of {} bytes\n",
+                                Run::target.name.c_str(), Run::plan.l1_bytes, Run::target.levels[0].bytes,
+                                Run::plan.l2.arena_bytes, Run::plan.io_bytes, Run::target.levels[1].bytes);
+  out += fmt::format("{:>3}  {:<24} {:<12} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7}\n", "#", "layer",
+                     "op", "tile hxwxc", "tiles", "L1 B", "L2->L1 B", "L1->L2 B", "L3->L2 B", "compute", "dma",
+                     "overlap");
+  for (std::size_t n = 0; n < g.nodes.size(); ++n) {
+    const node_summary& node = g.nodes[n];
+    const layer_l1_plan& l = Run::plan.layers[n];
+    const dma::dma_stats s = n < sim.layers.size() ? sim.layers[n].stats : dma::dma_stats{};
+    const std::string tile =
+        l.tiled ? fmt::format("{}x{}x{}", l.solution.tile.h, l.solution.tile.w, l.solution.tile.c) : "in L2";
+    out += fmt::format("{:>3}  {:<24} {:<12} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6.0f}%\n", n,
+                       node.name.c_str(), name_of(node.kind), tile, l.tiled ? l.solution.cost.tiles : 0, l.bytes,
+                       s.levels[1].bytes_in, s.levels[1].bytes_out, s.levels[2].bytes_in, s.compute_cycles,
+                       s.dma_busy_cycles, 100.0 * s.overlap());
+  }
+  const dma::dma_stats& t = sim.total;
+  out += fmt::format(
+      "total: {} cycles ({} compute, {} DMA busy, {} stalled), overlap {:.1f}%, L2->L1 {} B, L1->L2 {} B, "
+      "L3->L2 {} B, hazards {}\n",
+      t.total_cycles, t.compute_cycles, t.dma_busy_cycles, t.stall_cycles, 100.0 * t.overlap(), t.levels[1].bytes_in,
+      t.levels[1].bytes_out, t.levels[2].bytes_in, sim.hazards);
+  return out;
+}
+
+}  // namespace tessera::report
