@@ -20,13 +20,24 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <tessera/dma/simulated_policy.hpp>
 #include <tessera/tessera.hpp>
 
 #include "npz.hpp"
 
 namespace tessera::testing {
 
+/// How a corpus case is run: the fused network (what users get), the unfused one (every
+/// intermediate exists and is compared), or the fused one tiled on several targets.
+enum class execution_variant { fused, unfused, tiled };
+
 struct corpus_result {
+  void merge(const corpus_result& other, const std::string& label) {
+    skipped = skipped || other.skipped;
+    for (const auto& f : other.failures) failures.push_back(label + ": " + f);
+    outputs_checked += other.outputs_checked;
+  }
+
   bool skipped = false;             ///< a golden file is missing
   std::vector<std::string> failures;
   int outputs_checked = 0;
@@ -96,9 +107,41 @@ inline std::string first_difference(const std::vector<std::int64_t>& got, const 
 
 }  // namespace detail
 
-/// Runs `Net` on the case in `dir`. `Origins` is the generated `meta::origins` table.
-template <class Net, auto const& Origins>
-corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activations) {
+/// Runs a network with the flat executor (all tensors in one arena); returns the hazard count (0).
+template <class Net>
+struct flat_execution {
+  template <class Observer>
+  std::uint64_t operator()(const typename executor<Net>::inputs_t& inputs, const typename executor<Net>::outputs_t& outputs,
+                           Observer&& observer) const {
+    std::vector<std::byte> arena(executor<Net>::arena_bytes + arena_alignment);
+    executor<Net>::run(aligned(arena), inputs, outputs, observer);
+    return 0;
+  }
+  static std::byte* aligned(std::vector<std::byte>& v) {
+    const auto at = (reinterpret_cast<std::uintptr_t>(v.data()) + arena_alignment - 1) / arena_alignment * arena_alignment;
+    return reinterpret_cast<std::byte*>(at);
+  }
+};
+
+/// Runs a network tiled for `Target` over the simulated DMA; returns the hazard count.
+template <class Net, target_desc Target>
+struct tiled_execution {
+  using run = tiled_executor<Net, tessera::target<Target>>;
+  template <class Observer>
+  std::uint64_t operator()(const typename run::inputs_t& inputs, const typename run::outputs_t& outputs,
+                           Observer&& observer) const {
+    std::vector<std::byte> l2(run::l2_bytes + arena_alignment), l1(run::l1_bytes + arena_alignment);
+    dma::simulated_policy<> dma(Target);
+    run::run(flat_execution<Net>::aligned(l2), flat_execution<Net>::aligned(l1), inputs, outputs, dma, observer);
+    dma.finish();
+    return dma.hazard_count();
+  }
+};
+
+/// Runs `Net` on the case in `dir` with `execute` (flat or tiled) and compares. `Origins` is the
+/// generated `meta::origins` table.
+template <class Net, auto const& Origins, class Execute = flat_execution<Net>>
+corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activations, Execute execute = {}) {
   namespace fs = std::filesystem;
   corpus_result result;
   if (!fs::exists(dir / "inputs.npz") || !fs::exists(dir / "outputs.npz")) {
@@ -156,13 +199,11 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
 
   // Run, keeping a copy of every tensor as it is written (buffers are reused later).
   std::map<tensor_id, std::vector<std::byte>> seen;
-  std::vector<std::byte> arena(executor<Net>::arena_bytes + arena_alignment);
-  auto* base = reinterpret_cast<std::byte*>(
-      (reinterpret_cast<std::uintptr_t>(arena.data()) + arena_alignment - 1) / arena_alignment * arena_alignment);
-  executor<Net>::run(base, inputs, outputs, [&](int, tensor_id t, const void* data) {
+  const std::uint64_t hazards = execute(inputs, outputs, [&](int, tensor_id t, const void* data) {
     const auto* bytes = static_cast<const std::byte*>(data);
     seen[t].assign(bytes, bytes + Net::tensors[t].bytes());
   });
+  if (hazards != 0) fail(fmt::format("the simulated DMA reported {} hazards", hazards));
 
   // Outputs, in graph order.
   for (std::size_t i = 0; i < Net::outputs.size() && i < golden_outputs.size(); ++i) {
