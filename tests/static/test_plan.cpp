@@ -82,3 +82,25 @@ static_assert(nchw.physical_index(11) == 11);
 // the add, which pushes "sum" (32): 192 bytes, the same as the greedy plan here.
 static_assert(tessera::bidirectional_stack_peak(tiny::residual::network::summary) == 192);
 static_assert(tessera::bidirectional_stack_peak(chain::net::summary) == 2 * 512);
+
+// Twin networks: value-identical graphs in two namespaces (as a test builds a model fused and
+// unfused), so the planner runs twice with the same template arguments. Guards a GCC 12 bug
+// that dropped non-zero default member initializers on the second evaluation and planned an
+// empty arena (see planning_detail::buffer).
+namespace twin_a {
+inline constexpr tessera::tensor_table<4> tensors{{{{"x", tessera::dtype::u8, {1, 16}},
+                                                    {"y", tessera::dtype::u8, {1, 16}},
+                                                    {"s", tessera::dtype::s32, {1, 16}},
+                                                    {"o", tessera::dtype::s32, {1, 16}}}}};
+using net = tessera::network<tensors, tessera::graph_inputs<0, 1>, tessera::graph_outputs<3>,
+                             tessera::op::add<"add", {.a = 0, .b = 1, .output = 2}>,
+                             tessera::op::reshape<"identity", {.input = 2, .output = 3}>>;
+}  // namespace twin_a
+namespace twin_b {
+inline constexpr tessera::tensor_table<4> tensors = twin_a::tensors;
+using net = tessera::network<tensors, tessera::graph_inputs<0, 1>, tessera::graph_outputs<3>,
+                             tessera::op::add<"add", {.a = 0, .b = 1, .output = 2}>,
+                             tessera::op::reshape<"identity", {.input = 2, .output = 3}>>;
+}  // namespace twin_b
+static_assert(tessera::arena_plan_of<twin_a::net>.arena_bytes == 64);
+static_assert(tessera::arena_plan_of<twin_b::net>.arena_bytes == 64);

@@ -46,10 +46,19 @@ struct concat {
     }
     return tessera::detail::expect_shape(out.dims, expected);
   }
+  /// Extent of every input along the concatenation axis.
+  template <auto const& T>
+  static constexpr std::array<int, inputs.size()> extents() {
+    std::array<int, inputs.size()> e{};
+    for (std::size_t i = 0; i < inputs.size(); ++i) e[i] = T[inputs[i]].dims[A.axis];
+    return e;
+  }
+
   template <auto const& T>
   static constexpr std::size_t scratch_bytes() {
+    constexpr auto e = extents<T>();
     return kernels::reference::concat_scratch_bytes(T[A.output].dims.outer(A.axis), T[A.output].dims.inner(A.axis),
-                                                    A.count);
+                                                    A.count, e.data());
   }
   template <auto const&>
   static constexpr std::int64_t macs() { return 0; }
@@ -57,15 +66,11 @@ struct concat {
   template <auto const& T>
   static void run(void* const* in, void* const* out, void*) {
     using value_t = storage_t<T[A.output].type>;
-    static constexpr auto extents = [] {
-      std::array<int, inputs.size()> e{};
-      for (std::size_t i = 0; i < inputs.size(); ++i) e[i] = T[inputs[i]].dims[A.axis];
-      return e;
-    }();
+    static constexpr auto axis_extents = extents<T>();
     const value_t* sources[inputs.size()];
     for (std::size_t i = 0; i < inputs.size(); ++i) sources[i] = static_cast<const value_t*>(in[i]);
     kernels::reference::concat(T[A.output].dims.outer(A.axis), T[A.output].dims.inner(A.axis), A.count, sources,
-                               extents.data(), static_cast<value_t*>(out[0]));
+                               axis_extents.data(), static_cast<value_t*>(out[0]));
   }
 };
 

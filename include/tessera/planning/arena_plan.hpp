@@ -35,13 +35,30 @@ namespace planning_detail {
 
 constexpr std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
+// Every member defaults to zero on purpose. GCC 12 drops non-zero default member initializers
+// of the elements of a value-initialized std::array when the same constexpr function is
+// evaluated a second time with the same template arguments (two networks of equal sizes in
+// one translation unit): an `offset = -1` default silently became 0 and the arena came out
+// empty. tests/static/test_plan.cpp ("twin networks") guards it.
 struct buffer {
   std::size_t bytes = 0;
   int first = 0;  ///< first step it is live (node index)
   int last = 0;   ///< last step it is live
   bool used = false;
-  std::int64_t offset = -1;
+  bool placed = false;
+  std::size_t offset = 0;
 };
+
+constexpr void touch(buffer& buf, std::size_t bytes, int step) {
+  if (!buf.used) {
+    buf.used = true;
+    buf.first = step;
+    buf.last = step;
+  }
+  if (bytes > buf.bytes) buf.bytes = bytes;
+  if (step < buf.first) buf.first = step;
+  if (step > buf.last) buf.last = step;
+}
 
 }  // namespace planning_detail
 
@@ -66,17 +83,6 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g) 
 
   // Buffers 0..NT-1 are tensor groups (indexed by root), NT..NT+NN-1 are node scratch.
   std::array<buffer, NT + NN> buffers{};
-  const auto touch = [&](std::size_t b, std::size_t bytes, int step) {
-    buffer& buf = buffers[b];
-    if (!buf.used) {
-      buf.used = true;
-      buf.first = step;
-      buf.last = step;
-    }
-    if (bytes > buf.bytes) buf.bytes = bytes;
-    if (step < buf.first) buf.first = step;
-    if (step > buf.last) buf.last = step;
-  };
   for (std::size_t n = 0; n < NN; ++n) {
     const node_summary& node = g.nodes[n];
     const int step = static_cast<int>(n);
@@ -84,9 +90,9 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g) 
       const auto t = static_cast<std::size_t>(i < node.input_count ? node.inputs[static_cast<std::size_t>(i)]
                                                                   : node.outputs[static_cast<std::size_t>(i - node.input_count)]);
       if (caller[t]) continue;
-      touch(root[t], g.tensors[t].bytes(), step);
+      planning_detail::touch(buffers[root[t]], g.tensors[t].bytes(), step);
     }
-    if (node.scratch_bytes > 0) touch(NT + n, node.scratch_bytes, step);
+    if (node.scratch_bytes > 0) planning_detail::touch(buffers[NT + n], node.scratch_bytes, step);
   }
 
   // Lower bound: the largest sum of live bytes at any step.
@@ -106,7 +112,7 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g) 
     std::size_t pick = NT + NN;
     for (std::size_t b = 0; b < NT + NN; ++b) {
       const buffer& c = buffers[b];
-      if (!c.used || c.offset >= 0) continue;
+      if (!c.used || c.placed) continue;
       if (pick == NT + NN || c.bytes > buffers[pick].bytes ||
           (c.bytes == buffers[pick].bytes && c.first < buffers[pick].first))
         pick = b;
@@ -117,7 +123,7 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g) 
     for (bool moved = true; moved;) {  // bump past every colliding placed buffer until none collides
       moved = false;
       for (const buffer& other : buffers) {
-        if (!other.used || other.offset < 0) continue;
+        if (!other.used || !other.placed) continue;
         const bool live_together = other.first <= cur.last && cur.first <= other.last;
         const auto o_begin = static_cast<std::size_t>(other.offset);
         const bool overlap = offset < o_begin + other.bytes && o_begin < offset + cur.bytes;
@@ -127,14 +133,17 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g) 
         }
       }
     }
-    cur.offset = static_cast<std::int64_t>(offset);
+    cur.offset = offset;
+    cur.placed = true;
     if (offset + cur.bytes > arena) arena = offset + cur.bytes;
   }
   plan.arena_bytes = planning_detail::align_up(arena, arena_alignment);
 
   for (std::size_t t = 0; t < NT; ++t)
-    plan.tensor_offset[t] = caller[t] ? arena_plan<NT, NN>::caller_buffer : buffers[root[t]].offset;
-  for (std::size_t n = 0; n < NN; ++n) plan.scratch_offset[n] = buffers[NT + n].used ? buffers[NT + n].offset : 0;
+    plan.tensor_offset[t] =
+        caller[t] ? arena_plan<NT, NN>::caller_buffer : static_cast<std::int64_t>(buffers[root[t]].offset);
+  for (std::size_t n = 0; n < NN; ++n)
+    plan.scratch_offset[n] = buffers[NT + n].used ? static_cast<std::int64_t>(buffers[NT + n].offset) : 0;
   return plan;
 }
 
