@@ -1,6 +1,7 @@
 # cmake -DCONVERTER=... -DMODEL=... -DEXPECTED=<regex> -DOUTPUT=... -P expect_conversion_error.cmake
 # Passes when onnx2hpp fails (non-zero exit), its message matches EXPECTED and OUTPUT does not exist.
 file(REMOVE "${OUTPUT}")
+string(REPLACE "|" ";" EXTRA_ARGS "${EXTRA_ARGS}")
 execute_process(COMMAND ${CONVERTER} ${MODEL} -o ${OUTPUT} ${EXTRA_ARGS}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc EQUAL 0)
