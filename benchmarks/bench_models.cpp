@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -64,5 +65,19 @@ int main(int argc, char** argv) {
              "bound: largest total of simultaneously live bytes (no plan can use less).\n");
   fmt::print("host: reference kernels, median of 15 runs; compile: g++ -std=c++20 -O2 -c of a TU that includes\n"
              "the model header and instantiates its executor (wall time, peak RSS of the compiler).\n");
+
+  fmt::print("\nTiling per target (simulated DMA; bounds: every input, filter and output of the tiled layers moved once)\n");
+  fmt::print("{:<16} {:<9} {:>6} {:>7} {:>8} {:>10} {:>10} {:>6} {:>10} {:>10} {:>6} {:>9} {:>9} {:>8} {:>5} {:>6}\n",
+             "model", "target", "layers", "tiles", "L1 B", "L2 B", "L2->L1 B", "/bound", "L1->L2 B", "L3->L2 B", "/bound",
+             "cycles", "compute", "overlap", "haz", "exact");
+  for (auto bench : bench_tilings) {
+    for (const tiling_row& t : bench()) {
+      fmt::print("{:<16} {:<9} {:>6} {:>7} {:>8} {:>10} {:>10} {:>6.2f} {:>10} {:>10} {:>6.2f} {:>9} {:>9} {:>7.1f}% {:>5} {:>6}\n",
+                 t.model, t.target, t.tiled_layers, t.tiles, t.l1_bytes, t.l2_bytes, t.l2_to_l1,
+                 t.load_bound ? double(t.l2_to_l1) / double(t.load_bound) : 0.0, t.l1_to_l2, t.l3_to_l2,
+                 t.store_bound ? double(t.l1_to_l2) / double(t.store_bound) : 0.0, t.cycles, t.compute_cycles,
+                 100.0 * t.overlap, t.hazards, t.exact ? "yes" : "no");
+    }
+  }
   return 0;
 }

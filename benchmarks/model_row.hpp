@@ -18,3 +18,22 @@ struct model_row {
   double host_ms = 0;            ///< median host inference time
   bool golden_match = false;     ///< output equals the golden output on the sample
 };
+
+/// One row of the tiling table: a model planned for one target and run on the simulated DMA.
+struct tiling_row {
+  std::string model;
+  std::string target;
+  std::int64_t tiles = 0;              ///< tiles over all tiled layers
+  int tiled_layers = 0;
+  std::size_t l1_bytes = 0;            ///< L1 the plan uses
+  std::size_t l2_bytes = 0;            ///< L2 arena + caller buffers
+  std::uint64_t l2_to_l1 = 0;          ///< bytes loaded into L1
+  std::uint64_t l1_to_l2 = 0;          ///< bytes stored from L1
+  std::uint64_t l3_to_l2 = 0;
+  std::uint64_t load_bound = 0;        ///< every input and filter of tiled layers loaded once
+  std::uint64_t store_bound = 0;       ///< every output of tiled layers stored once
+  std::uint64_t cycles = 0, compute_cycles = 0, dma_cycles = 0;
+  double overlap = 0;
+  std::uint64_t hazards = 0;
+  bool exact = false;                  ///< output equals the untiled executor's
+};
