@@ -1,7 +1,8 @@
 // Model benchmark: prints one table row per model (see CMakeLists.txt for what is measured).
 //
-// Compile time: the benchmark writes a one-line program that includes the model's header and
-// instantiates its executor, and times `g++ -std=c++20 -O2 -c` on it with /usr/bin/time
+// Compile time: the benchmark writes a small program that includes the model's header and
+// instantiates its flat executor and its tiled executor planned for the GAP8 preset, and
+// times `g++ -std=c++20 -O2 -c` on it with /usr/bin/time
 // (wall seconds and peak resident memory of the compiler). Report these as measured on this
 // machine; they vary with load, unlike the byte counts.
 #include <cstdio>
@@ -32,7 +33,11 @@ compile_cost measure_compile(const model_row& row) {
                         << "std::size_t arena_bytes() { return tessera::executor<" << row.network_type
                         << ">::arena_bytes; }\n"
                         << "void run(std::byte* a, const void* i, void* o) { tessera::executor<" << row.network_type
-                        << ">::run(a, {i}, {o}); }\n";
+                        << ">::run(a, {i}, {o}); }\n"
+                        << "using gap8 = tessera::tiled_executor<" << row.network_type
+                        << ", tessera::target<tessera::targets::gap8>>;\n"
+                        << "void run_gap8(std::byte* l2, std::byte* l1, const void* i, void* o) {\n"
+                        << "  tessera::dma::memcpy_policy dma; gap8::run(l2, l1, {i}, {o}, dma); }\n";
   const std::string command = fmt::format("/usr/bin/time -f '%e %M' -o {} {} -std=c++20 -O2 {} -c {} -o {} 2>&1",
                                           stats.string(), TESSERA_BENCH_CXX, TESSERA_BENCH_INCLUDES,
                                           source.string(), (dir / (row.name + ".o")).string());
@@ -64,7 +69,7 @@ int main(int argc, char** argv) {
   fmt::print("\narena: Tessera's greedy lifetime plan; DORY stack: DORY's bidirectional stack on the same buffers;\n"
              "bound: largest total of simultaneously live bytes (no plan can use less).\n");
   fmt::print("host: reference kernels, median of 15 runs; compile: g++ -std=c++20 -O2 -c of a TU that includes\n"
-             "the model header and instantiates its executor (wall time, peak RSS of the compiler).\n");
+             "the model header and instantiates its flat and GAP8-tiled executors (wall time, peak RSS of the compiler).\n");
 
   fmt::print("\nTiling per target (simulated DMA; bounds: every input, filter and output of the tiled layers moved once)\n");
   fmt::print("{:<16} {:<9} {:>6} {:>7} {:>8} {:>10} {:>10} {:>6} {:>10} {:>10} {:>6} {:>9} {:>9} {:>8} {:>5} {:>6}\n",
