@@ -64,7 +64,8 @@ npy_header parse_header(std::string_view dict, const std::string& where) {
     if (!item.empty()) {
       std::int64_t d = 0;
       for (char c : item) {
-        if (c < '0' || c > '9') fail(where, "malformed npy shape '" + std::string(dict.substr(at, close - at + 1)) + "'");
+        if (c < '0' || c > '9')
+          fail(where, "malformed npy shape '" + std::string(dict.substr(at, close - at + 1)) + "'");
         d = d * 10 + (c - '0');
       }
       h.shape.push_back(d);
@@ -93,7 +94,8 @@ element_type element_type_of(const std::string& descr, const std::string& where)
   const element_type t = [&]() -> element_type {
     if (kind == 'i' && (size == "1" || size == "2" || size == "4" || size == "8"))
       return {element_kind::signed_int, std::stoul(size)};
-    if (kind == 'u' && (size == "1" || size == "2" || size == "4")) return {element_kind::unsigned_int, std::stoul(size)};
+    if (kind == 'u' && (size == "1" || size == "2" || size == "4"))
+      return {element_kind::unsigned_int, std::stoul(size)};
     if (kind == 'f' && (size == "4" || size == "8")) return {element_kind::floating, std::stoul(size)};
     fail(where, "unsupported dtype '" + descr + "'");
   }();
@@ -134,6 +136,26 @@ std::int64_t decode(const unsigned char* p, element_type t, std::size_t index, c
     }
   }
   return 0;
+}
+
+/// Reorders column-major (Fortran) data to row-major. numpy writes a transposed view in
+/// Fortran order rather than copying it; the corpus has such arrays (GEMM weights).
+std::vector<std::int64_t> to_c_order(const std::vector<std::int64_t>& fortran, const std::vector<std::int64_t>& shape) {
+  const std::size_t rank = shape.size();
+  std::vector<std::int64_t> stride(rank, 1);  // column-major strides
+  for (std::size_t d = 1; d < rank; ++d) stride[d] = stride[d - 1] * shape[d - 1];
+  std::vector<std::int64_t> out(fortran.size());
+  std::vector<std::int64_t> index(rank, 0);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::int64_t source = 0;
+    for (std::size_t d = 0; d < rank; ++d) source += index[d] * stride[d];
+    out[i] = fortran[static_cast<std::size_t>(source)];
+    for (std::size_t d = rank; d-- > 0;) {  // advance the row-major index
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------- zip container
@@ -177,7 +199,6 @@ npy_array parse_npy(std::string_view image, std::string name, const std::string&
   const std::size_t data_offset = 8 + length_bytes + header_length;
   if (image.size() < data_offset) fail(where, "truncated .npy header");
   const npy_header header = parse_header(image.substr(8 + length_bytes, header_length), where);
-  if (header.fortran_order) fail(where, "Fortran-order arrays are not supported");
 
   const element_type type = element_type_of(header.descr, where);
   std::size_t count = 1;
@@ -189,6 +210,7 @@ npy_array parse_npy(std::string_view image, std::string name, const std::string&
   array.values.resize(count);
   const unsigned char* data = bytes + data_offset;
   for (std::size_t i = 0; i < count; ++i) array.values[i] = decode(data + i * type.bytes, type, i, where);
+  if (header.fortran_order) array.values = to_c_order(array.values, array.shape);
   return array;
 }
 

@@ -21,8 +21,8 @@ struct npy_array {
 
 /// Reads every array of the archive at `path`, in archive order.
 /// Supported element types: int8, uint8, int16, uint16, int32, uint32, int64, float32 and
-/// float64, little-endian, C order. Throws std::runtime_error naming the file, the array and,
-/// for a float that is not an exact integer, the element's flat index.
+/// float64, little-endian; C order, or Fortran order (returned reordered to C order). Throws std::runtime_error naming
+/// the file, the array and, for a float that is not an exact integer, the element's flat index.
 std::vector<npy_array> read_npz(const std::string& path);
 
 /// Decodes one `.npy` image. `where` prefixes error messages (e.g. "file.npz: array 'x'").

@@ -1,0 +1,103 @@
+#include "cli.hpp"
+
+#include <string_view>
+
+#include "diagnostics.hpp"
+
+namespace tessera::onnx2hpp {
+
+std::string usage_text() {
+  return R"(usage: onnx2hpp MODEL.onnx -o OUT.hpp [options]
+
+Converts a quantized ONNX model (Deeploy/QuantLib integer dialect) into a Tessera header:
+constant arrays and a constexpr network type.
+
+options:
+  -o, --output OUT.hpp       header to write (written only when the conversion succeeds)
+  --namespace NS             C++ namespace of the header (default: the output file's stem)
+  --no-fuse                  keep every RequantShift (and Pad, MatMul bias Add) as its own
+                             node, so that every ONNX tensor, e.g. the int32 output of each
+                             Conv, exists on the device; default: fuse them into their producer
+  --input-type NAME=TYPE     element type of graph input NAME: s8, u8, s16, u16 or s32
+  --sample-inputs FILE.npz   infer input types from sample data (arrays matched to the graph
+                             inputs by position): the smallest of u8, s8, u16, s16, s32 that
+                             holds every value
+  -h, --help                 print this help
+
+Input types come from --input-type, else --sample-inputs, else the model's integer input type.
+)";
+}
+
+bool parse_dtype(const std::string& text, tessera::dtype& out) {
+  for (tessera::dtype d :
+       {tessera::dtype::s8, tessera::dtype::u8, tessera::dtype::s16, tessera::dtype::u16, tessera::dtype::s32}) {
+    if (text == tessera::name_of(d)) {
+      out = d;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+/// Splits "--flag=value" forms; returns true and sets `value` when `arg` is `flag` in either form
+/// (taking the next argument for the separate form).
+bool option_value(std::string_view arg, std::string_view flag, int& i, int argc, const char* const* argv,
+                  std::string& value) {
+  if (arg == flag) {
+    if (i + 1 >= argc) fail("option " + std::string(flag) + " needs a value (see --help)");
+    value = argv[++i];
+    return true;
+  }
+  if (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag && arg[flag.size()] == '=') {
+    value = std::string(arg.substr(flag.size() + 1));
+    return true;
+  }
+  return false;
+}
+
+void add_input_type(options& o, const std::string& spec) {
+  const std::size_t eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0) fail("--input-type expects NAME=TYPE, got '" + spec + "'");
+  tessera::dtype type{};
+  const std::string type_name = spec.substr(eq + 1);
+  if (!parse_dtype(type_name, type))
+    fail("--input-type " + spec + ": unknown type '" + type_name + "' (use s8, u8, s16, u16 or s32)");
+  o.input_types.emplace_back(spec.substr(0, eq), type);
+}
+
+}  // namespace
+
+options parse_command_line(int argc, const char* const* argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    std::string value;
+    if (arg == "-h" || arg == "--help") {
+      o.help = true;
+    } else if (arg == "--no-fuse") {
+      o.fuse = false;
+    } else if (option_value(arg, "-o", i, argc, argv, value) || option_value(arg, "--output", i, argc, argv, value)) {
+      o.output_path = value;
+    } else if (option_value(arg, "--namespace", i, argc, argv, value)) {
+      o.namespace_name = value;
+    } else if (option_value(arg, "--input-type", i, argc, argv, value)) {
+      add_input_type(o, value);
+    } else if (option_value(arg, "--sample-inputs", i, argc, argv, value)) {
+      o.sample_inputs_path = value;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      fail("unknown option '" + std::string(arg) + "' (see --help)");
+    } else if (o.model_path.empty()) {
+      o.model_path = arg;
+    } else {
+      fail("more than one model given ('" + o.model_path + "', '" + std::string(arg) + "')");
+    }
+  }
+  if (o.help) return o;
+  if (o.model_path.empty()) fail("no model given (see --help)");
+  if (o.output_path.empty()) fail("no output file given: pass -o OUT.hpp (see --help)");
+  return o;
+}
+
+}  // namespace tessera::onnx2hpp

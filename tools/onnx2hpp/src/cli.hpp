@@ -1,0 +1,34 @@
+// Command line of onnx2hpp.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tessera/core/dtype.hpp>
+
+namespace tessera::onnx2hpp {
+
+struct options {
+  std::string model_path;
+  std::string output_path;
+  /// Empty: derived from the output file's stem.
+  std::string namespace_name;
+  /// --no-fuse clears it.
+  bool fuse = true;
+  /// --input-type NAME=TYPE, in command-line order.
+  std::vector<std::pair<std::string, tessera::dtype>> input_types;
+  /// --sample-inputs FILE.npz.
+  std::string sample_inputs_path;
+  bool help = false;
+};
+
+/// Parses argv; throws conversion_error on a malformed command line.
+options parse_command_line(int argc, const char* const* argv);
+
+std::string usage_text();
+
+/// Parses a dtype name of the command line: s8, u8, s16, u16 or s32.
+bool parse_dtype(const std::string& text, tessera::dtype& out);
+
+}  // namespace tessera::onnx2hpp

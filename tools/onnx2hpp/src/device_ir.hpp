@@ -1,0 +1,120 @@
+// The device graph: what the generated header declares, in physical terms.
+//
+// Every struct mirrors a node type of the library (include/tessera/ops/*.hpp): tensor ids,
+// physical axes and shapes, constants in the order the kernels read them. The layout pass
+// (to_device.hpp) builds it; the emitter (emitter.hpp) only prints it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <tessera/core/dtype.hpp>
+
+#include "ir.hpp"
+#include "layout_math.hpp"
+
+namespace tessera::onnx2hpp::device {
+
+using tensor_id = int;
+
+/// Where a device tensor comes from in the ONNX model (tessera::tensor_origin).
+struct origin {
+  std::string onnx_name;
+  std::string producer;  ///< ONNX op type, "" for a graph input
+  dims logical;
+  layout where;  ///< view and perm
+};
+
+struct tensor {
+  std::string name;  ///< raw name; the emitter sanitizes it
+  tessera::dtype type = tessera::dtype::s8;
+  dims shape;                    ///< physical
+  std::optional<origin> source;  ///< absent for tensors the converter adds (layout copies, ...)
+};
+
+/// tessera::requant_constants: entry (i / inner) % length of mul/add serves flat index i.
+struct requant_table {
+  std::vector<std::int64_t> mul;
+  std::vector<std::int64_t> add;
+  int shift = 0;
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  std::int64_t inner = 1;
+};
+
+struct conv {
+  tensor_id input = 0, output = 0;
+  window2d window;
+  std::int64_t groups = 1;
+  std::vector<std::int64_t> weights;  ///< [F][KH][KW][C/groups]
+  std::optional<std::vector<std::int64_t>> bias;
+  std::optional<requant_table> rq;
+};
+struct gemm {
+  tensor_id input = 0, output = 0;
+  std::int64_t n = 0, k = 0;
+  std::vector<std::int64_t> weights;  ///< [N][K], K in the input's physical order
+  std::optional<std::vector<std::int64_t>> bias;
+  std::optional<requant_table> rq;
+};
+struct matmul {
+  tensor_id a = 0, b = 0, output = 0;
+  std::optional<requant_table> rq;
+};
+struct binary {
+  bool subtract = false;
+  tensor_id a = 0, b = -1, output = 0;  ///< b == -1: the constant operand
+  dims b_shape;                         ///< physical shape of the constant operand
+  std::vector<std::int64_t> constant_b;
+  std::optional<requant_table> rq;
+};
+struct pool {
+  bool max = true;
+  tensor_id input = 0, output = 0;
+  window2d window;
+  bool count_include_pad = false;
+};
+struct pad {
+  tensor_id input = 0, output = 0;
+  dims before, after;  ///< physical axes
+  std::int64_t value = 0;
+};
+struct reshape {
+  tensor_id input = 0, output = 0;
+};
+struct concat {
+  std::vector<tensor_id> inputs;
+  tensor_id output = 0;
+  int axis = 0;  ///< physical axis
+};
+struct slice {
+  tensor_id input = 0, output = 0;
+  dims start, step;  ///< physical axes
+};
+struct transpose {
+  tensor_id input = 0, output = 0;
+  permutation perm;  ///< physical: output dim i is input dim perm[i]
+};
+struct requant_shift {
+  tensor_id input = 0, output = 0;
+  requant_table rq;
+};
+
+using any_op = std::variant<conv, gemm, matmul, binary, pool, pad, reshape, concat, slice, transpose, requant_shift>;
+
+struct node {
+  std::string name;  ///< raw layer name; the emitter sanitizes it
+  any_op operation;
+};
+
+struct graph {
+  std::string model_file;
+  std::vector<tensor> tensors;  ///< graph inputs first, then in order of definition
+  std::vector<node> nodes;      ///< execution order
+  std::vector<tensor_id> inputs;
+  std::vector<tensor_id> outputs;
+};
+
+}  // namespace tessera::onnx2hpp::device

@@ -1,0 +1,14 @@
+// Prints the device graph as the generated header: constants, the tensor table, the
+// network type and the origin table (meta::origins). Typed C++ only: no kernels, no plans.
+#pragma once
+
+#include <string>
+
+#include "device_ir.hpp"
+
+namespace tessera::onnx2hpp {
+
+/// The header text; `ns` is a valid namespace (naming.hpp).
+std::string emit_header(const device::graph& g, const std::string& ns);
+
+}  // namespace tessera::onnx2hpp

@@ -1,0 +1,107 @@
+#include "fusion.hpp"
+
+#include "shape_math.hpp"
+
+namespace tessera::onnx2hpp {
+namespace {
+
+/// The node that reads `t`, if it is the only reader and `t` is not a graph output.
+int sole_consumer(const graph& g, const std::vector<std::vector<int>>& consumers, tensor_ref t) {
+  const auto& readers = consumers[static_cast<std::size_t>(t)];
+  if (readers.size() != 1 || g.is_graph_output(t)) return -1;
+  return readers[0];
+}
+
+/// Drops the nodes marked in `removed`.
+void erase_nodes(graph& g, const std::vector<bool>& removed) {
+  std::vector<node> kept;
+  kept.reserve(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (!removed[i]) kept.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(kept);
+}
+
+/// Whether a constant at the output's rank varies only along the last axis.
+bool is_last_axis_vector(const int_array& c) {
+  for (std::size_t i = 0; i + 1 < c.shape.size(); ++i)
+    if (c.shape[i] != 1) return false;
+  return true;
+}
+
+void fold_bias_adds(graph& g) {
+  const auto consumers = g.consumers();
+  std::vector<bool> removed(g.nodes.size(), false);
+  for (node& n : g.nodes) {
+    auto* product = std::get_if<ops::gemm>(&n.operation);
+    if (product == nullptr || product->bias || n.fused_requant) continue;
+    const int c = sole_consumer(g, consumers, n.outputs[0]);
+    if (c < 0) continue;
+    node& add_node = g.nodes[static_cast<std::size_t>(c)];
+    const auto* add = std::get_if<ops::binary>(&add_node.operation);
+    if (add == nullptr || add->subtract || !add->constant_b || add_node.fused_requant) continue;
+    if (!is_last_axis_vector(*add->constant_b)) continue;
+    const auto& product_shape = g.tensors[static_cast<std::size_t>(n.outputs[0])].shape;
+    if (g.tensors[static_cast<std::size_t>(add_node.outputs[0])].shape != product_shape) continue;  // Add broadcasts
+    const int_array& constant = *add->constant_b;
+    product->bias = int_array{{product->n}, expand_to({{1, constant.shape.back()}, constant.values}, {1, product->n})};
+    n.outputs[0] = add_node.outputs[0];
+    removed[static_cast<std::size_t>(c)] = true;
+  }
+  erase_nodes(g, removed);
+}
+
+void fold_pads_into_convs(graph& g) {
+  const auto consumers = g.consumers();
+  std::vector<bool> removed(g.nodes.size(), false);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const auto* pad = std::get_if<ops::pad>(&g.nodes[i].operation);
+    if (pad == nullptr || pad->value != 0) continue;
+    const std::size_t rank = pad->before.size();
+    if ((rank != 3 && rank != 4) || pad->before[0] != 0 || pad->before[1] != 0 || pad->after[0] != 0 ||
+        pad->after[1] != 0)
+      continue;  // only the spatial axes of a feature map
+    const int c = sole_consumer(g, consumers, g.nodes[i].outputs[0]);
+    if (c < 0) continue;
+    auto* conv = std::get_if<ops::conv>(&g.nodes[static_cast<std::size_t>(c)].operation);
+    if (conv == nullptr) continue;
+    const std::size_t first = 4 - rank;  // a 1D map pads the width slot only
+    for (std::size_t axis = 2; axis < rank; ++axis) {
+      conv->window.pad_begin[first + axis - 2] += pad->before[axis];
+      conv->window.pad_end[first + axis - 2] += pad->after[axis];
+    }
+    g.nodes[static_cast<std::size_t>(c)].inputs[0] = g.nodes[i].inputs[0];
+    removed[i] = true;
+  }
+  erase_nodes(g, removed);
+}
+
+void fuse_requant_shifts(graph& g) {
+  std::vector<int> producer(g.tensors.size(), -1);
+  for (std::size_t n = 0; n < g.nodes.size(); ++n)
+    for (tensor_ref t : g.nodes[n].outputs) producer[static_cast<std::size_t>(t)] = static_cast<int>(n);
+  const auto consumers = g.consumers();
+  std::vector<bool> removed(g.nodes.size(), false);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const auto* rq = std::get_if<ops::requant_shift>(&g.nodes[i].operation);
+    if (rq == nullptr) continue;
+    const tensor_ref accumulator = g.nodes[i].inputs[0];
+    const int p = producer[static_cast<std::size_t>(accumulator)];
+    if (p < 0 || sole_consumer(g, consumers, accumulator) != static_cast<int>(i)) continue;
+    node& source = g.nodes[static_cast<std::size_t>(p)];
+    if (!accepts_fused_requant(source.operation) || source.fused_requant) continue;
+    source.fused_requant = rq->rq;
+    source.outputs[0] = g.nodes[i].outputs[0];
+    removed[i] = true;
+  }
+  erase_nodes(g, removed);
+}
+
+}  // namespace
+
+void fuse(graph& g) {
+  fold_bias_adds(g);
+  fold_pads_into_convs(g);
+  fuse_requant_shifts(g);
+}
+
+}  // namespace tessera::onnx2hpp

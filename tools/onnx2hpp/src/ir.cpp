@@ -1,0 +1,28 @@
+#include "ir.hpp"
+
+#include <algorithm>
+
+namespace tessera::onnx2hpp {
+
+std::vector<std::vector<int>> graph::consumers() const {
+  std::vector<std::vector<int>> result(tensors.size());
+  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+    for (tensor_ref t : nodes[static_cast<std::size_t>(n)].inputs) {
+      auto& list = result[static_cast<std::size_t>(t)];
+      if (list.empty() || list.back() != n) list.push_back(n);  // a node reading t twice counts once
+    }
+  }
+  return result;
+}
+
+bool graph::is_graph_output(tensor_ref t) const {
+  return std::find(outputs.begin(), outputs.end(), t) != outputs.end();
+}
+bool graph::is_graph_input(tensor_ref t) const { return std::find(inputs.begin(), inputs.end(), t) != inputs.end(); }
+
+bool accepts_fused_requant(const any_op& o) {
+  return std::holds_alternative<ops::conv>(o) || std::holds_alternative<ops::gemm>(o) ||
+         std::holds_alternative<ops::matmul>(o) || std::holds_alternative<ops::binary>(o);
+}
+
+}  // namespace tessera::onnx2hpp

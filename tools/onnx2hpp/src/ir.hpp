@@ -1,0 +1,132 @@
+// The converter's graph IR: the ONNX graph after lowering, in ONNX (logical) terms.
+//
+// Lowering (lowering.hpp) turns each ONNX node into one or more of the ops below, with every
+// attribute, shape and constant already checked and converted to integers. The passes
+// (types.hpp, fusion.hpp) work on this IR; the layout pass (to_device.hpp) then turns it into
+// the physical device graph (device_ir.hpp) that the emitter prints. Shapes, axes and constants
+// here are logical: ONNX order, NCHW for feature maps.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <tessera/core/dtype.hpp>
+
+namespace tessera::onnx2hpp {
+
+using dims = std::vector<std::int64_t>;
+using tensor_ref = int;  ///< index into graph::tensors
+
+/// An integer constant (weights, bias, requant mul/add, a constant operand), row-major.
+struct int_array {
+  dims shape;
+  std::vector<std::int64_t> values;
+};
+
+struct tensor {
+  std::string onnx_name;  ///< empty for tensors the converter introduces
+  std::string producer;   ///< ONNX op type that produced the ONNX tensor; "" for a graph input
+  dims shape;             ///< logical (ONNX) shape
+  tessera::dtype type = tessera::dtype::s32;
+  int onnx_elem_type = 0;          ///< graph inputs: the ONNX element type (TensorProto::DataType)
+  bool type_from_samples = false;  ///< graph inputs typed from sample data may be widened (types.cpp)
+};
+
+/// RequantShift parameters: y = clamp((x*mul + add + 2^(shift-1)) >> shift, lo, hi).
+/// `mul`/`add` have the output's rank and broadcast against it (each dim 1 or the output's).
+struct requant {
+  int_array mul;
+  int_array add;
+  int shift = 0;
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  tessera::dtype type = tessera::dtype::s8;
+};
+
+/// Height/width pairs of a 1D or 2D window op; a 1D op has height 1 (no padding, stride 1).
+struct window2d {
+  std::array<std::int64_t, 2> kernel{1, 1};
+  std::array<std::int64_t, 2> stride{1, 1};
+  std::array<std::int64_t, 2> dilation{1, 1};
+  std::array<std::int64_t, 2> pad_begin{0, 0};  ///< top, left
+  std::array<std::int64_t, 2> pad_end{0, 0};    ///< bottom, right
+};
+
+namespace ops {
+struct conv {
+  window2d window;
+  std::int64_t groups = 1;
+  int_array weights;              ///< device order [F][KH][KW][C/groups], int8
+  std::optional<int_array> bias;  ///< [F], int32
+};
+/// Y = X W^T (+ bias): a Gemm, or a MatMul with a constant right operand.
+struct gemm {
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  int_array weights;              ///< [N][K], K in logical order (the layout pass may permute it)
+  std::optional<int_array> bias;  ///< [N], int32
+};
+struct matmul {};  ///< two run-time operands
+struct binary {
+  bool subtract = false;
+  std::optional<int_array> constant_b;  ///< right operand when constant, at the output's rank
+};
+struct pool {
+  bool max = true;
+  window2d window;
+  bool count_include_pad = false;
+};
+struct pad {
+  dims before;
+  dims after;
+  std::int64_t value = 0;
+};
+struct reshape {};  ///< Reshape, Flatten, Identity, Squeeze, Unsqueeze: data unchanged
+struct concat {
+  int axis = 0;
+};
+struct slice {
+  dims start;  ///< per logical axis, normalized into [0, extent)
+  dims step;
+};
+struct transpose {
+  std::vector<int> perm;  ///< ONNX semantics: output dim i is input dim perm[i]
+};
+struct requant_shift {
+  requant rq;
+};
+}  // namespace ops
+
+using any_op = std::variant<ops::conv, ops::gemm, ops::matmul, ops::binary, ops::pool, ops::pad, ops::reshape,
+                            ops::concat, ops::slice, ops::transpose, ops::requant_shift>;
+
+struct node {
+  std::string name;     ///< ONNX node name (possibly empty), the layer name's source
+  std::string onnx_op;  ///< ONNX op type, for messages
+  any_op operation;
+  std::vector<tensor_ref> inputs;  ///< run-time inputs only; constants live in `operation`
+  std::vector<tensor_ref> outputs;
+  std::optional<requant> fused_requant;  ///< a RequantShift folded into conv/gemm/matmul/binary
+};
+
+struct graph {
+  std::string model_file;  ///< file name of the source model, for the banner
+  std::vector<tensor> tensors;
+  std::vector<node> nodes;  ///< in execution (topological) order
+  std::vector<tensor_ref> inputs;
+  std::vector<tensor_ref> outputs;
+
+  /// For each tensor, the indices of the nodes that read it (in node order).
+  std::vector<std::vector<int>> consumers() const;
+  bool is_graph_output(tensor_ref t) const;
+  bool is_graph_input(tensor_ref t) const;
+};
+
+/// Whether the op can take a fused RequantShift (its kernel has a requant epilogue).
+bool accepts_fused_requant(const any_op& o);
+
+}  // namespace tessera::onnx2hpp

@@ -1,0 +1,226 @@
+#include "lowering.hpp"
+
+#include <fmt/format.h>
+
+#include <tessera/core/shape.hpp>
+
+#include "lower_ops.hpp"
+#include "onnx_values.hpp"
+#include "shape_math.hpp"
+
+namespace tessera::onnx2hpp {
+
+// ---------------------------------------------------------------------------- op table
+
+namespace {
+
+struct op_entry {
+  const char* op_type;
+  lowering_function lower;
+};
+
+// Ops of the default ONNX domain that onnx2hpp lowers.
+constexpr op_entry standard_ops[] = {
+    {"Constant", lower_constant},
+    {"Conv", lower_conv},
+    {"MaxPool", lower_max_pool},
+    {"AveragePool", lower_average_pool},
+    {"GlobalAveragePool", lower_global_average_pool},
+    {"GlobalMaxPool", lower_global_max_pool},
+    {"Gemm", lower_gemm},
+    {"MatMul", lower_matmul},
+    {"Add", lower_add},
+    {"Sub", lower_sub},
+    {"Identity", lower_identity},
+    {"Reshape", lower_reshape},
+    {"Flatten", lower_flatten},
+    {"Squeeze", lower_squeeze},
+    {"Unsqueeze", lower_unsqueeze},
+    {"Pad", lower_pad},
+    {"Concat", lower_concat},
+    {"Slice", lower_slice},
+    {"Transpose", lower_transpose},
+};
+
+// QuantLib exports RequantShift in the default domain, in 'PACTOps' or in 'ai.onnx.contrib'.
+bool is_requant_shift_domain(const std::string& domain) {
+  return domain.empty() || domain == "ai.onnx" || domain == "PACTOps" || domain == "ai.onnx.contrib";
+}
+
+}  // namespace
+
+lowering_function find_lowering(const onnx::NodeProto& node) {
+  if (node.op_type() == "RequantShift" && is_requant_shift_domain(node.domain())) return lower_requant_shift;
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return nullptr;
+  for (const auto& entry : standard_ops)
+    if (node.op_type() == entry.op_type) return entry.lower;
+  return nullptr;
+}
+
+void reject_unsupported_ops(const onnx::GraphProto& graph) {
+  for (const auto& node : graph.node()) {
+    if (find_lowering(node) != nullptr) continue;
+    const bool foreign_domain = !node.domain().empty() && node.domain() != "ai.onnx";
+    throw conversion_error(
+        node.name(), node.op_type(),
+        foreign_domain ? "unsupported operator (domain '" + node.domain() + "')" : std::string("unsupported operator"));
+  }
+}
+
+// ---------------------------------------------------------------------------- context
+
+namespace {
+
+dims graph_input_shape(const onnx::ValueInfoProto& value) {
+  const auto& type = value.type();
+  if (!type.has_tensor_type()) fail("graph input '" + value.name() + "' is not a tensor");
+  if (!type.tensor_type().has_shape())
+    fail("graph input '" + value.name() + "' has no shape: onnx2hpp needs static shapes");
+  dims shape;
+  for (const auto& d : type.tensor_type().shape().dim()) {
+    if (d.has_dim_param() || !d.has_dim_value() || d.dim_value() <= 0) {
+      const std::string what = d.has_dim_param() ? "'" + d.dim_param() + "'"
+                                                 : (d.has_dim_value() ? std::to_string(d.dim_value()) : "unknown");
+      fail("graph input '" + value.name() + "' has a dynamic or empty dimension (" + what +
+           "): onnx2hpp needs static shapes");
+    }
+    shape.push_back(d.dim_value());
+  }
+  return shape;
+}
+
+void require_device_rank(const dims& shape, const std::string& what) {
+  if (shape.size() > static_cast<std::size_t>(tessera::max_rank))
+    fail(fmt::format("{} has rank {}, more than the {} dimensions Tessera supports", what, shape.size(),
+                     tessera::max_rank));
+}
+
+}  // namespace
+
+lowering_context::lowering_context(const onnx::ModelProto& model, const shape_map& inferred) : inferred_(inferred) {
+  for (const auto& op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = static_cast<int>(op.version());
+  const auto& g = model.graph();
+  for (const auto& init : g.initializer()) initializers_[init.name()] = &init;
+  for (const auto& value : g.input()) {
+    // An input that has an initializer is a constant here: IR < 4 lists every initializer as
+    // an input, and Deeploy's exports do so for requant constants even in IR 8 models.
+    if (initializers_.count(value.name()) != 0) continue;
+    dims shape = graph_input_shape(value);
+    require_device_rank(shape, "graph input '" + value.name() + "'");
+    tensor t;
+    t.onnx_name = value.name();
+    t.shape = std::move(shape);
+    t.onnx_elem_type = value.type().tensor_type().elem_type();
+    const auto ref = static_cast<tensor_ref>(graph_.tensors.size());
+    graph_.tensors.push_back(std::move(t));
+    graph_.inputs.push_back(ref);
+    tensors_by_name_[value.name()] = ref;
+  }
+}
+
+const onnx::TensorProto* lowering_context::constant_named(const std::string& name) const {
+  if (const auto it = constant_nodes_.find(name); it != constant_nodes_.end()) return &it->second;
+  if (const auto it = initializers_.find(name); it != initializers_.end()) return it->second;
+  return nullptr;
+}
+
+tensor_ref lowering_context::tensor_named(const std::string& onnx_name) const {
+  const auto it = tensors_by_name_.find(onnx_name);
+  return it == tensors_by_name_.end() ? -1 : it->second;
+}
+
+bool lowering_context::has_input(const onnx::NodeProto& n, int i) const {
+  return i < n.input_size() && !n.input(i).empty();
+}
+
+bool lowering_context::is_constant_input(const onnx::NodeProto& n, int i) const {
+  // Graph inputs that have an initializer were not registered as tensors (see the
+  // constructor), so they are found as constants here.
+  return has_input(n, i) && tensors_by_name_.count(n.input(i)) == 0 && constant_named(n.input(i)) != nullptr;
+}
+
+tensor_ref lowering_context::tensor_input(const onnx::NodeProto& n, int i, const node_context& where,
+                                          const std::string& role) {
+  if (!has_input(n, i)) where.fail("missing " + role);
+  const tensor_ref t = tensor_named(n.input(i));
+  if (t < 0) {
+    if (constant_named(n.input(i)) != nullptr)
+      where.fail(role + " '" + n.input(i) + "' is a constant; onnx2hpp supports it only as a run-time tensor");
+    where.fail(role + " '" + n.input(i) + "' is not defined");
+  }
+  return t;
+}
+
+dims lowering_context::input_shape(const onnx::NodeProto& n, int i, const node_context& where) {
+  if (!has_input(n, i)) where.fail(fmt::format("missing input {}", i));
+  if (const tensor_ref t = tensor_named(n.input(i)); t >= 0) return graph_.tensors[static_cast<std::size_t>(t)].shape;
+  if (const auto* c = constant_named(n.input(i))) return dims(c->dims().begin(), c->dims().end());
+  where.fail("input '" + n.input(i) + "' is not defined");
+}
+
+int_array lowering_context::constant_input(const onnx::NodeProto& n, int i, const node_context& where,
+                                           const std::string& role) {
+  if (!has_input(n, i)) where.fail("missing " + role);
+  const onnx::TensorProto* c = is_constant_input(n, i) ? constant_named(n.input(i)) : nullptr;
+  if (c == nullptr) where.fail(role + " '" + n.input(i) + "' must be a constant (initializer or Constant node)");
+  return integer_tensor(*c, where, role + " '" + n.input(i) + "'");
+}
+
+tensor_ref lowering_context::define_output(const onnx::NodeProto& n, int i, dims shape, const node_context& where) {
+  if (i >= n.output_size() || n.output(i).empty()) where.fail(fmt::format("missing output {}", i));
+  const std::string& name = n.output(i);
+  require_device_rank(shape, "node '" + where.name + "' (" + where.op + "): output '" + name + "'");
+  for (auto d : shape)
+    if (d <= 0) where.fail("output '" + name + "' would be empty, shape " + to_string(shape));
+  if (const auto it = inferred_.find(name); it != inferred_.end() && it->second != shape) {
+    where.fail("output '" + name + "' has shape " + to_string(shape) + " by onnx2hpp's rules but " +
+               to_string(it->second) + " by ONNX shape inference");
+  }
+  tensor t;
+  t.onnx_name = name;
+  t.producer = n.op_type();
+  t.shape = std::move(shape);
+  const auto ref = static_cast<tensor_ref>(graph_.tensors.size());
+  graph_.tensors.push_back(std::move(t));
+  tensors_by_name_[name] = ref;
+  return ref;
+}
+
+tensor_ref lowering_context::new_tensor(dims shape) {
+  tensor t;
+  t.shape = std::move(shape);
+  graph_.tensors.push_back(std::move(t));
+  return static_cast<tensor_ref>(graph_.tensors.size() - 1);
+}
+
+void lowering_context::add_node(const node_context& where, any_op operation, std::vector<tensor_ref> inputs,
+                                std::vector<tensor_ref> outputs) {
+  graph_.nodes.push_back(node{where.name, where.op, std::move(operation), std::move(inputs), std::move(outputs), {}});
+}
+
+void lowering_context::define_constant(const std::string& name, onnx::TensorProto value) {
+  constant_nodes_[name] = std::move(value);
+}
+
+// ---------------------------------------------------------------------------- driver
+
+graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, const std::string& model_file) {
+  lowering_context context(model, inferred);
+  context.ir().model_file = model_file;
+  for (const auto& node : model.graph().node()) {
+    const node_context where{node.name(), node.op_type()};
+    const lowering_function lower = find_lowering(node);
+    if (lower == nullptr) where.fail("unsupported operator");  // reject_unsupported_ops ran first
+    lower(context, node, where);
+  }
+  for (const auto& output : model.graph().output()) {
+    const tensor_ref t = context.tensor_named(output.name());
+    if (t < 0) fail("graph output '" + output.name() + "' is a constant or is not produced by any node");
+    context.ir().outputs.push_back(t);
+  }
+  if (context.ir().outputs.empty()) fail("the graph has no outputs");
+  return context.take();
+}
+
+}  // namespace tessera::onnx2hpp

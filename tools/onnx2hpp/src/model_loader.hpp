@@ -1,0 +1,20 @@
+// Reading an ONNX file and putting its nodes in execution order.
+#pragma once
+
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+namespace tessera::onnx2hpp {
+
+/// Parses the model file; a missing, truncated or non-ONNX file is a conversion_error.
+onnx::ModelProto read_model(const std::string& path);
+
+/// Reorders the graph's nodes topologically, keeping the file order where it is free.
+/// ONNX requires topological order, but exporters do not always honour it (the corpus'
+/// Identity/OutputIdentity lists a consumer first); the order carries no meaning, so sorting
+/// is safe and lets the checker judge everything else. Fails on an input that nothing defines
+/// (e.g. a missing initializer), on a tensor defined twice and on cycles.
+void sort_nodes_topologically(onnx::GraphProto& graph);
+
+}  // namespace tessera::onnx2hpp

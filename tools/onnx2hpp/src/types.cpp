@@ -1,0 +1,170 @@
+#include "types.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include "diagnostics.hpp"
+#include "shape_math.hpp"
+
+namespace tessera::onnx2hpp {
+namespace {
+
+// Candidate types from narrowest to widest; the first that holds a value range wins.
+constexpr tessera::dtype widening_order[] = {tessera::dtype::u8, tessera::dtype::s8, tessera::dtype::u16,
+                                             tessera::dtype::s16, tessera::dtype::s32};
+
+bool smallest_type_holding(std::int64_t lo, std::int64_t hi, tessera::dtype& out) {
+  for (tessera::dtype d : widening_order) {
+    if (lo >= tessera::min_of(d) && hi <= tessera::max_of(d)) {
+      out = d;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool dtype_of_onnx(int elem_type, tessera::dtype& out) {
+  switch (elem_type) {
+    case onnx::TensorProto::INT8: out = tessera::dtype::s8; return true;
+    case onnx::TensorProto::UINT8: out = tessera::dtype::u8; return true;
+    case onnx::TensorProto::INT16: out = tessera::dtype::s16; return true;
+    case onnx::TensorProto::UINT16: out = tessera::dtype::u16; return true;
+    case onnx::TensorProto::INT32: out = tessera::dtype::s32; return true;
+    default: return false;
+  }
+}
+
+std::string input_names(const graph& g) {
+  std::string names;
+  for (tensor_ref t : g.inputs)
+    names += (names.empty() ? "'" : ", '") + g.tensors[static_cast<std::size_t>(t)].onnx_name + "'";
+  return names;
+}
+
+/// The type of a node's first output, given its input types (all inputs are typed).
+tessera::dtype output_type(const graph& g, const node& n) {
+  if (n.fused_requant) return n.fused_requant->type;
+  if (const auto* rq = std::get_if<ops::requant_shift>(&n.operation)) return rq->rq.type;
+  if (accepts_fused_requant(n.operation)) return tessera::dtype::s32;  // an int32 accumulator
+  return g.tensors[static_cast<std::size_t>(n.inputs[0])].type;        // data movement keeps the type
+}
+
+bool passes_type_through(const any_op& o) {
+  return std::holds_alternative<ops::pool>(o) || std::holds_alternative<ops::pad>(o) ||
+         std::holds_alternative<ops::reshape>(o) || std::holds_alternative<ops::concat>(o) ||
+         std::holds_alternative<ops::slice>(o) || std::holds_alternative<ops::transpose>(o);
+}
+
+/// The graph inputs whose type flows unchanged into `t`; false if a fixed type does too.
+bool widenable_sources(const graph& g, const std::vector<int>& producer, tensor_ref t, std::set<tensor_ref>& sources) {
+  const tensor& x = g.tensors[static_cast<std::size_t>(t)];
+  if (g.is_graph_input(t)) {
+    sources.insert(t);
+    return x.type_from_samples;
+  }
+  const node& p = g.nodes[static_cast<std::size_t>(producer[static_cast<std::size_t>(t)])];
+  if (!passes_type_through(p.operation)) return false;
+  for (tensor_ref in : p.inputs)
+    if (!widenable_sources(g, producer, in, sources)) return false;
+  return true;
+}
+
+/// A Concat whose inputs have different types: widens the sample-typed graph inputs behind
+/// the narrower ones to a common type and returns true, or fails when that is impossible.
+/// Returns false when the inputs already agree.
+bool widen_concat_inputs(graph& g, const std::vector<int>& producer, const node& n) {
+  std::int64_t lo = 0, hi = 0;
+  std::set<tessera::dtype> seen;
+  std::string listed;
+  for (tensor_ref in : n.inputs) {
+    const tessera::dtype d = g.tensors[static_cast<std::size_t>(in)].type;
+    seen.insert(d);
+    lo = std::min(lo, tessera::min_of(d));
+    hi = std::max(hi, tessera::max_of(d));
+    listed += std::string(listed.empty() ? "" : ", ") + tessera::name_of(d);
+  }
+  if (seen.size() == 1) return false;
+  tessera::dtype common{};
+  std::set<tensor_ref> sources;
+  bool widenable = smallest_type_holding(lo, hi, common);
+  for (tensor_ref in : n.inputs)
+    if (widenable && g.tensors[static_cast<std::size_t>(in)].type != common)
+      widenable = widenable_sources(g, producer, in, sources);
+  if (!widenable)
+    node_context{n.name, n.onnx_op}.fail("inputs have different element types (" + listed +
+                                         "); Concat does not convert types");
+  for (tensor_ref s : sources) g.tensors[static_cast<std::size_t>(s)].type = common;
+  return true;
+}
+
+/// Types every node output once; returns true when it widened graph inputs for a Concat
+/// (the caller starts over).
+bool type_nodes(graph& g) {
+  std::vector<int> producer(g.tensors.size(), -1);
+  for (std::size_t n = 0; n < g.nodes.size(); ++n)
+    for (tensor_ref t : g.nodes[n].outputs) producer[static_cast<std::size_t>(t)] = static_cast<int>(n);
+
+  for (const node& n : g.nodes) {
+    if (std::holds_alternative<ops::concat>(n.operation) && widen_concat_inputs(g, producer, n)) return true;
+    const tessera::dtype type = output_type(g, n);
+    for (tensor_ref out : n.outputs) g.tensors[static_cast<std::size_t>(out)].type = type;
+    if (const auto* pad = std::get_if<ops::pad>(&n.operation)) {
+      if (pad->value < tessera::min_of(type) || pad->value > tessera::max_of(type))
+        node_context{n.name, n.onnx_op}.fail(
+            fmt::format("pad value {} does not fit the {} input", pad->value, tessera::name_of(type)));
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void assign_input_types(graph& g, const std::vector<std::pair<std::string, tessera::dtype>>& explicit_types,
+                        const std::vector<tools::npy_array>* samples) {
+  std::vector<bool> typed(g.inputs.size(), false);
+  for (const auto& [name, type] : explicit_types) {
+    bool found = false;
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+      tensor& t = g.tensors[static_cast<std::size_t>(g.inputs[i])];
+      if (t.onnx_name != name) continue;
+      t.type = type;
+      typed[i] = found = true;
+    }
+    if (!found)
+      fail("--input-type " + name + ": the model has no graph input '" + name + "' (inputs: " + input_names(g) + ")");
+  }
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    if (typed[i]) continue;
+    tensor& t = g.tensors[static_cast<std::size_t>(g.inputs[i])];
+    if (samples != nullptr && i < samples->size()) {
+      const tools::npy_array& sample = (*samples)[i];
+      if (static_cast<std::int64_t>(sample.values.size()) != element_count(t.shape))
+        fail(fmt::format("--sample-inputs: array '{}' (position {}) has {} values but graph input '{}' {} has {}",
+                         sample.name, i, sample.values.size(), t.onnx_name, to_string(t.shape),
+                         element_count(t.shape)));
+      const auto [lo, hi] = std::minmax_element(sample.values.begin(), sample.values.end());
+      const std::int64_t low = sample.values.empty() ? 0 : *lo, high = sample.values.empty() ? 0 : *hi;
+      if (!smallest_type_holding(low, high, t.type))
+        fail(fmt::format("--sample-inputs: array '{}' holds values in [{}, {}], beyond int32", sample.name, low, high));
+      t.type_from_samples = true;
+    } else if (!dtype_of_onnx(t.onnx_elem_type, t.type)) {
+      fail(fmt::format(
+          "graph input '{}' has ONNX type {}: pass --input-type {}=TYPE (s8, u8, s16, u16, s32) or "
+          "--sample-inputs FILE.npz",
+          t.onnx_name, onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(t.onnx_elem_type)),
+          t.onnx_name));
+    }
+  }
+}
+
+void propagate_types(graph& g) {
+  // Each round either finishes or widens at least one input to a strictly wider type, so
+  // this ends after a few rounds.
+  while (type_nodes(g)) {
+  }
+}
+
+}  // namespace tessera::onnx2hpp

@@ -1,0 +1,255 @@
+#!/usr/bin/python3
+"""Generates onnx2hpp's own test models (run with /usr/bin/python3, which has onnx + numpy).
+
+    make_test_models.py OUTDIR
+
+OUTDIR/supported/<case>/ hold network.onnx, inputs.npz and outputs.npz, laid out like a
+corpus case (golden outputs from reference.py): each exercises converter paths the Deeploy
+corpus does not reach. OUTDIR/broken/<case>.onnx are models onnx2hpp must reject, and
+OUTDIR/broken/expected.txt lists "case|regular expression of the error|extra arguments".
+A corpus model, when given (--corpus DIR), seeds the broken models that damage a real file.
+"""
+import argparse
+import copy
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference  # noqa: E402
+
+rng = np.random.default_rng(1)
+
+
+# ---------------------------------------------------------------------------- building blocks
+
+def weights(name, *shape, lo=-20, hi=20):
+    return numpy_helper.from_array(rng.integers(lo, hi, shape).astype(np.float32), name)
+
+
+def int64s(name, values):
+    return numpy_helper.from_array(np.asarray(values, np.int64), name)
+
+
+def floats(name, values):
+    return numpy_helper.from_array(np.asarray(values, np.float32), name)
+
+
+def requant(name, x, y, channels=None, signed=1, div=2 ** 10, levels=256):
+    """A RequantShift node (default domain, as QuantLib exports it) and its constants."""
+    shape = [channels, 1, 1] if channels else []
+    mul = floats(name + '.mul', rng.integers(1, 8, shape) if channels else rng.integers(1, 8))
+    add = floats(name + '.add', rng.integers(-500, 500, shape) if channels else 0)
+    node = helper.make_node('RequantShift', [x, mul.name, add.name], [y], name=name, div=float(div),
+                            n_levels_out=[float(levels)], signed=[float(signed)])
+    return node, [mul, add]
+
+
+def value(name, shape, elem_type=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem_type, shape)
+
+
+def u8(*shape):
+    return rng.integers(0, 256, shape)
+
+
+def s8(*shape):
+    return rng.integers(-128, 128, shape)
+
+
+def save_case(root, name, nodes, initializers, inputs, outputs, data, opset=13):
+    graph = helper.make_graph(nodes, name, [value(n, s) for n, s in inputs], [value(n, None) for n in outputs],
+                              initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', opset)])
+    model.ir_version = 8
+    golden = reference.run(model, data)
+    # ONNX 1.12's checker wants output shapes: declare the ones the reference computed.
+    model.graph.ClearField('output')
+    model.graph.output.extend([value(n, list(y.shape)) for n, y in zip(outputs, golden)])
+    directory = os.path.join(root, name)
+    os.makedirs(directory, exist_ok=True)
+    onnx.save(model, os.path.join(directory, 'network.onnx'))
+    np.savez(os.path.join(directory, 'inputs.npz'), *[x.astype(np.int64) for x in data])
+    np.savez(os.path.join(directory, 'outputs.npz'), *[y.astype(np.int64) for y in golden])
+
+
+# ---------------------------------------------------------------------------- supported cases
+
+def supported_cases(root):
+    # A zero Pad folded into a strided Conv with bias; per-channel requant; NHWC output.
+    rq, c = requant('rq', 'c', 'y', channels=8)
+    save_case(root, 'pad_conv_fold', [
+        helper.make_node('Pad', ['x', 'pads', ''], ['xp'], name='pad', mode='constant'),
+        helper.make_node('Conv', ['xp', 'w', 'b'], ['c'], name='conv', kernel_shape=[3, 3], strides=[2, 1]), rq],
+        [int64s('pads', [0, 0, 1, 2, 0, 0, 1, 0]), weights('w', 8, 3, 3, 3), weights('b', 8, lo=-999, hi=999)] + c,
+        [('x', [1, 3, 8, 8])], ['y'], [u8(1, 3, 8, 8)])
+
+    # Concat on the channels of NHWC maps, strided channel Slice, padded MaxPool, and a
+    # Flatten graph output (which must come out in ONNX order: a transpose is inserted).
+    rq_a, c_a = requant('rq_a', 'ca', 'ya', channels=4)
+    rq_b, c_b = requant('rq_b', 'cb', 'yb', channels=6)
+    save_case(root, 'concat_slice_nhwc', [
+        helper.make_node('Conv', ['x', 'wa'], ['ca'], name='conv_a', kernel_shape=[3, 3], pads=[1, 1, 1, 1]), rq_a,
+        helper.make_node('Conv', ['x', 'wb'], ['cb'], name='conv_b', kernel_shape=[1, 1]), rq_b,
+        helper.make_node('Concat', ['ya', 'yb'], ['cat'], name='cat', axis=1),
+        helper.make_node('Slice', ['cat', 'st', 'en', 'ax', 'sp'], ['sl'], name='slice'),
+        helper.make_node('MaxPool', ['sl'], ['mp'], name='pool', kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
+        helper.make_node('Flatten', ['mp'], ['flat'], name='flatten')],
+        [weights('wa', 4, 3, 3, 3), weights('wb', 6, 3, 1, 1), int64s('st', [1]), int64s('en', [9]),
+         int64s('ax', [1]), int64s('sp', [2])] + c_a + c_b,
+        [('x', [1, 3, 6, 6])], ['mp', 'flat'], [u8(1, 3, 6, 6)])
+
+    # Unsigned requant, AveragePool (with and without count_include_pad), GlobalAveragePool,
+    # Flatten of a 1x1 map (no copy), Gemm with transB = 0 and a bias.
+    rq_c, c_c = requant('rq_c', 'c', 'r', channels=5, signed=0)
+    rq_g, c_g = requant('rq_g', 'g', 'y')
+    save_case(root, 'average_pools_gemm', [
+        helper.make_node('Conv', ['x', 'w'], ['c'], name='conv', kernel_shape=[3, 3], pads=[1, 1, 1, 1]), rq_c,
+        helper.make_node('AveragePool', ['r'], ['ap'], name='avg', kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
+        helper.make_node('AveragePool', ['ap'], ['ap2'], name='avg_incl', kernel_shape=[2, 2], pads=[0, 0, 1, 1],
+                         count_include_pad=1),
+        helper.make_node('GlobalAveragePool', ['ap2'], ['gap'], name='gap'),
+        helper.make_node('Flatten', ['gap'], ['fl'], name='flatten'),
+        helper.make_node('Gemm', ['fl', 'wg', 'bg'], ['g'], name='gemm'), rq_g],
+        [weights('w', 5, 2, 3, 3), weights('wg', 5, 7), weights('bg', 7, lo=-99, hi=99)] + c_c + c_g,
+        [('x', [1, 2, 7, 7])], ['y', 'ap'], [u8(1, 2, 7, 7)])
+
+    # 1D Conv (NWC), Transposes (relabelled, no copy), a run-time MatMul, an Add of an NWC map
+    # and a graph input, a Transpose of a graph input as graph output.
+    rq_1, c_1 = requant('rq_1', 'c', 'yc', channels=4)
+    rq_m, c_m = requant('rq_m', 'mm', 'out_mm')
+    save_case(root, 'transpose_matmul_1d', [
+        helper.make_node('Conv', ['x', 'w'], ['c'], name='conv1d', kernel_shape=[3], pads=[1, 1]), rq_1,
+        helper.make_node('Transpose', ['yc'], ['t'], name='transpose', perm=[0, 2, 1]),
+        helper.make_node('MatMul', ['t', 'm'], ['mm'], name='matmul'), rq_m,
+        helper.make_node('Add', ['yc', 'x'], ['sum'], name='add'),
+        helper.make_node('Transpose', ['x'], ['xt'], name='transpose_in', perm=[2, 0, 1])],
+        [weights('w', 4, 4, 3)] + c_1 + c_m,
+        [('x', [1, 4, 6]), ('m', [1, 4, 3])], ['out_mm', 'sum', 'xt'], [s8(1, 4, 6), s8(1, 4, 3)])
+
+    # Flatten -> Reshape chain into a MatMul + bias Add (the weights absorb the NHWC order),
+    # GlobalAveragePool -> Squeeze -> Unsqueeze, Sub of a constant.
+    rq_r, c_r = requant('rq_r', 'c', 'y', channels=4)
+    save_case(root, 'reshape_chain', [
+        helper.make_node('Conv', ['x', 'w'], ['c'], name='conv', kernel_shape=[3, 3], pads=[1, 1, 1, 1]), rq_r,
+        helper.make_node('Flatten', ['y'], ['f'], name='flatten'),
+        helper.make_node('Reshape', ['f', 'shape'], ['r'], name='reshape'),
+        helper.make_node('MatMul', ['r', 'wm'], ['mm'], name='fc'),
+        helper.make_node('Add', ['bm', 'mm'], ['fc_out'], name='fc_bias'),
+        helper.make_node('GlobalAveragePool', ['y'], ['gap'], name='gap'),
+        helper.make_node('Squeeze', ['gap', 'sq'], ['s'], name='squeeze'),
+        helper.make_node('Unsqueeze', ['s', 'usq'], ['u'], name='unsqueeze'),
+        helper.make_node('Sub', ['u', 'k'], ['d'], name='sub_const')],
+        [weights('w', 4, 2, 3, 3), int64s('shape', [1, -1]), weights('wm', 64, 5), weights('bm', 5, lo=-50, hi=50),
+         int64s('sq', [2, 3]), int64s('usq', [1]), weights('k', 4, lo=-50, hi=50)] + c_r,
+        [('x', [1, 2, 4, 4])], ['fc_out', 'd'], [u8(1, 2, 4, 4)])
+
+    # A graph input as graph output (copied), Identity of an input, an Add broadcasting a
+    # lower-rank operand against an NHWC map, a per-channel constant Add, a Pad with a value.
+    rq_i, c_i = requant('rq_i', 'c', 'y', channels=5)
+    save_case(root, 'io_broadcast', [
+        helper.make_node('Identity', ['x'], ['x_id'], name='ident'),
+        helper.make_node('Conv', ['x', 'w'], ['c'], name='conv', kernel_shape=[1, 1]), rq_i,
+        helper.make_node('Add', ['y', 'v'], ['yv'], name='add_vec'),
+        helper.make_node('Add', ['y', 'cc'], ['yc'], name='add_chan'),
+        helper.make_node('Pad', ['y', 'pp', 'pv'], ['yp'], name='pad_val', mode='constant')],
+        [weights('w', 5, 3, 1, 1), weights('cc', 5, 1, 1, lo=-9, hi=9), int64s('pp', [0, 1, 1, 0, 0, 0, 0, 2]),
+         floats('pv', -3)] + c_i,
+        [('x', [1, 3, 4, 4]), ('v', [4])], ['x', 'x_id', 'yv', 'yc', 'yp'], [u8(1, 3, 4, 4), s8(4)])
+
+    # Flatten of an NHWC map reshaped back to the same 4D shape before another Conv: no copies.
+    rq_u, c_u = requant('rq_u', 'c', 'y', channels=4)
+    rq_v, c_v = requant('rq_v', 'c2', 'z', channels=3)
+    save_case(root, 'unflatten', [
+        helper.make_node('Conv', ['x', 'w'], ['c'], name='conv', kernel_shape=[3, 3], pads=[1, 1, 1, 1]), rq_u,
+        helper.make_node('Flatten', ['y'], ['f'], name='flatten'),
+        helper.make_node('Reshape', ['f', 'shape'], ['r'], name='unflatten'),
+        helper.make_node('Conv', ['r', 'w2'], ['c2'], name='conv2', kernel_shape=[1, 1]), rq_v],
+        [weights('w', 4, 2, 3, 3), int64s('shape', [1, 4, 5, 5]), weights('w2', 3, 4, 1, 1)] + c_u + c_v,
+        [('x', [1, 2, 5, 5])], ['z'], [u8(1, 2, 5, 5)])
+
+
+# ---------------------------------------------------------------------------- broken models
+
+def broken_cases(root, corpus_model):
+    os.makedirs(root, exist_ok=True)
+    expected = []
+
+    def save(name, model, pattern, extra=''):
+        onnx.save(model, os.path.join(root, name + '.onnx'))
+        expected.append(f'{name}|{pattern}|{extra}')
+
+    x = value('x', [1, 3, 8, 8])
+    y = value('y', [1, 4, 8, 8])
+    fractional = numpy_helper.from_array(rng.normal(size=(4, 3, 3, 3)).astype(np.float32), 'w')
+    integral = weights('w', 4, 3, 3, 3, lo=-5, hi=5)
+    opset = [helper.make_opsetid('', 13)]
+
+    def model(nodes, inits, outputs=(y,)):
+        return helper.make_model(helper.make_graph(nodes, 'broken', [x], list(outputs), inits), opset_imports=opset)
+
+    conv = helper.make_node('Conv', ['x', 'w'], ['c'], name='conv0', pads=[1, 1, 1, 1])
+    save('float_relu', model([conv, helper.make_node('Relu', ['c'], ['y'], name='relu0')], [integral]),
+         r"node 'relu0' \(Relu\): unsupported operator", '--input-type x=u8')
+    save('float_softmax', model([helper.make_node('Softmax', ['x'], ['y'], name='sm')], [],
+                                [value('y', [1, 3, 8, 8])]), r"node 'sm' \(Softmax\): unsupported operator")
+    save('float_weights', model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', pads=[1, 1, 1, 1])],
+                                [fractional]), r"node 'conv0' \(Conv\): weights 'w': element 0 = .* is not an integer",
+         '--input-type x=u8')
+    save('float_input', model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', pads=[1, 1, 1, 1])],
+                              [integral]), r"graph input 'x' has ONNX type FLOAT: pass --input-type")
+    save('checker_failure', model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', group=1.5)], [integral]),
+         r'the ONNX checker rejects the model', '--input-type x=u8')
+    dynamic = model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', pads=[1, 1, 1, 1])], [integral])
+    dynamic.graph.input[0].type.tensor_type.shape.dim[0].dim_param = 'N'
+    save('dynamic_dim', dynamic, r"graph input 'x' has a dynamic or empty dimension \('N'\)", '--input-type x=u8')
+    missing = model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', pads=[1, 1, 1, 1])], [])
+    save('missing_initializer', missing, r"node 'conv0' \(Conv\): input 'w' is not a graph input, an initializer",
+         '--input-type x=u8')
+    with open(os.path.join(root, 'garbage.onnx'), 'w') as f:
+        f.write('this is not a model\n')
+    expected.append(r"garbage|cannot parse .* as an ONNX model|")
+
+    if corpus_model:
+        with open(corpus_model, 'rb') as f:
+            raw = f.read()
+        with open(os.path.join(root, 'truncated.onnx'), 'wb') as f:
+            f.write(raw[:len(raw) // 3])
+        expected.append(r"truncated|cannot parse .* as an ONNX model|--input-type input=u8")
+        original = onnx.load(corpus_model)
+        damaged = copy.deepcopy(original)
+        w = numpy_helper.to_array(damaged.graph.initializer[0]).copy()
+        w.flat[5] = 300
+        damaged.graph.initializer[0].CopyFrom(numpy_helper.from_array(w, damaged.graph.initializer[0].name))
+        save('weights_out_of_range', damaged, r"weights: element 5 = 300 does not fit int8", '--input-type input=u8')
+        damaged = copy.deepcopy(original)
+        for node in damaged.graph.node:
+            if node.op_type == 'RequantShift':
+                for a in node.attribute:
+                    if a.name == 'div':
+                        a.t.raw_data = np.float32(1000.0).tobytes()
+                break
+        save('div_not_power_of_two', damaged, r"\(RequantShift\): div = 1000 is not a power of two",
+             '--input-type input=u8')
+
+    with open(os.path.join(root, 'expected.txt'), 'w') as f:
+        f.write('\n'.join(expected) + '\n')
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('outdir')
+    parser.add_argument('--corpus', help='corpus root (…/corpus/deeploy): seeds models damaged from a real file')
+    args = parser.parse_args()
+    supported_cases(os.path.join(args.outdir, 'supported'))
+    model = os.path.join(args.corpus, 'Models/miniMobileNet/network.onnx') if args.corpus else None
+    broken_cases(os.path.join(args.outdir, 'broken'), model if model and os.path.exists(model) else None)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,159 @@
+"""Integer numpy reference for onnx2hpp's synthetic test models (run with /usr/bin/python3).
+
+Evaluates the ONNX ops onnx2hpp supports on true integer values (int64), with the dialect's
+RequantShift and Tessera's AveragePool rounding (half up: floor((2*sum + count) / (2*count)),
+see kernels/tessera/kernels/reference/pool.hpp). It exists to produce golden outputs for
+models that exercise converter paths the Deeploy corpus does not reach (average pools,
+transposes, layout copies, reshape chains, ...); it is not a general ONNX runtime.
+"""
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+
+def attributes(node):
+    out = {}
+    for a in node.attribute:
+        v = onnx.helper.get_attribute_value(a)
+        if isinstance(v, onnx.TensorProto):
+            v = numpy_helper.to_array(v)
+        if isinstance(v, bytes):
+            v = v.decode()
+        out[a.name] = v
+    return out
+
+
+def scalar(v):
+    return np.asarray(v).reshape(-1)[0].item()
+
+
+def conv(x, w, b, strides, pads, dilations, group):
+    one_d = x.ndim == 3
+    if one_d:
+        x, w = x[:, :, None, :], w[:, :, None, :]
+        strides, dilations, pads = [1] + list(strides), [1] + list(dilations), [0, pads[0], 0, pads[1]]
+    n, _, h, width = x.shape
+    f, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    ho = (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+    wo = (width + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+    out = np.zeros((n, f, ho, wo), np.int64)
+    per_group = f // group
+    for o in range(f):
+        g = o // per_group
+        for i in range(kh):
+            for j in range(kw):
+                y0, x0 = i * dilations[0], j * dilations[1]
+                patch = xp[:, g * cg:(g + 1) * cg, y0:y0 + strides[0] * (ho - 1) + 1:strides[0],
+                           x0:x0 + strides[1] * (wo - 1) + 1:strides[1]]
+                out[:, o] += np.einsum('nchw,c->nhw', patch, w[o, :, i, j])
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out[:, :, 0, :] if one_d else out
+
+
+def pool(x, kernel, strides, pads, average, count_include_pad=False):
+    one_d = x.ndim == 3
+    if one_d:
+        x = x[:, :, None, :]
+        kernel, strides, pads = [1] + list(kernel), [1] + list(strides), [0, pads[0], 0, pads[1]]
+    n, c, h, w = x.shape
+    ho = (h + pads[0] + pads[2] - kernel[0]) // strides[0] + 1
+    wo = (w + pads[1] + pads[3] - kernel[1]) // strides[1] + 1
+    out = np.zeros((n, c, ho, wo), np.int64)
+    for y in range(ho):
+        for xx in range(wo):
+            y0, x0 = y * strides[0] - pads[0], xx * strides[1] - pads[1]
+            ys, xs, ye, xe = max(y0, 0), max(x0, 0), min(y0 + kernel[0], h), min(x0 + kernel[1], w)
+            window = x[:, :, ys:ye, xs:xe]
+            if not average:  # padded cells never win
+                out[:, :, y, xx] = window.max(axis=(2, 3))
+                continue
+            if count_include_pad:
+                count = ((min(y0 + kernel[0], h + pads[2]) - max(y0, -pads[0])) *
+                         (min(x0 + kernel[1], w + pads[3]) - max(x0, -pads[1])))
+            else:
+                count = (ye - ys) * (xe - xs)
+            out[:, :, y, xx] = np.floor_divide(2 * window.sum(axis=(2, 3)) + count, 2 * count)
+    return out[:, :, 0, :] if one_d else out
+
+
+def requant_shift(x, mul, add, div, levels, signed):
+    def per_channel(p):  # QuantLib: a vector of C values is per channel (axis 1)
+        p = np.asarray(p)
+        if p.size > 1 and x.ndim >= 2 and p.size == x.shape[1] and p.shape[0] == p.size:
+            return p.reshape([1, -1] + [1] * (x.ndim - 2))
+        return p
+    shift = int(round(np.log2(div)))
+    y = (x * per_channel(mul) + per_channel(add) + ((1 << (shift - 1)) if shift > 0 else 0)) >> shift
+    lo, hi = (-(levels // 2), levels // 2 - 1) if signed else (0, levels - 1)
+    return np.clip(y, lo, hi)
+
+
+def run(model, inputs):
+    """Outputs of `model` (a list of int64 arrays) for `inputs`, given in graph-input order."""
+    g = model.graph
+    env = {i.name: numpy_helper.to_array(i).astype(np.int64) for i in g.initializer}
+    runtime_inputs = [i.name for i in g.input if i.name not in env]
+    for name, value in zip(runtime_inputs, inputs):
+        env[name] = np.asarray(value).astype(np.int64)
+    for node in g.node:
+        a = attributes(node)
+        x = [env[i] if i else None for i in node.input]
+        op = node.op_type
+        spatial = x[0].ndim - 2 if x else 0
+        if op == 'Conv':
+            y = conv(x[0], x[1], x[2] if len(x) > 2 else None, a.get('strides', [1] * spatial),
+                     a.get('pads', [0] * 2 * spatial), a.get('dilations', [1] * spatial), a.get('group', 1))
+        elif op in ('MaxPool', 'AveragePool'):
+            y = pool(x[0], a['kernel_shape'], a.get('strides', [1] * spatial), a.get('pads', [0] * 2 * spatial),
+                     op == 'AveragePool', a.get('count_include_pad', 0))
+        elif op == 'GlobalAveragePool':
+            y = pool(x[0], list(x[0].shape[2:]), [1] * spatial, [0] * 2 * spatial, True)
+        elif op == 'Gemm':
+            b = x[1].T if a.get('transB', 0) else x[1]
+            y = int(a.get('alpha', 1)) * (x[0] @ b)
+            if len(x) > 2:
+                y = y + int(a.get('beta', 1)) * x[2]
+        elif op == 'MatMul':
+            y = np.matmul(x[0], x[1])
+        elif op == 'Add':
+            y = x[0] + x[1]
+        elif op == 'Sub':
+            y = x[0] - x[1]
+        elif op == 'RequantShift':
+            levels = a['n_levels_out'] if 'n_levels_out' in a else a['n_levels']
+            y = requant_shift(x[0], x[1], x[2], scalar(a['div']), int(scalar(levels)), int(scalar(a['signed'])))
+        elif op == 'Pad':
+            rank = x[0].ndim
+            value = scalar(x[2]) if len(x) > 2 and x[2] is not None else 0
+            y = np.pad(x[0], [(x[1][i], x[1][i + rank]) for i in range(rank)], constant_values=value)
+        elif op == 'Reshape':
+            y = x[0].reshape([int(d) for d in x[1]])
+        elif op == 'Flatten':
+            axis = a.get('axis', 1)
+            y = x[0].reshape(int(np.prod(x[0].shape[:axis])), -1)
+        elif op == 'Squeeze':
+            y = np.squeeze(x[0], axis=tuple(int(d) for d in x[1]))
+        elif op == 'Unsqueeze':
+            y = x[0]
+            for axis in sorted(int(d) for d in x[1]):
+                y = np.expand_dims(y, axis)
+        elif op == 'Identity':
+            y = x[0]
+        elif op == 'Transpose':
+            y = np.transpose(x[0], a['perm'])
+        elif op == 'Concat':
+            y = np.concatenate(x, axis=a['axis'])
+        elif op == 'Slice':
+            starts, ends = x[1], x[2]
+            axes = x[3] if len(x) > 3 else range(len(starts))
+            steps = x[4] if len(x) > 4 else [1] * len(starts)
+            index = [slice(None)] * x[0].ndim
+            for s, e, axis, step in zip(starts, ends, axes, steps):
+                index[int(axis)] = slice(int(s), int(e), int(step))
+            y = x[0][tuple(index)]
+        else:
+            raise NotImplementedError(op)
+        env[node.output[0]] = y
+    return [env[o.name] for o in g.output]
