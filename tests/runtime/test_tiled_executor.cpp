@@ -86,6 +86,39 @@ TEST_CASE("small L1 sizes tile every tiled layer, large ones run layers whole", 
     if (layer.tiled) CHECK(layer.solution.cost.tiles == 1);
 }
 
+// Three levels: filters come from L3 through L2. An L2 that barely holds the activations
+// forces the filters of the Gemm (160 B per output channel, L1 tiles of 2 channels) into
+// double-buffered chunks of 2 or 4 channels; a roomier L2 stages them whole.
+template <std::size_t L2>
+inline constexpr tessera::target_desc three_levels{
+    .name = "three",
+    .levels = {{{"L1", 1024, 8, 2, 10}, {"L2", L2, 8, 2, 10}, {"L3", 1 << 20, 1, 50, 40}}},
+    .level_count = 3,
+    .cores = 2};
+constexpr std::size_t l2_activations = 1200 + 384;  // arena + caller buffers (see plan below)
+
+TEMPLATE_TEST_CASE_SIG("three-level targets stage filters through L2, in chunks when L2 is short", "[tiling][l3]",
+                       ((std::size_t L2), L2), l2_activations + 2 * 320, l2_activations + 1300,
+                       l2_activations + 2048) {
+  using run = tessera::tiled_executor<net, tessera::target<three_levels<L2>>>;
+  static_assert(run::plan.l2.arena_bytes + run::plan.io_bytes == l2_activations);
+  alignas(16) static std::byte l2[run::l2_bytes];
+  alignas(16) static std::byte l1[run::l1_bytes];
+  const auto image = random_image(11);
+  std::array<std::int32_t, 6> logits{};
+  tessera::dma::simulated_policy<> dma(three_levels<L2>);
+  run::run(l2, l1, {image.data()}, {logits.data()}, dma);
+  dma.finish();
+  CHECK(logits == run_flat(image));
+  CHECK(dma.hazard_count() == 0);
+  // Every filter byte crosses L3 -> L2 exactly once.
+  CHECK(dma.stats().levels[2].bytes_in == net::summary.nodes[0].constant_bytes - 8 * 4 - 8 * 8 +
+                                              net::summary.nodes[1].constant_bytes - 8 * 8 + 6 * 160);
+  const auto& fc = run::plan.layers[4];
+  if (L2 < l2_activations + 960) CHECK(fc.stage_chunks > 1);
+  else CHECK(fc.stage_chunks == 1);
+}
+
 TEST_CASE("a pipeline without its input waits fires the hazard detector and computes garbage", "[tiling]") {
   const auto image = random_image(4);
   const tiled_run<l1_b, tessera::pipeline_options{.skip_input_wait = true}> broken(image);

@@ -25,6 +25,10 @@ struct layer_l1_plan {
   std::array<std::size_t, 2> weights{};  ///< ... of the filter tile buffers
   std::size_t scratch = 0;
   std::size_t bytes = 0;  ///< L1 bytes the layer uses
+  /// Three-level targets: filters live in L3 and reach L1 through L2 in chunks of this many
+  /// output channels (a multiple of the L1 tile's channels, or all of them); 0 = not staged.
+  int stage_channels = 0;
+  int stage_chunks = 0;
 };
 
 template <std::size_t NT, std::size_t NN>
@@ -33,6 +37,11 @@ struct target_plan {
   std::array<layer_l1_plan, NN> layers{};
   std::size_t l1_bytes = 0;  ///< L1 the network needs (largest layer)
   std::size_t io_bytes = 0;  ///< graph inputs and outputs, which also live in L2
+  /// L2 region where filters staged from L3 land: two slots after the activation arena
+  /// (one when no layer needs more than one chunk).
+  std::array<std::size_t, 2> staging_slot{};
+  std::size_t staging_bytes = 0;
+  std::size_t l2_bytes = 0;  ///< arena + staging: the L2 buffer the caller provides
   // The first failure, if any:
   bool fits = true;
   int failing_node = 0;
@@ -103,7 +112,50 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   // L2: the activation arena plus the caller's input and output buffers. Name the layer where
   // the most bytes are live: that is where the arena peaks.
   const std::size_t l2_needed = plan.l2.arena_bytes + plan.io_bytes;
-  if (l2_needed > t.levels[1].bytes) fail(plan.l2.peak_step, 1, l2_needed, t.levels[1].bytes);
+  plan.l2_bytes = plan.l2.arena_bytes;
+  if (l2_needed > t.levels[1].bytes) {
+    fail(plan.l2.peak_step, 1, l2_needed, t.levels[1].bytes);
+    return plan;
+  }
+  if (t.level_count < 3 || !plan.fits) return plan;
+
+  // L3 -> L2 (DORY's "L3-tile w" stage): filters live in L3; each layer's filters are staged in
+  // what L2 has left, whole when they fit, else in double-buffered chunks of output channels
+  // (a multiple of the L1 tile's channels, so an L1 filter tile never straddles two chunks).
+  using tiling_detail::aligned;
+  const std::size_t budget = t.levels[1].bytes - l2_needed;
+  std::size_t slot_bytes = 0;
+  bool doubled = false;
+  for (std::size_t n = 0; n < NN; ++n) {
+    layer_l1_plan& layer = plan.layers[n];
+    const tile_geometry& geometry = g.nodes[n].geometry;
+    if (!layer.tiled || geometry.weight_bytes_per_channel == 0) continue;
+    const std::size_t per_channel = geometry.weight_bytes_per_channel;
+    const int tile_c = layer.solution.tile.c;
+    if (aligned(per_channel * static_cast<std::size_t>(geometry.out_c)) <= budget) {
+      layer.stage_channels = geometry.out_c;
+      layer.stage_chunks = 1;
+    } else {
+      int blocks = 0;  // L1 channel blocks per chunk: the most that fit twice
+      while (2 * aligned(per_channel * static_cast<std::size_t>((blocks + 1) * tile_c)) <= budget &&
+             (blocks + 1) * tile_c < geometry.out_c)
+        ++blocks;
+      if (blocks == 0) {
+        fail(static_cast<int>(n), 1, l2_needed + 2 * aligned(per_channel * static_cast<std::size_t>(tile_c)),
+             t.levels[1].bytes);
+        return plan;
+      }
+      layer.stage_channels = blocks * tile_c;
+      layer.stage_chunks = (geometry.out_c + layer.stage_channels - 1) / layer.stage_channels;
+      doubled = true;
+    }
+    const std::size_t chunk = aligned(per_channel * static_cast<std::size_t>(layer.stage_channels));
+    if (chunk > slot_bytes) slot_bytes = chunk;
+  }
+  plan.staging_slot[0] = aligned(plan.l2.arena_bytes);
+  plan.staging_slot[1] = plan.staging_slot[0] + (doubled ? slot_bytes : 0);
+  plan.staging_bytes = (doubled ? 2 : 1) * slot_bytes;
+  plan.l2_bytes = plan.staging_slot[0] + plan.staging_bytes;
   return plan;
 }
 
@@ -136,6 +188,33 @@ constexpr std::size_t untiled_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, c
     if (need > bytes) bytes = need;
   }
   return bytes;
+}
+
+}  // namespace tessera
+
+namespace tessera {
+
+/// The smallest L2 a network can be planned with on a three-level target `t` (L1 as given):
+/// the activations and caller buffers, plus the smallest filter staging any layer accepts
+/// (its filters whole, or two chunks of one L1 channel block). Ends an L2 sweep that forces
+/// L3 staging in chunks.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::size_t smallest_l2_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  using tiling_detail::aligned;
+  target_desc roomy = t;
+  roomy.levels[1].bytes = static_cast<std::size_t>(-1) / 4;
+  const auto plan = plan_for(g, roomy);
+  std::size_t staging = 0;
+  for (std::size_t n = 0; n < NN; ++n) {
+    const layer_l1_plan& layer = plan.layers[n];
+    const std::size_t per_channel = g.nodes[n].geometry.weight_bytes_per_channel;
+    if (!layer.tiled || per_channel == 0) continue;
+    const std::size_t whole = aligned(per_channel * static_cast<std::size_t>(g.nodes[n].geometry.out_c));
+    const std::size_t two_blocks = 2 * aligned(per_channel * static_cast<std::size_t>(layer.solution.tile.c));
+    const std::size_t need = whole < two_blocks ? whole : two_blocks;
+    if (need > staging) staging = need;
+  }
+  return plan.l2.arena_bytes + plan.io_bytes + staging;
 }
 
 }  // namespace tessera

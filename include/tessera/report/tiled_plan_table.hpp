@@ -69,9 +69,10 @@ simulation simulate(std::byte* l2, std::byte* l1, const typename Run::inputs_t& 
 template <class Net, class Run>
 std::string tiled_plan_table(const simulation& sim) {
   constexpr auto& g = Net::summary;
-  std::string out = fmt::format("target {}: L1 {} of {} bytes, L2 arena {} + io {} of {} bytes\n",
+  std::string out = fmt::format("target {}: L1 {} of {} bytes, L2 arena {} + filter staging {} + io {} of {} bytes\n",
                                 Run::target.name.c_str(), Run::plan.l1_bytes, Run::target.levels[0].bytes,
-                                Run::plan.l2.arena_bytes, Run::plan.io_bytes, Run::target.levels[1].bytes);
+                                Run::plan.l2.arena_bytes, Run::plan.staging_bytes, Run::plan.io_bytes,
+                                Run::target.levels[1].bytes);
   out += fmt::format("{:>3}  {:<24} {:<12} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7}\n", "#", "layer",
                      "op", "tile hxwxc", "tiles", "L1 B", "L2->L1 B", "L1->L2 B", "L3->L2 B", "compute", "dma",
                      "overlap");

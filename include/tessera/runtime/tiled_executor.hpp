@@ -55,10 +55,9 @@ struct tiled_executor {
   static constexpr bool fits = runtime_detail::plan_fits<plan, Net::summary, target>();
   static_assert(fits, "tessera::tiled_executor: the network does not fit the target (see does_not_fit above)");
 
-  static constexpr std::size_t l2_bytes = plan.l2.arena_bytes;
+  /// The L2 buffer: activation arena, then (three-level targets) the filter staging slots.
+  static constexpr std::size_t l2_bytes = plan.l2_bytes > 0 ? plan.l2_bytes : 16;
   static constexpr std::size_t l1_bytes = plan.l1_bytes > 0 ? plan.l1_bytes : 16;
-  /// Level the filters come from: external L3 when the target has one, else L2.
-  static constexpr int weight_level = target.level_count > 2 ? 2 : 1;
 
   using inputs_t = std::array<const void*, Net::inputs.size()>;
   using outputs_t = std::array<void*, Net::outputs.size()>;
@@ -95,7 +94,7 @@ struct tiled_executor {
     const auto layer = static_cast<std::size_t>(index);
     if (plan.layers[layer].tiled) {
       if constexpr (requires { Node::template tile_geometry_of<Net::tensors>(); }) {
-        run_tiles<Node>(layer, in, out[0], l1, dma);
+        run_tiles<Node>(layer, in, out[0], l2, l1, dma);
       }
     } else {
       Node::template run<Net::tensors>(in, out, l2 + plan.l2.scratch_offset[layer]);
@@ -148,7 +147,7 @@ struct tiled_executor {
   }
 
   template <class Node, class Dma>
-  static void run_tiles(std::size_t layer, void* const* in, void* out, std::byte* l1, Dma& dma) {
+  static void run_tiles(std::size_t layer, void* const* in, void* out, std::byte* l2, std::byte* l1, Dma& dma) {
     const tile_geometry& g = Net::summary.nodes[layer].geometry;
     const layer_l1_plan& l = plan.layers[layer];
     const tile_shape& shape = l.solution.tile;
@@ -167,6 +166,34 @@ struct tiled_executor {
     const auto slot = [&](std::int64_t i) { return l.solution.cost.activations_doubled ? static_cast<int>(i % 2) : 0; };
     const auto weight_slot = [&](int block) { return l.solution.cost.constants_doubled ? block % 2 : 0; };
 
+    // Three-level targets: filters come from L3 through L2 chunks of `stage_channels` output
+    // channels; chunk k+1 is staged while chunk k feeds L1. Two-level: straight from L2/flash.
+    const bool staged = has_weights && l.stage_channels > 0;
+    dma::handle chunk_handle[2]{};
+    int current_chunk = -1;
+    const auto chunk_slot = [&](int k) { return l.stage_chunks > 1 ? k % 2 : 0; };
+    const auto stage = [&](int k) {
+      const int c0 = k * l.stage_channels;
+      const int c = g.out_c - c0 < l.stage_channels ? g.out_c - c0 : l.stage_channels;
+      chunk_handle[chunk_slot(k)] = dma.start(
+          linear_transfer(weights + static_cast<std::size_t>(c0) * g.weight_bytes_per_channel,
+                          l2 + plan.staging_slot[static_cast<std::size_t>(chunk_slot(k))],
+                          static_cast<std::size_t>(c) * g.weight_bytes_per_channel, true, 2));
+    };
+    // Where the filters of channels [c0, ...) are read from by the L2 -> L1 load.
+    const auto filter_source = [&](int c0) -> const std::byte* {
+      if (!staged) return weights + static_cast<std::size_t>(c0) * g.weight_bytes_per_channel;
+      const int k = c0 / l.stage_channels;
+      if (k != current_chunk) {  // the chunk must have landed before L1 reads it
+        dma.wait(chunk_handle[chunk_slot(k)]);
+        current_chunk = k;
+        if (k + 1 < l.stage_chunks) stage(k + 1);
+      }
+      return l2 + plan.staging_slot[static_cast<std::size_t>(chunk_slot(k))] +
+             static_cast<std::size_t>(c0 - k * l.stage_channels) * g.weight_bytes_per_channel;
+    };
+    if (staged) stage(0);
+
     // Issue the loads of tile i (and of its filters when it opens a channel block).
     const auto load = [&](std::int64_t i) {
       const tile_position p = position(g, shape, i);
@@ -179,10 +206,9 @@ struct tiled_executor {
       }
       if (has_weights && (i == 0 || position(g, shape, i - 1).block != p.block)) {
         const int ws = weight_slot(p.block);
-        weight_handle[ws] = dma.start(linear_transfer(weights + static_cast<std::size_t>(p.c0) * g.weight_bytes_per_channel,
-                                                      l1 + l.weights[static_cast<std::size_t>(ws)],
+        weight_handle[ws] = dma.start(linear_transfer(filter_source(p.c0), l1 + l.weights[static_cast<std::size_t>(ws)],
                                                       static_cast<std::size_t>(p.c) * g.weight_bytes_per_channel, true,
-                                                      weight_level));
+                                                      1));
       }
     };
 
