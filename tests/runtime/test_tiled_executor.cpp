@@ -119,6 +119,36 @@ TEMPLATE_TEST_CASE_SIG("three-level targets stage filters through L2, in chunks 
   else CHECK(fc.stage_chunks == 1);
 }
 
+// Activations that do not fit L2 spill to L3 (DORY's "L3-tile x/y"): with a 1800-byte L2 the
+// conv output (960 B) moves to L3, is written there tile by tile through L2 and read back by
+// the depthwise layer the same way.
+inline constexpr tessera::target_desc tight_l2{
+    .name = "tight",
+    .levels = {{{"L1", 700, 8, 2, 10}, {"L2", 1800, 8, 2, 10}, {"L3", 1 << 20, 1, 50, 40}}},
+    .level_count = 3,
+    .cores = 2};
+
+TEST_CASE("activations that do not fit L2 spill to L3 and stay bit-exact", "[tiling][l3]") {
+  constexpr const tessera::target_desc& tight = tight_l2;
+  using run = tessera::tiled_executor<net, tessera::target<tight_l2>>;
+  static_assert(run::plan.in_l3[1] && !run::plan.in_l3[2], "the conv output spills, nothing else");
+  static_assert(run::l3_bytes == 960);
+  static_assert(tessera::smallest_l2_bytes(net::summary, tight) < 1800);
+  alignas(16) static std::byte l3[run::l3_bytes];
+  alignas(16) static std::byte l2[run::l2_bytes];
+  alignas(16) static std::byte l1[run::l1_bytes];
+  for (std::uint32_t seed : {5u, 6u}) {
+    const auto image = random_image(seed);
+    std::array<std::int32_t, 6> logits{};
+    tessera::dma::simulated_policy<> dma(tight);
+    run::run(l3, l2, l1, {image.data()}, {logits.data()}, dma);
+    dma.finish();
+    CHECK(logits == run_flat(image));
+    CHECK(dma.hazard_count() == 0);
+    CHECK(dma.stats().levels[2].bytes_out == 960);  // the spilled tensor is written to L3 once
+  }
+}
+
 TEST_CASE("a pipeline without its input waits fires the hazard detector and computes garbage", "[tiling]") {
   const auto image = random_image(4);
   const tiled_run<l1_b, tessera::pipeline_options{.skip_input_wait = true}> broken(image);

@@ -130,9 +130,11 @@ struct tiled_execution {
   template <class Observer>
   std::uint64_t operator()(const typename run::inputs_t& inputs, const typename run::outputs_t& outputs,
                            Observer&& observer) const {
-    std::vector<std::byte> l2(run::l2_bytes + arena_alignment), l1(run::l1_bytes + arena_alignment);
+    std::vector<std::byte> l3(run::l3_bytes + arena_alignment), l2(run::l2_bytes + arena_alignment),
+        l1(run::l1_bytes + arena_alignment);
     dma::simulated_policy<> dma(Target);
-    run::run(flat_execution<Net>::aligned(l2), flat_execution<Net>::aligned(l1), inputs, outputs, dma, observer);
+    run::run(flat_execution<Net>::aligned(l3), flat_execution<Net>::aligned(l2), flat_execution<Net>::aligned(l1),
+             inputs, outputs, dma, observer);
     dma.finish();
     return dma.hazard_count();
   }

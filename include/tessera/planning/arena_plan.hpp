@@ -62,12 +62,16 @@ constexpr void touch(buffer& buf, std::size_t bytes, int step) {
 
 }  // namespace planning_detail
 
+/// Plans the arena of `g`. Tensors marked in `elsewhere` (another memory level) are left out
+/// like caller buffers; `with_scratch` adds every node's kernel scratch (the L2 arena has it,
+/// an L3 arena of spilled activations does not).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g) {
+constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g,
+                                        const std::array<bool, NT>& elsewhere = {}, bool with_scratch = true) {
   using planning_detail::buffer;
   arena_plan<NT, NN> plan{};
 
-  std::array<bool, NT> caller{};
+  std::array<bool, NT> caller = elsewhere;
   for (tensor_id t : g.inputs) caller[static_cast<std::size_t>(t)] = true;
   for (tensor_id t : g.outputs) caller[static_cast<std::size_t>(t)] = true;
 
@@ -92,7 +96,7 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g) 
       if (caller[t]) continue;
       planning_detail::touch(buffers[root[t]], g.tensors[t].bytes(), step);
     }
-    if (node.scratch_bytes > 0) planning_detail::touch(buffers[NT + n], node.scratch_bytes, step);
+    if (with_scratch && node.scratch_bytes > 0) planning_detail::touch(buffers[NT + n], node.scratch_bytes, step);
   }
 
   // Lower bound: the largest sum of live bytes at any step.

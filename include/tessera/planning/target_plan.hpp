@@ -42,6 +42,14 @@ struct target_plan {
   std::array<std::size_t, 2> staging_slot{};
   std::size_t staging_bytes = 0;
   std::size_t l2_bytes = 0;  ///< arena + staging: the L2 buffer the caller provides
+  /// Three-level targets whose activations do not fit L2: the tensors spilled to L3 (DORY's
+  /// "L3-tile x/y" stages), their L3 arena, and the L2 slots their tiles pass through
+  /// (inputs L3 -> L2 -> L1, outputs L1 -> L2 -> L3, each double-buffered).
+  std::array<bool, NT> in_l3{};
+  arena_plan<NT, NN> l3{};
+  std::array<std::size_t, 2> spill_input_slot{};
+  std::array<std::size_t, 2> spill_output_slot{};
+  std::size_t spill_staging_bytes = 0;
   // The first failure, if any:
   bool fits = true;
   int failing_node = 0;
@@ -74,6 +82,84 @@ constexpr layer_l1_plan lay_out_l1(const tile_solution& s) {
   at += tiling_detail::aligned(s.cost.scratch_bytes);
   l.bytes = at;
   return l;
+}
+
+/// The smallest filter staging a layer accepts: its filters whole, or two chunks of one L1
+/// channel block (the L3 step below never plans less).
+constexpr std::size_t min_filter_staging(const layer_l1_plan& layer, const tile_geometry& geometry) {
+  if (!layer.tiled || geometry.weight_bytes_per_channel == 0) return 0;
+  const std::size_t whole =
+      tiling_detail::aligned(geometry.weight_bytes_per_channel * static_cast<std::size_t>(geometry.out_c));
+  const std::size_t blocks =
+      2 * tiling_detail::aligned(geometry.weight_bytes_per_channel * static_cast<std::size_t>(layer.solution.tile.c));
+  return whole < blocks ? whole : blocks;
+}
+
+/// DORY's cascade for activations: while the L2 arena, the caller's buffers and the smallest
+/// staging do not fit L2, move to L3 the largest tensor live where the arena peaks, among those
+/// only tiled layers touch (their tiles can pass through L2; other ops work on L2 buffers).
+/// Each layer touching a spilled tensor gets double-buffered L2 slots for its tiles.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr void spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
+                           target_plan<NT, NN>& plan) {
+  using tiling_detail::aligned;
+  std::array<bool, NT> eligible{};
+  std::array<int, NT> first{}, last{};
+  std::array<bool, NT> seen{};
+  for (std::size_t n = 0; n < NN; ++n) {
+    const node_summary& node = g.nodes[n];
+    for (int i = 0; i < node.output_count; ++i) {
+      const auto id = static_cast<std::size_t>(node.outputs[static_cast<std::size_t>(i)]);
+      eligible[id] = plan.layers[n].tiled && node.output_count == 1;
+      first[id] = last[id] = static_cast<int>(n);
+      seen[id] = true;
+    }
+  }
+  for (std::size_t n = 0; n < NN; ++n) {
+    const node_summary& node = g.nodes[n];
+    for (int i = 0; i < node.input_count; ++i) {
+      const auto id = static_cast<std::size_t>(node.inputs[static_cast<std::size_t>(i)]);
+      if (!plan.layers[n].tiled) eligible[id] = false;
+      if (static_cast<int>(n) > last[id]) last[id] = static_cast<int>(n);
+    }
+  }
+  for (tensor_id id : g.inputs) eligible[static_cast<std::size_t>(id)] = false;
+  for (tensor_id id : g.outputs) eligible[static_cast<std::size_t>(id)] = false;
+  for (std::size_t id = 0; id < NT; ++id) eligible[id] = eligible[id] && seen[id];
+
+  std::size_t filter_staging = 0;
+  for (std::size_t n = 0; n < NN; ++n) {
+    const std::size_t need = min_filter_staging(plan.layers[n], g.nodes[n].geometry);
+    if (need > filter_staging) filter_staging = need;
+  }
+  for (std::size_t round = 0; round <= NT; ++round) {
+    // L2 slots for the tiles of layers that touch spilled tensors.
+    std::size_t in_slot = 0, out_slot = 0;
+    for (std::size_t n = 0; n < NN; ++n) {
+      const node_summary& node = g.nodes[n];
+      const layer_l1_plan& layer = plan.layers[n];
+      bool reads = false;
+      for (int i = 0; i < node.input_count; ++i) reads = reads || plan.in_l3[static_cast<std::size_t>(node.inputs[static_cast<std::size_t>(i)])];
+      const bool writes = node.output_count > 0 && plan.in_l3[static_cast<std::size_t>(node.outputs[0])];
+      if (reads && aligned(layer.solution.cost.input_bytes) > in_slot) in_slot = aligned(layer.solution.cost.input_bytes);
+      if (writes && aligned(layer.solution.cost.output_bytes) > out_slot) out_slot = aligned(layer.solution.cost.output_bytes);
+    }
+    plan.spill_staging_bytes = 2 * (in_slot + out_slot);
+    plan.spill_output_slot[0] = out_slot;  // slot sizes; plan_for turns them into offsets
+    plan.l2 = plan_arena(g, plan.in_l3);
+    if (plan.l2.arena_bytes + plan.io_bytes + plan.spill_staging_bytes + filter_staging <= t.levels[1].bytes) break;
+    std::size_t pick = NT;
+    for (std::size_t id = 0; id < NT; ++id) {
+      if (!eligible[id] || plan.in_l3[id]) continue;
+      if (first[id] > plan.l2.peak_step || last[id] < plan.l2.peak_step) continue;
+      if (pick == NT || g.tensors[id].bytes() > g.tensors[pick].bytes()) pick = id;
+    }
+    if (pick == NT) break;  // nothing left to spill: plan_for reports the L2 shortfall
+    plan.in_l3[pick] = true;
+  }
+  std::array<bool, NT> not_in_l3{};
+  for (std::size_t id = 0; id < NT; ++id) not_in_l3[id] = !plan.in_l3[id];
+  plan.l3 = plan_arena(g, not_in_l3, false);
 }
 }  // namespace planning_detail
 
@@ -110,8 +196,11 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   }
 
   // L2: the activation arena plus the caller's input and output buffers. Name the layer where
-  // the most bytes are live: that is where the arena peaks.
-  const std::size_t l2_needed = plan.l2.arena_bytes + plan.io_bytes;
+  // the most bytes are live: that is where the arena peaks. On a three-level target, spill
+  // activations to L3 until the rest fits (see spill_to_l3).
+  using tiling_detail::aligned;
+  if (t.level_count >= 3 && plan.fits) planning_detail::spill_to_l3(g, t, plan);
+  const std::size_t l2_needed = plan.l2.arena_bytes + plan.io_bytes + plan.spill_staging_bytes;
   plan.l2_bytes = plan.l2.arena_bytes;
   if (l2_needed > t.levels[1].bytes) {
     fail(plan.l2.peak_step, 1, l2_needed, t.levels[1].bytes);
@@ -122,7 +211,6 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   // L3 -> L2 (DORY's "L3-tile w" stage): filters live in L3; each layer's filters are staged in
   // what L2 has left, whole when they fit, else in double-buffered chunks of output channels
   // (a multiple of the L1 tile's channels, so an L1 filter tile never straddles two chunks).
-  using tiling_detail::aligned;
   const std::size_t budget = t.levels[1].bytes - l2_needed;
   std::size_t slot_bytes = 0;
   bool doubled = false;
@@ -155,7 +243,12 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   plan.staging_slot[0] = aligned(plan.l2.arena_bytes);
   plan.staging_slot[1] = plan.staging_slot[0] + (doubled ? slot_bytes : 0);
   plan.staging_bytes = (doubled ? 2 : 1) * slot_bytes;
-  plan.l2_bytes = plan.staging_slot[0] + plan.staging_bytes;
+  // The spilled activations' staging slots follow the filter slots.
+  const std::size_t spill_base = plan.staging_slot[0] + plan.staging_bytes;
+  const std::size_t in_slot = (plan.spill_staging_bytes / 2) - plan.spill_output_slot[0];
+  plan.spill_input_slot = {spill_base, spill_base + in_slot};
+  plan.spill_output_slot = {spill_base + 2 * in_slot, spill_base + 2 * in_slot + plan.spill_output_slot[0]};
+  plan.l2_bytes = spill_base + plan.spill_staging_bytes;
   return plan;
 }
 
@@ -194,27 +287,25 @@ constexpr std::size_t untiled_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, c
 
 namespace tessera {
 
-/// The smallest L2 a network can be planned with on a three-level target `t` (L1 as given):
-/// the activations and caller buffers, plus the smallest filter staging any layer accepts
-/// (its filters whole, or two chunks of one L1 channel block). Ends an L2 sweep that forces
-/// L3 staging in chunks.
+/// A small L2 a network still plans with on a three-level target `t` (L1 as given): the L2
+/// need once the planner has spilled every activation it can to L3 (or none, if that needs
+/// less), plus the smallest filter staging. At this size filters are staged in chunks and, with
+/// a small L1, activations spill to L3: the end of an L2 sweep that forces the L3 step. (One planning pass, not a
+/// search: a bisection over the planner exceeds the compiler's constexpr budget on ResNet-8.)
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::size_t smallest_l2_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
-  using tiling_detail::aligned;
-  target_desc roomy = t;
-  roomy.levels[1].bytes = static_cast<std::size_t>(-1) / 4;
-  const auto plan = plan_for(g, roomy);
-  std::size_t staging = 0;
+  target_desc no_l2 = t;
+  no_l2.levels[1].bytes = 0;
+  const auto plan = plan_for(g, no_l2);  // fails at L2, after spilling all it can
+  std::size_t filters = 0;
   for (std::size_t n = 0; n < NN; ++n) {
-    const layer_l1_plan& layer = plan.layers[n];
-    const std::size_t per_channel = g.nodes[n].geometry.weight_bytes_per_channel;
-    if (!layer.tiled || per_channel == 0) continue;
-    const std::size_t whole = aligned(per_channel * static_cast<std::size_t>(g.nodes[n].geometry.out_c));
-    const std::size_t two_blocks = 2 * aligned(per_channel * static_cast<std::size_t>(layer.solution.tile.c));
-    const std::size_t need = whole < two_blocks ? whole : two_blocks;
-    if (need > staging) staging = need;
+    const std::size_t need = planning_detail::min_filter_staging(plan.layers[n], g.nodes[n].geometry);
+    if (need > filters) filters = need;
   }
-  return plan.l2.arena_bytes + plan.io_bytes + staging;
+  // Spilling costs L2 slots as large as the L1 tiles: with a roomy L1 it may not pay.
+  const std::size_t spilled = plan.l2.arena_bytes + plan.io_bytes + plan.spill_staging_bytes + filters;
+  const std::size_t kept = plan_arena(g).arena_bytes + plan.io_bytes + filters;
+  return spilled < kept ? spilled : kept;
 }
 
 }  // namespace tessera

@@ -45,15 +45,16 @@ inline dma::dma_stats minus(const dma::dma_stats& a, const dma::dma_stats& b) {
 }
 }  // namespace detail
 
-/// Runs `Run` (a tiled_executor) once over the simulated DMA, measuring each layer.
+/// Runs `Run` (a tiled_executor) once over the simulated DMA, measuring each layer. `l3`
+/// holds spilled activations (`Run::l3_bytes`, may be null when that is 0).
 template <class Run>
-simulation simulate(std::byte* l2, std::byte* l1, const typename Run::inputs_t& inputs,
+simulation simulate(std::byte* l3, std::byte* l2, std::byte* l1, const typename Run::inputs_t& inputs,
                     const typename Run::outputs_t& outputs) {
   dma::simulated_policy<> dma(Run::target);
   simulation sim;
   dma::dma_stats before{};
   int last = -1;
-  Run::run(l2, l1, inputs, outputs, dma, [&](int node, tensor_id, const void*) {
+  Run::run(l3, l2, l1, inputs, outputs, dma, [&](int node, tensor_id, const void*) {
     if (node == last) return;  // one measurement per layer, not per output
     last = node;
     sim.layers.push_back({detail::minus(dma.stats(), before)});
@@ -65,14 +66,23 @@ simulation simulate(std::byte* l2, std::byte* l1, const typename Run::inputs_t& 
   return sim;
 }
 
+template <class Run>
+simulation simulate(std::byte* l2, std::byte* l1, const typename Run::inputs_t& inputs,
+                    const typename Run::outputs_t& outputs) {
+  static_assert(Run::l3_bytes == 0, "simulate: this plan spills activations to L3: pass an L3 buffer");
+  return simulate<Run>(nullptr, l2, l1, inputs, outputs);
+}
+
 /// The per-layer table of a tiled plan with the simulator's measurements.
 template <class Net, class Run>
 std::string tiled_plan_table(const simulation& sim) {
   constexpr auto& g = Net::summary;
-  std::string out = fmt::format("target {}: L1 {} of {} bytes, L2 arena {} + filter staging {} + io {} of {} bytes\n",
-                                Run::target.name.c_str(), Run::plan.l1_bytes, Run::target.levels[0].bytes,
-                                Run::plan.l2.arena_bytes, Run::plan.staging_bytes, Run::plan.io_bytes,
-                                Run::target.levels[1].bytes);
+  std::string out = fmt::format(
+      "target {}: L1 {} of {} bytes, L2 arena {} + filter staging {} + spill staging {} + io {} of {} bytes, "
+      "L3 activations {} bytes\n",
+      Run::target.name.c_str(), Run::plan.l1_bytes, Run::target.levels[0].bytes, Run::plan.l2.arena_bytes,
+      Run::plan.staging_bytes, Run::plan.spill_staging_bytes, Run::plan.io_bytes, Run::target.levels[1].bytes,
+      Run::l3_bytes);
   out += fmt::format("{:>3}  {:<24} {:<12} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7}\n", "#", "layer",
                      "op", "tile hxwxc", "tiles", "L1 B", "L2->L1 B", "L1->L2 B", "L3->L2 B", "compute", "dma",
                      "overlap");

@@ -62,19 +62,32 @@ struct tiled_executor {
   using inputs_t = std::array<const void*, Net::inputs.size()>;
   using outputs_t = std::array<void*, Net::outputs.size()>;
 
+  /// Activations spilled to L3 (three-level targets whose L2 cannot hold them all).
+  static constexpr std::size_t l3_bytes = plan.l3.arena_bytes;
+
+  /// `l2`: `l2_bytes`, `l1`: `l1_bytes`, both 16-byte aligned; inputs and outputs in L2.
   template <class Dma, class Observer = no_observer>
   static void run(std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs, Dma& dma,
                   Observer&& observer = {}) {
+    static_assert(l3_bytes == 0, "tiled_executor::run: this plan spills activations to L3: pass an L3 buffer");
+    run(nullptr, l2, l1, inputs, outputs, dma, observer);
+  }
+
+  /// As above, with `l3` (`l3_bytes`) holding the activations the plan spills to L3.
+  template <class Dma, class Observer = no_observer>
+  static void run(std::byte* l3, std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs,
+                  Dma& dma, Observer&& observer = {}) {
     int index = 0;
     boost::hana::for_each(typename Net::node_types{}, [&](auto node_type) {
       using node = typename decltype(node_type)::type;
-      run_layer<node>(index, l2, l1, inputs, outputs, dma, observer);
+      run_layer<node>(index, l3, l2, l1, inputs, outputs, dma, observer);
       ++index;
     });
   }
 
  private:
-  static void* locate(tensor_id t, std::byte* l2, const inputs_t& inputs, const outputs_t& outputs) {
+  static void* locate(tensor_id t, std::byte* l3, std::byte* l2, const inputs_t& inputs, const outputs_t& outputs) {
+    if (plan.in_l3[static_cast<std::size_t>(t)]) return l3 + plan.l3.tensor_offset[static_cast<std::size_t>(t)];
     const std::int64_t offset = plan.l2.tensor_offset[static_cast<std::size_t>(t)];
     if (offset >= 0) return l2 + offset;
     for (std::size_t i = 0; i < Net::outputs.size(); ++i)
@@ -85,12 +98,13 @@ struct tiled_executor {
   }
 
   template <class Node, class Dma, class Observer>
-  static void run_layer(int index, std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs,
+  static void run_layer(int index, std::byte* l3, std::byte* l2, std::byte* l1, const inputs_t& inputs,
+                        const outputs_t& outputs,
                         Dma& dma, Observer& observer) {
     void* in[Node::inputs.size()];
     void* out[Node::outputs.size()];
-    for (std::size_t i = 0; i < Node::inputs.size(); ++i) in[i] = locate(Node::inputs[i], l2, inputs, outputs);
-    for (std::size_t i = 0; i < Node::outputs.size(); ++i) out[i] = locate(Node::outputs[i], l2, inputs, outputs);
+    for (std::size_t i = 0; i < Node::inputs.size(); ++i) in[i] = locate(Node::inputs[i], l3, l2, inputs, outputs);
+    for (std::size_t i = 0; i < Node::outputs.size(); ++i) out[i] = locate(Node::outputs[i], l3, l2, inputs, outputs);
     const auto layer = static_cast<std::size_t>(index);
     if (plan.layers[layer].tiled) {
       if constexpr (requires { Node::template tile_geometry_of<Net::tensors>(); }) {
@@ -194,6 +208,45 @@ struct tiled_executor {
     };
     if (staged) stage(0);
 
+    // Activations spilled to L3 pass through double-buffered L2 slots: an input tile moves
+    // L3 -> L2 one tile ahead of its L2 -> L1 load; an output tile moves L1 -> L2 when stored
+    // and L2 -> L3 once the next tile has computed.
+    bool spilled_in[2]{false, false};
+    for (int k = 0; k < operands; ++k) spilled_in[k] = plan.in_l3[static_cast<std::size_t>(Node::inputs[static_cast<std::size_t>(k)])];
+    const bool spilled_out = plan.in_l3[static_cast<std::size_t>(Node::outputs[0])];
+    dma::handle spill_handle[2][2]{};
+    dma::handle l3_store_handle[2]{};
+    bool l3_store_pending[2]{false, false};
+    map_box staged_out_box[2]{};
+    bool staged_out[2]{false, false};
+    int staged_l1_slot[2]{0, 0};  // the L1 output buffer whose store fills each L2 slot
+    const auto spill_slot = [&](std::int64_t j, int k) {
+      return l2 + plan.spill_input_slot[static_cast<std::size_t>(j % 2)] + static_cast<std::size_t>(k) * operand_bytes;
+    };
+    const auto stage_in = [&](std::int64_t j) {
+      const tile_position p = position(g, shape, j);
+      map_box box{};
+      input_region(g, p, box);
+      for (int k = 0; k < operands; ++k)
+        if (spilled_in[k])
+          spill_handle[j % 2][k] =
+              dma.start(box_transfer(box, static_cast<const std::byte*>(in[k]), spill_slot(j, k), true, 2));
+    };
+    // Moves the output tile waiting in L2 slot `sl` on to L3.
+    const auto drain = [&](int sl) {
+      if (!staged_out[sl]) return;
+      const int from = staged_l1_slot[sl];
+      if (out_pending[from]) {  // not yet waited for by an L1 buffer reuse
+        dma.wait(out_handle[from]);
+        out_pending[from] = false;
+      }
+      std::byte* slot_l2 = l2 + plan.spill_output_slot[static_cast<std::size_t>(sl)];
+      l3_store_handle[sl] = dma.start(box_transfer(staged_out_box[sl], static_cast<const std::byte*>(out), slot_l2,
+                                                   false, 2));
+      l3_store_pending[sl] = true;
+      staged_out[sl] = false;
+    };
+
     // Issue the loads of tile i (and of its filters when it opens a channel block).
     const auto load = [&](std::int64_t i) {
       const tile_position p = position(g, shape, i);
@@ -202,8 +255,14 @@ struct tiled_executor {
       const int s = slot(i);
       for (int k = 0; k < operands; ++k) {
         std::byte* dense = l1 + l.input[static_cast<std::size_t>(s)] + static_cast<std::size_t>(k) * operand_bytes;
-        in_handle[s][k] = dma.start(box_transfer(box, static_cast<const std::byte*>(in[k]), dense, true, 1));
+        if (spilled_in[k]) {
+          dma.wait(spill_handle[i % 2][k]);
+          in_handle[s][k] = dma.start(linear_transfer(spill_slot(i, k), dense, box.bytes(), true, 1));
+        } else {
+          in_handle[s][k] = dma.start(box_transfer(box, static_cast<const std::byte*>(in[k]), dense, true, 1));
+        }
       }
+      if ((spilled_in[0] || spilled_in[1]) && i + 1 < count) stage_in(i + 1);
       if (has_weights && (i == 0 || position(g, shape, i - 1).block != p.block)) {
         const int ws = weight_slot(p.block);
         weight_handle[ws] = dma.start(linear_transfer(filter_source(p.c0), l1 + l.weights[static_cast<std::size_t>(ws)],
@@ -212,6 +271,7 @@ struct tiled_executor {
       }
     };
 
+    if (spilled_in[0] || spilled_in[1]) stage_in(0);
     load(0);
     for (std::int64_t i = 0; i < count; ++i) {
       const tile_position p = position(g, shape, i);
@@ -247,10 +307,30 @@ struct tiled_executor {
       dma.compute(static_cast<std::uint64_t>(out_box.bytes() / static_cast<std::size_t>(g.out_elem_bytes)) *
                   static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1));
 
-      out_handle[s] = dma.start(box_transfer(out_box, static_cast<const std::byte*>(out),
-                                             static_cast<std::byte*>(args.output), false, 1));
+      if (spilled_out) {
+        const int sl = static_cast<int>(i % 2);
+        drain(1 - sl);  // tile i-1: L2 -> L3
+        if (l3_store_pending[sl]) {  // tile i-2 still leaves this L2 slot
+          dma.wait(l3_store_handle[sl]);
+          l3_store_pending[sl] = false;
+        }
+        std::byte* slot_l2 = l2 + plan.spill_output_slot[static_cast<std::size_t>(sl)];
+        out_handle[s] = dma.start(linear_transfer(static_cast<const std::byte*>(args.output), slot_l2, out_box.bytes(),
+                                                  false, 1));
+        staged_out_box[sl] = out_box;
+        staged_out[sl] = true;
+        staged_l1_slot[sl] = s;
+      } else {
+        out_handle[s] = dma.start(box_transfer(out_box, static_cast<const std::byte*>(out),
+                                               static_cast<std::byte*>(args.output), false, 1));
+      }
       out_pending[s] = true;
       if (!doubled && i + 1 < count) load(i + 1);
+    }
+    if (spilled_out) {
+      drain(static_cast<int>((count - 1) % 2));
+      for (int sl = 0; sl < 2; ++sl)
+        if (l3_store_pending[sl]) dma.wait(l3_store_handle[sl]);
     }
     for (int s = 0; s < 2; ++s)
       if (out_pending[s]) dma.wait(out_handle[s]);
