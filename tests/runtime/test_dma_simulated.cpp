@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/random_transfers.hpp"
+
 #include <tessera/dma/dma.hpp>
 
 namespace {
@@ -45,66 +47,13 @@ bool log_mentions(const sim& dma, const std::string& text) {
                      [&](const std::string& line) { return line.find(text) != std::string::npos; });
 }
 
-// --- Random strided copies (same generator as test_dma_memcpy.cpp) --------------------------
+// --- Random strided copies (tests/support/random_transfers.hpp) --------------------------------
 
-struct copy_case {
-  std::vector<std::byte> src_buf, dst_buf;
-  std::ptrdiff_t src_base = 0, dst_base = 0;
-  transfer t;
-  transfer bound() {
-    transfer b = t;
-    b.src = src_buf.data() + src_base;
-    b.dst = dst_buf.data() + dst_base;
-    return b;
-  }
-};
+using tessera::testing::copy_case;
+using tessera::testing::naive_copy;
 
 copy_case random_case(std::mt19937& rng, int dims) {
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  copy_case c;
-  c.t.row_bytes = static_cast<std::size_t>(pick(1, 40));
-  c.t.rows = dims >= 2 ? static_cast<std::size_t>(pick(1, 6)) : 1;
-  c.t.planes = dims >= 3 ? static_cast<std::size_t>(pick(1, 4)) : 1;
-  c.t.outer_level = pick(1, 2);
-  c.t.inbound = pick(0, 1) == 1;
-  auto side = [&](std::ptrdiff_t& row_stride, std::ptrdiff_t& plane_stride, std::vector<std::byte>& buf,
-                  std::ptrdiff_t& base) {
-    const auto rb = static_cast<std::ptrdiff_t>(c.t.row_bytes);
-    const auto rows = static_cast<std::ptrdiff_t>(c.t.rows), planes = static_cast<std::ptrdiff_t>(c.t.planes);
-    row_stride = rb + pick(0, 8);
-    plane_stride = (rows - 1) * row_stride + rb + pick(0, 16);
-    if (pick(0, 3) == 0) row_stride = -row_stride;
-    if (pick(0, 3) == 0) plane_stride = -plane_stride;
-    auto lowest = [](std::ptrdiff_t n, std::ptrdiff_t s) { return s < 0 ? n * s : 0; };
-    auto highest = [](std::ptrdiff_t n, std::ptrdiff_t s) { return s > 0 ? n * s : 0; };
-    const std::ptrdiff_t lo = lowest(planes - 1, plane_stride) + lowest(rows - 1, row_stride);
-    const std::ptrdiff_t hi = highest(planes - 1, plane_stride) + highest(rows - 1, row_stride) + rb;
-    constexpr std::ptrdiff_t margin = 8;
-    buf.resize(static_cast<std::size_t>(hi - lo + 2 * margin));
-    // No 0xA5 in the data, so that "not poison" is a meaningful check after the wait.
-    for (auto& b : buf) b = static_cast<std::byte>(pick(0, 0xA4));
-    base = margin - lo;
-  };
-  side(c.t.src_row_stride, c.t.src_plane_stride, c.src_buf, c.src_base);
-  side(c.t.dst_row_stride, c.t.dst_plane_stride, c.dst_buf, c.dst_base);
-  return c;
-}
-
-/// Destination buffer after the copy (index arithmetic only), and which bytes the copy writes.
-std::vector<std::byte> naive_copy(const copy_case& c, std::vector<bool>* written = nullptr) {
-  std::vector<std::byte> out = c.dst_buf;
-  if (written) written->assign(out.size(), false);
-  for (std::size_t p = 0; p < c.t.planes; ++p)
-    for (std::size_t r = 0; r < c.t.rows; ++r)
-      for (std::size_t i = 0; i < c.t.row_bytes; ++i) {
-        const auto pp = static_cast<std::ptrdiff_t>(p), rr = static_cast<std::ptrdiff_t>(r);
-        const auto ii = static_cast<std::ptrdiff_t>(i);
-        const std::ptrdiff_t s = c.src_base + pp * c.t.src_plane_stride + rr * c.t.src_row_stride + ii;
-        const auto d = static_cast<std::size_t>(c.dst_base + pp * c.t.dst_plane_stride + rr * c.t.dst_row_stride + ii);
-        out[d] = c.src_buf[static_cast<std::size_t>(s)];
-        if (written) (*written)[d] = true;
-      }
-  return out;
+  return tessera::testing::random_case(rng, dims, {.avoid_poison = true, .random_direction = true});
 }
 
 // --- A double-buffered tile pipeline: y = 2x + 1 over an 8x64 u8 tensor in column tiles -------

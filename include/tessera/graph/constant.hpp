@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <tessera/core/dtype.hpp>
 #include <tessera/core/requant.hpp>
 
 namespace tessera {
@@ -54,5 +55,13 @@ inline constexpr no_constant_t none{};
 
 template <auto const& C>
 inline constexpr bool is_none = std::is_same_v<std::remove_cvref_t<decltype(C)>, no_constant_t>;
+
+/// Whether an op's output type suits its requantization: the raw int32 accumulator without
+/// one, else a type that holds the clamp range (e.g. [0, 255] needs u8, u16 or s16/s32).
+template <auto const& Requant>
+constexpr bool output_type_fits(dtype out) {
+  if constexpr (is_none<Requant>) return out == dtype::s32;
+  else return Requant.lo >= min_of(out) && Requant.hi <= max_of(out);
+}
 
 }  // namespace tessera

@@ -81,11 +81,7 @@ struct binary_node {
     }
     shape expected;
     if (!detail::broadcast_shape(T[A.a].dims, b_shape<T>(), expected)) return {check_error::input_shape};
-    if constexpr (is_none<Requant>) {
-      if (out.type != dtype::s32) return {check_error::dtype};
-    } else {
-      if (Requant.lo < min_of(out.type) || Requant.hi > max_of(out.type)) return {check_error::dtype};
-    }
+    if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
     return tessera::detail::expect_shape(out.dims, expected);
   }
 

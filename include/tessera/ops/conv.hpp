@@ -71,11 +71,7 @@ struct conv {
     if constexpr (!is_none<Bias>) {
       if (Bias.size() != static_cast<std::size_t>(f)) return {check_error::constant_size};
     }
-    if constexpr (is_none<Requant>) {
-      if (out.type != dtype::s32) return {check_error::dtype};
-    } else {
-      if (Requant.lo < min_of(out.type) || Requant.hi > max_of(out.type)) return {check_error::dtype};
-    }
+    if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
     const int ho = detail::conv_out_extent(x[1], A.pad_top, A.pad_bottom, A.dilation_h, A.kernel_h, A.stride_h);
     const int wo = detail::conv_out_extent(x[2], A.pad_left, A.pad_right, A.dilation_w, A.kernel_w, A.stride_w);
     return tessera::detail::expect_shape(out.dims, detail::nhwc_like(in.dims, x[0], ho, wo, f));

@@ -46,11 +46,7 @@ struct gemm {
     if constexpr (!is_none<Bias>) {
       if (Bias.size() != static_cast<std::size_t>(A.n)) return {check_error::constant_size};
     }
-    if constexpr (is_none<Requant>) {
-      if (out.type != dtype::s32) return {check_error::dtype};
-    } else {
-      if (Requant.lo < min_of(out.type) || Requant.hi > max_of(out.type)) return {check_error::dtype};
-    }
+    if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
     shape expected = in.dims;
     expected.dims[expected.rank - 1] = A.n;
     return tessera::detail::expect_shape(out.dims, expected);

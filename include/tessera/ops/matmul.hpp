@@ -74,11 +74,7 @@ struct matmul {
     }
     expected.dims[static_cast<std::size_t>(rank - 2)] = a.from_back(1);
     expected.dims[static_cast<std::size_t>(rank - 1)] = b.from_back(0);
-    if constexpr (is_none<Requant>) {
-      if (out.type != dtype::s32) return {check_error::dtype};
-    } else {
-      if (Requant.lo < min_of(out.type) || Requant.hi > max_of(out.type)) return {check_error::dtype};
-    }
+    if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
     return tessera::detail::expect_shape(out.dims, expected);
   }
 

@@ -27,7 +27,7 @@ struct requant_shift {
   template <auto const& T>
   static constexpr check_result check() {
     const tensor_desc& out = T[A.output];
-    if (Requant.lo < min_of(out.type) || Requant.hi > max_of(out.type)) return {check_error::dtype};
+    if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
     return tessera::detail::expect_shape(out.dims, T[A.input].dims);
   }
   template <auto const& T>
