@@ -93,3 +93,26 @@ constexpr bool is_8bit(dtype d) { return d == dtype::s8 || d == dtype::u8; }
 }  // namespace detail
 
 }  // namespace tessera
+
+namespace tessera {
+
+/// What every node with one input and one output tensor (`Attrs.input`, `Attrs.output`)
+/// declares the same way; a node type derives from it and hides what it does differently
+/// (`is_alias`, `macs`, `constant_bytes`).
+template <fixed_name Name, op_kind Kind, auto Attrs>
+struct unary_node {
+  static constexpr fixed_name name = Name;
+  static constexpr op_kind kind = Kind;
+  static constexpr auto attrs = Attrs;
+  static constexpr std::array<tensor_id, 1> inputs{Attrs.input};
+  static constexpr std::array<tensor_id, 1> outputs{Attrs.output};
+  static constexpr bool is_alias = false;
+  static constexpr std::size_t constant_bytes = 0;
+
+  template <auto const&>
+  static constexpr std::int64_t macs() {
+    return 0;
+  }
+};
+
+}  // namespace tessera

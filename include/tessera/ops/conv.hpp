@@ -40,13 +40,7 @@ constexpr shape nhwc_like(const shape& like, int n, int h, int w, int c) {
 }  // namespace detail
 
 template <fixed_name Name, conv_attrs A, auto const& Weights, auto const& Bias = none, auto const& Requant = none>
-struct conv {
-  static constexpr fixed_name name = Name;
-  static constexpr op_kind kind = op_kind::conv;
-  static constexpr conv_attrs attrs = A;
-  static constexpr std::array<tensor_id, 1> inputs{A.input};
-  static constexpr std::array<tensor_id, 1> outputs{A.output};
-  static constexpr bool is_alias = false;
+struct conv : unary_node<Name, op_kind::conv, A> {
   static constexpr std::size_t constant_bytes = Weights.bytes() + Bias.bytes() + Requant.bytes();
 
   template <auto const& T>

@@ -22,13 +22,7 @@ struct gemm_attrs {
 };
 
 template <fixed_name Name, gemm_attrs A, auto const& Weights, auto const& Bias = none, auto const& Requant = none>
-struct gemm {
-  static constexpr fixed_name name = Name;
-  static constexpr op_kind kind = op_kind::gemm;
-  static constexpr gemm_attrs attrs = A;
-  static constexpr std::array<tensor_id, 1> inputs{A.input};
-  static constexpr std::array<tensor_id, 1> outputs{A.output};
-  static constexpr bool is_alias = false;
+struct gemm : unary_node<Name, op_kind::gemm, A> {
   static constexpr std::size_t constant_bytes = Weights.bytes() + Bias.bytes() + Requant.bytes();
 
   template <auto const& T>

@@ -17,15 +17,7 @@ struct pad_attrs {
 };
 
 template <fixed_name Name, pad_attrs A>
-struct pad {
-  static constexpr fixed_name name = Name;
-  static constexpr op_kind kind = op_kind::pad;
-  static constexpr pad_attrs attrs = A;
-  static constexpr std::array<tensor_id, 1> inputs{A.input};
-  static constexpr std::array<tensor_id, 1> outputs{A.output};
-  static constexpr bool is_alias = false;
-  static constexpr std::size_t constant_bytes = 0;
-
+struct pad : unary_node<Name, op_kind::pad, A> {
   template <auto const& T>
   static constexpr kernels::reference::pad_dims dims() {
     return {T[A.input].dims.rank, T[A.input].dims.dims, A.before, A.after};
@@ -50,8 +42,6 @@ struct pad {
   static constexpr std::size_t scratch_bytes() {
     return kernels::reference::pad_scratch_bytes(dims<T>());
   }
-  template <auto const&>
-  static constexpr std::int64_t macs() { return 0; }
 
   template <auto const& T>
   static void run(void* const* in, void* const* out, void*) {

@@ -19,15 +19,7 @@ struct pool_attrs {
 };
 
 template <bool Max, fixed_name Name, pool_attrs A>
-struct pool_node {
-  static constexpr fixed_name name = Name;
-  static constexpr op_kind kind = Max ? op_kind::max_pool : op_kind::average_pool;
-  static constexpr pool_attrs attrs = A;
-  static constexpr std::array<tensor_id, 1> inputs{A.input};
-  static constexpr std::array<tensor_id, 1> outputs{A.output};
-  static constexpr bool is_alias = false;
-  static constexpr std::size_t constant_bytes = 0;
-
+struct pool_node : unary_node<Name, Max ? op_kind::max_pool : op_kind::average_pool, A> {
   template <auto const& T>
   static constexpr kernels::reference::pool2d_dims dims() {
     const auto in = detail::as_nhwc(T[A.input].dims);
@@ -54,8 +46,6 @@ struct pool_node {
     if constexpr (Max) return kernels::reference::max_pool2d_scratch_bytes(dims<T>());
     else return kernels::reference::average_pool2d_scratch_bytes(dims<T>());
   }
-  template <auto const&>
-  static constexpr std::int64_t macs() { return 0; }
 
   template <auto const& T>
   static constexpr tile_geometry tile_geometry_of() {

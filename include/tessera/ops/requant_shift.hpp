@@ -15,13 +15,7 @@ struct requant_shift_attrs {
 };
 
 template <fixed_name Name, requant_shift_attrs A, auto const& Requant>
-struct requant_shift {
-  static constexpr fixed_name name = Name;
-  static constexpr op_kind kind = op_kind::requant_shift;
-  static constexpr requant_shift_attrs attrs = A;
-  static constexpr std::array<tensor_id, 1> inputs{A.input};
-  static constexpr std::array<tensor_id, 1> outputs{A.output};
-  static constexpr bool is_alias = false;
+struct requant_shift : unary_node<Name, op_kind::requant_shift, A> {
   static constexpr std::size_t constant_bytes = Requant.bytes();
 
   template <auto const& T>
@@ -34,8 +28,6 @@ struct requant_shift {
   static constexpr std::size_t scratch_bytes() {
     return kernels::reference::requant_shift_scratch_bytes(T[A.input].dims.elements());
   }
-  template <auto const&>
-  static constexpr std::int64_t macs() { return 0; }
 
   /// Tiles as rows of {elements / C, C}, C the last dimension.
   template <auto const& T>

@@ -16,14 +16,8 @@ struct reshape_attrs {
 };
 
 template <fixed_name Name, reshape_attrs A>
-struct reshape {
-  static constexpr fixed_name name = Name;
-  static constexpr op_kind kind = op_kind::reshape;
-  static constexpr reshape_attrs attrs = A;
-  static constexpr std::array<tensor_id, 1> inputs{A.input};
-  static constexpr std::array<tensor_id, 1> outputs{A.output};
+struct reshape : unary_node<Name, op_kind::reshape, A> {
   static constexpr bool is_alias = true;
-  static constexpr std::size_t constant_bytes = 0;
 
   template <auto const& T>
   static constexpr check_result check() {
@@ -33,8 +27,6 @@ struct reshape {
   }
   template <auto const&>
   static constexpr std::size_t scratch_bytes() { return 0; }
-  template <auto const&>
-  static constexpr std::int64_t macs() { return 0; }
 
   template <auto const& T>
   static void run(void* const* in, void* const* out, void*) {

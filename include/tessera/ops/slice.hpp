@@ -15,15 +15,7 @@ struct slice_attrs {
 };
 
 template <fixed_name Name, slice_attrs A>
-struct slice {
-  static constexpr fixed_name name = Name;
-  static constexpr op_kind kind = op_kind::slice;
-  static constexpr slice_attrs attrs = A;
-  static constexpr std::array<tensor_id, 1> inputs{A.input};
-  static constexpr std::array<tensor_id, 1> outputs{A.output};
-  static constexpr bool is_alias = false;
-  static constexpr std::size_t constant_bytes = 0;
-
+struct slice : unary_node<Name, op_kind::slice, A> {
   template <auto const& T>
   static constexpr kernels::reference::slice_dims dims() {
     return {T[A.input].dims.rank, T[A.input].dims.dims, T[A.output].dims.dims, A.start, A.step};
@@ -49,8 +41,6 @@ struct slice {
   static constexpr std::size_t scratch_bytes() {
     return kernels::reference::slice_scratch_bytes(dims<T>());
   }
-  template <auto const&>
-  static constexpr std::int64_t macs() { return 0; }
 
   template <auto const& T>
   static void run(void* const* in, void* const* out, void*) {

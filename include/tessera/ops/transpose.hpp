@@ -14,15 +14,7 @@ struct transpose_attrs {
 };
 
 template <fixed_name Name, transpose_attrs A>
-struct transpose {
-  static constexpr fixed_name name = Name;
-  static constexpr op_kind kind = op_kind::transpose;
-  static constexpr transpose_attrs attrs = A;
-  static constexpr std::array<tensor_id, 1> inputs{A.input};
-  static constexpr std::array<tensor_id, 1> outputs{A.output};
-  static constexpr bool is_alias = false;
-  static constexpr std::size_t constant_bytes = 0;
-
+struct transpose : unary_node<Name, op_kind::transpose, A> {
   template <auto const& T>
   static constexpr kernels::reference::transpose_dims dims() {
     return {T[A.input].dims.rank, T[A.input].dims.dims, A.perm};
@@ -48,8 +40,6 @@ struct transpose {
   static constexpr std::size_t scratch_bytes() {
     return kernels::reference::transpose_scratch_bytes(dims<T>());
   }
-  template <auto const&>
-  static constexpr std::int64_t macs() { return 0; }
 
   template <auto const& T>
   static void run(void* const* in, void* const* out, void*) {

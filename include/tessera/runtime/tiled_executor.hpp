@@ -2,16 +2,18 @@
 // layer's tile loop pipelined through L1 with double-buffered DMA.
 //
 //   using run = tessera::tiled_executor<model::network, tessera::target<tessera::targets::gap8>>;
-//   alignas(16) static std::byte l2[run::l2_bytes];   // activation arena
+//   alignas(16) static std::byte l2[run::l2_bytes];   // activation arena (+ L3 staging slots)
 //   alignas(16) static std::byte l1[run::l1_bytes];   // tile buffers
 //   tessera::dma::memcpy_policy dma;
-//   run::run(l2, l1, {input}, {output}, dma);
+//   run::run(l2, l1, {input}, {output}, dma);         // run(l3, l2, l1, ...) when l3_bytes > 0
 //
 // Per layer, the pipeline is: load tile i+1 while tile i computes, and store tile i while
 // tile i+1 loads; before tile i computes into an output buffer, the store of tile i-2 from it
 // is waited for; a filter tile is loaded only when the channel block changes (channel blocks
 // are the outermost tile loop, so filters move once per layer). Every wait is explicit, so a
-// simulated DMA can check the schedule (runtime/../dma/simulated_policy.hpp).
+// simulated DMA can check the schedule (dma/simulated_policy.hpp). On three-level targets
+// filters come from L3 through L2 chunks, and activations the plan spilled to L3 pass through
+// double-buffered L2 slots (docs/planning.md).
 //
 // Layers that do not tile (data movement, broadcasting, aliases) run on their L2 buffers.
 // A plan that does not fit the target fails to compile naming layer, level, bytes needed and
