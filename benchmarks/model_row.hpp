@@ -26,7 +26,7 @@ struct tiling_row {
   std::int64_t tiles = 0;              ///< tiles over all tiled layers
   int tiled_layers = 0;
   std::size_t l1_bytes = 0;            ///< L1 the plan uses
-  std::size_t l2_bytes = 0;            ///< L2 arena + caller buffers
+  std::size_t l2_bytes = 0;            ///< L2 arena + staging slots + caller buffers
   std::uint64_t l2_to_l1 = 0;          ///< bytes loaded into L1
   std::uint64_t l1_to_l2 = 0;          ///< bytes stored from L1
   std::uint64_t l3_to_l2 = 0;

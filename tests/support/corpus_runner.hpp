@@ -23,6 +23,7 @@
 #include <tessera/dma/simulated_policy.hpp>
 #include <tessera/tessera.hpp>
 
+#include "device_values.hpp"
 #include "npz.hpp"
 
 namespace tessera::testing {
@@ -50,35 +51,6 @@ struct corpus_result {
 };
 
 namespace detail {
-
-inline std::int64_t load_element(dtype type, const std::byte* base, std::int64_t index) {
-  switch (type) {
-    case dtype::s8: return reinterpret_cast<const std::int8_t*>(base)[index];
-    case dtype::u8: return reinterpret_cast<const std::uint8_t*>(base)[index];
-    case dtype::s16: return reinterpret_cast<const std::int16_t*>(base)[index];
-    case dtype::u16: return reinterpret_cast<const std::uint16_t*>(base)[index];
-    case dtype::s32: return reinterpret_cast<const std::int32_t*>(base)[index];
-  }
-  return 0;
-}
-
-inline void store_element(dtype type, std::byte* base, std::int64_t index, std::int64_t v) {
-  switch (type) {
-    case dtype::s8: reinterpret_cast<std::int8_t*>(base)[index] = static_cast<std::int8_t>(v); break;
-    case dtype::u8: reinterpret_cast<std::uint8_t*>(base)[index] = static_cast<std::uint8_t>(v); break;
-    case dtype::s16: reinterpret_cast<std::int16_t*>(base)[index] = static_cast<std::int16_t>(v); break;
-    case dtype::u16: reinterpret_cast<std::uint16_t*>(base)[index] = static_cast<std::uint16_t>(v); break;
-    case dtype::s32: reinterpret_cast<std::int32_t*>(base)[index] = static_cast<std::int32_t>(v); break;
-  }
-}
-
-/// Device bytes of one tensor, read back in logical (ONNX) order.
-inline std::vector<std::int64_t> to_logical(const tensor_origin& origin, dtype type, const std::byte* data) {
-  const std::int64_t n = origin.logical.elements();
-  std::vector<std::int64_t> values(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = load_element(type, data, origin.physical_index(i));
-  return values;
-}
 
 inline std::vector<std::int64_t> shape_vector(const shape& s) {
   return {s.dims.begin(), s.dims.begin() + s.rank};
@@ -187,7 +159,7 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
         fail(fmt::format("input {} value {} does not fit {}", i, v, name_of(desc.type)));
         return result;
       }
-      detail::store_element(desc.type, input_buffers.back().data(), origin->physical_index(static_cast<std::int64_t>(k)), v);
+      tools::store_element(desc.type, input_buffers.back().data(), origin->physical_index(static_cast<std::int64_t>(k)), v);
     }
     inputs[i] = input_buffers.back().data();
   }
@@ -215,7 +187,7 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
       fail(fmt::format("output {} has no origin entry", i));
       continue;
     }
-    const auto got = detail::to_logical(*origin, Net::tensors[Net::outputs[i]].type, output_buffers[i].data());
+    const auto got = tools::read_logical(*origin, Net::tensors[Net::outputs[i]].type, output_buffers[i].data());
     if (got.size() != want.values.size()) {
       fail(fmt::format("output {} ({}) has {} elements, golden {}", i, origin->onnx_name, got.size(), want.values.size()));
       continue;
@@ -240,7 +212,7 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
       if (used[o] || !seen.contains(origin.id)) continue;
       if (detail::shape_vector(origin.logical) != act.shape) continue;
       if (!detail::kind_matches(act.name, origin.producer)) continue;
-      const auto got = detail::to_logical(origin, Net::tensors[origin.id].type, seen[origin.id].data());
+      const auto got = tools::read_logical(origin, Net::tensors[origin.id].type, seen[origin.id].data());
       if (auto diff = detail::first_difference(got, act.values); diff.empty()) {
         used[o] = true;
         matched = true;

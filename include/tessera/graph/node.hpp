@@ -64,7 +64,6 @@ enum class check_error : std::uint8_t {
   input_shape,         ///< inputs disagree (channels, K of a product, broadcasting, ...)
   constant_size,       ///< a weight/bias/requant table has the wrong number of entries
   dtype,               ///< a tensor's element type does not suit the op
-  accumulator_range,   ///< the int32 accumulator could overflow for this K
 };
 
 struct check_result {

@@ -60,6 +60,32 @@ constexpr void touch(buffer& buf, std::size_t bytes, int step) {
   if (step > buf.last) buf.last = step;
 }
 
+/// Tensors outside the arena: graph inputs and outputs (caller buffers) plus `elsewhere`.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::array<bool, NT> outside_arena(const graph_summary<NT, NI, NO, NN>& g,
+                                             const std::array<bool, NT>& elsewhere = {}) {
+  std::array<bool, NT> outside = elsewhere;
+  for (tensor_id t : g.inputs) outside[static_cast<std::size_t>(t)] = true;
+  for (tensor_id t : g.outputs) outside[static_cast<std::size_t>(t)] = true;
+  return outside;
+}
+
+/// Alias groups: each tensor points at the tensor whose buffer it uses. A Reshape-like node's
+/// output shares its input's buffer when both are arena tensors.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::array<std::size_t, NT> alias_roots(const graph_summary<NT, NI, NO, NN>& g,
+                                                  const std::array<bool, NT>& outside) {
+  std::array<std::size_t, NT> root{};
+  for (std::size_t t = 0; t < NT; ++t) root[t] = t;
+  for (const node_summary& n : g.nodes) {
+    if (!n.is_alias) continue;
+    const auto in = static_cast<std::size_t>(n.inputs[0]);
+    const auto out = static_cast<std::size_t>(n.outputs[0]);
+    if (!outside[in] && !outside[out]) root[out] = root[in];  // inputs precede outputs: root[in] is final
+  }
+  return root;
+}
+
 }  // namespace planning_detail
 
 /// Plans the arena of `g`. Tensors marked in `elsewhere` (another memory level) are left out
@@ -71,19 +97,8 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g,
   using planning_detail::buffer;
   arena_plan<NT, NN> plan{};
 
-  std::array<bool, NT> caller = elsewhere;
-  for (tensor_id t : g.inputs) caller[static_cast<std::size_t>(t)] = true;
-  for (tensor_id t : g.outputs) caller[static_cast<std::size_t>(t)] = true;
-
-  // Alias groups: each tensor points at the tensor whose buffer it uses.
-  std::array<std::size_t, NT> root{};
-  for (std::size_t t = 0; t < NT; ++t) root[t] = t;
-  for (const node_summary& n : g.nodes) {
-    if (!n.is_alias) continue;
-    const auto in = static_cast<std::size_t>(n.inputs[0]);
-    const auto out = static_cast<std::size_t>(n.outputs[0]);
-    if (!caller[in] && !caller[out]) root[out] = root[in];  // inputs precede outputs: root[in] is final
-  }
+  const std::array<bool, NT> caller = planning_detail::outside_arena(g, elsewhere);
+  const std::array<std::size_t, NT> root = planning_detail::alias_roots(g, caller);
 
   // Buffers 0..NT-1 are tensor groups (indexed by root), NT..NT+NN-1 are node scratch.
   std::array<buffer, NT + NN> buffers{};

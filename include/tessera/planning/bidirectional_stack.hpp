@@ -18,21 +18,13 @@ namespace tessera {
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::size_t bidirectional_stack_peak(const graph_summary<NT, NI, NO, NN>& g) {
   using planning_detail::align_up;
-  std::array<bool, NT> caller{};
-  for (tensor_id t : g.inputs) caller[static_cast<std::size_t>(t)] = true;
-  for (tensor_id t : g.outputs) caller[static_cast<std::size_t>(t)] = true;
+  const std::array<bool, NT> caller = planning_detail::outside_arena(g);
+  const std::array<std::size_t, NT> root = planning_detail::alias_roots(g, caller);
 
   // Last step each tensor is read (alias groups extend their root's life).
-  std::array<std::size_t, NT> root{};
-  for (std::size_t t = 0; t < NT; ++t) root[t] = t;
   std::array<int, NT> last_use{};
   for (std::size_t n = 0; n < NN; ++n) {
     const node_summary& node = g.nodes[n];
-    if (node.is_alias) {
-      const auto in = static_cast<std::size_t>(node.inputs[0]);
-      const auto out = static_cast<std::size_t>(node.outputs[0]);
-      if (!caller[in] && !caller[out]) root[out] = root[in];
-    }
     for (int i = 0; i < node.input_count; ++i) {
       const auto t = root[static_cast<std::size_t>(node.inputs[static_cast<std::size_t>(i)])];
       if (static_cast<int>(n) > last_use[t]) last_use[t] = static_cast<int>(n);

@@ -99,9 +99,15 @@ constexpr std::size_t min_filter_staging(const layer_l1_plan& layer, const tile_
 /// staging do not fit L2, move to L3 the largest tensor live where the arena peaks, among those
 /// only tiled layers touch (their tiles can pass through L2; other ops work on L2 buffers).
 /// Each layer touching a spilled tensor gets double-buffered L2 slots for its tiles.
+/// Bytes of one L2 slot for spilled input tiles and one for spilled output tiles.
+struct spill_slots {
+  std::size_t input = 0;
+  std::size_t output = 0;
+};
+
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr void spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
-                           target_plan<NT, NN>& plan) {
+constexpr spill_slots spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
+                                  target_plan<NT, NN>& plan) {
   using tiling_detail::aligned;
   std::array<bool, NT> eligible{};
   std::array<int, NT> first{}, last{};
@@ -132,6 +138,7 @@ constexpr void spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const target_
     const std::size_t need = min_filter_staging(plan.layers[n], g.nodes[n].geometry);
     if (need > filter_staging) filter_staging = need;
   }
+  spill_slots slots{};
   for (std::size_t round = 0; round <= NT; ++round) {
     // L2 slots for the tiles of layers that touch spilled tensors.
     std::size_t in_slot = 0, out_slot = 0;
@@ -144,9 +151,9 @@ constexpr void spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const target_
       if (reads && aligned(layer.solution.cost.input_bytes) > in_slot) in_slot = aligned(layer.solution.cost.input_bytes);
       if (writes && aligned(layer.solution.cost.output_bytes) > out_slot) out_slot = aligned(layer.solution.cost.output_bytes);
     }
+    slots = {in_slot, out_slot};
     plan.spill_staging_bytes = 2 * (in_slot + out_slot);
-    plan.spill_output_slot[0] = out_slot;  // slot sizes; plan_for turns them into offsets
-    plan.l2 = plan_arena(g, plan.in_l3);
+    if (round > 0) plan.l2 = plan_arena(g, plan.in_l3);  // round 0: plan_for's arena, nothing spilled
     if (plan.l2.arena_bytes + plan.io_bytes + plan.spill_staging_bytes + filter_staging <= t.levels[1].bytes) break;
     std::size_t pick = NT;
     for (std::size_t id = 0; id < NT; ++id) {
@@ -160,6 +167,7 @@ constexpr void spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const target_
   std::array<bool, NT> not_in_l3{};
   for (std::size_t id = 0; id < NT; ++id) not_in_l3[id] = !plan.in_l3[id];
   plan.l3 = plan_arena(g, not_in_l3, false);
+  return slots;
 }
 }  // namespace planning_detail
 
@@ -199,7 +207,8 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   // the most bytes are live: that is where the arena peaks. On a three-level target, spill
   // activations to L3 until the rest fits (see spill_to_l3).
   using tiling_detail::aligned;
-  if (t.level_count >= 3 && plan.fits) planning_detail::spill_to_l3(g, t, plan);
+  planning_detail::spill_slots spill{};
+  if (t.level_count >= 3 && plan.fits) spill = planning_detail::spill_to_l3(g, t, plan);
   const std::size_t l2_needed = plan.l2.arena_bytes + plan.io_bytes + plan.spill_staging_bytes;
   plan.l2_bytes = plan.l2.arena_bytes;
   if (l2_needed > t.levels[1].bytes) {
@@ -245,9 +254,8 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   plan.staging_bytes = (doubled ? 2 : 1) * slot_bytes;
   // The spilled activations' staging slots follow the filter slots.
   const std::size_t spill_base = plan.staging_slot[0] + plan.staging_bytes;
-  const std::size_t in_slot = (plan.spill_staging_bytes / 2) - plan.spill_output_slot[0];
-  plan.spill_input_slot = {spill_base, spill_base + in_slot};
-  plan.spill_output_slot = {spill_base + 2 * in_slot, spill_base + 2 * in_slot + plan.spill_output_slot[0]};
+  plan.spill_input_slot = {spill_base, spill_base + spill.input};
+  plan.spill_output_slot = {spill_base + 2 * spill.input, spill_base + 2 * spill.input + spill.output};
   plan.l2_bytes = spill_base + plan.spill_staging_bytes;
   return plan;
 }

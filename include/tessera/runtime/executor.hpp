@@ -25,13 +25,30 @@ struct no_observer {
   constexpr void operator()(int /*node*/, tensor_id /*tensor*/, const void* /*data*/) const {}
 };
 
+/// The caller's graph input and output buffers, and where a tensor lives among them. Both
+/// executors use it; they differ only in where the other tensors live.
+template <class Net>
+struct caller_buffers {
+  using inputs_t = std::array<const void*, Net::inputs.size()>;
+  using outputs_t = std::array<void*, Net::outputs.size()>;
+
+  /// The caller's buffer of tensor `t`, or nullptr when `t` is not a graph input or output.
+  static void* find(tensor_id t, const inputs_t& inputs, const outputs_t& outputs) {
+    for (std::size_t i = 0; i < Net::outputs.size(); ++i)
+      if (Net::outputs[i] == t) return outputs[i];
+    for (std::size_t i = 0; i < Net::inputs.size(); ++i)
+      if (Net::inputs[i] == t) return const_cast<void*>(inputs[i]);  // read-only by construction
+    return nullptr;
+  }
+};
+
 template <class Net>
 struct executor {
   static constexpr auto plan = arena_plan_of<Net>;
   static constexpr std::size_t arena_bytes = plan.arena_bytes;
 
-  using inputs_t = std::array<const void*, Net::inputs.size()>;
-  using outputs_t = std::array<void*, Net::outputs.size()>;
+  using inputs_t = typename caller_buffers<Net>::inputs_t;
+  using outputs_t = typename caller_buffers<Net>::outputs_t;
 
   /// `arena`: at least `arena_bytes` bytes, 16-byte aligned. `inputs`/`outputs`: one buffer per
   /// graph input/output, in the element type and physical shape of its tensor.
@@ -51,11 +68,7 @@ struct executor {
   static void* locate(tensor_id t, std::byte* arena, const inputs_t& inputs, const outputs_t& outputs) {
     const std::int64_t offset = plan.tensor_offset[static_cast<std::size_t>(t)];
     if (offset >= 0) return arena + offset;
-    for (std::size_t i = 0; i < Net::outputs.size(); ++i)
-      if (Net::outputs[i] == t) return outputs[i];
-    for (std::size_t i = 0; i < Net::inputs.size(); ++i)
-      if (Net::inputs[i] == t) return const_cast<void*>(inputs[i]);  // read-only by construction
-    return nullptr;
+    return caller_buffers<Net>::find(t, inputs, outputs);
   }
 
   template <class Node, class Observer>

@@ -56,21 +56,20 @@ constexpr dma::transfer box_transfer(const map_box& box, const std::byte* map, s
   }
   // The map side is const for loads; for stores it is the (mutable) destination.
   std::byte* map_at = const_cast<std::byte*>(map) + box.offset();
-  if (load) {
-    t.src = map_at;
-    t.dst = dense;
-    t.src_row_stride = map_row_stride;
-    t.src_plane_stride = map_plane_stride;
-    t.dst_row_stride = dense_row_stride;
-    t.dst_plane_stride = dense_plane_stride;
-  } else {
-    t.src = dense;
-    t.dst = map_at;
-    t.src_row_stride = dense_row_stride;
-    t.src_plane_stride = dense_plane_stride;
-    t.dst_row_stride = map_row_stride;
-    t.dst_plane_stride = map_plane_stride;
-  }
+  struct side {
+    std::byte* at;
+    std::ptrdiff_t row_stride, plane_stride;
+  };
+  const side map_side{map_at, map_row_stride, map_plane_stride};
+  const side dense_side{dense, dense_row_stride, dense_plane_stride};
+  const side& from = load ? map_side : dense_side;
+  const side& to = load ? dense_side : map_side;
+  t.src = from.at;
+  t.src_row_stride = from.row_stride;
+  t.src_plane_stride = from.plane_stride;
+  t.dst = to.at;
+  t.dst_row_stride = to.row_stride;
+  t.dst_plane_stride = to.plane_stride;
   return t;
 }
 

@@ -61,8 +61,8 @@ struct tiled_executor {
   static constexpr std::size_t l2_bytes = plan.l2_bytes > 0 ? plan.l2_bytes : 16;
   static constexpr std::size_t l1_bytes = plan.l1_bytes > 0 ? plan.l1_bytes : 16;
 
-  using inputs_t = std::array<const void*, Net::inputs.size()>;
-  using outputs_t = std::array<void*, Net::outputs.size()>;
+  using inputs_t = typename caller_buffers<Net>::inputs_t;
+  using outputs_t = typename caller_buffers<Net>::outputs_t;
 
   /// Activations spilled to L3 (three-level targets whose L2 cannot hold them all).
   static constexpr std::size_t l3_bytes = plan.l3.arena_bytes;
@@ -92,11 +92,7 @@ struct tiled_executor {
     if (plan.in_l3[static_cast<std::size_t>(t)]) return l3 + plan.l3.tensor_offset[static_cast<std::size_t>(t)];
     const std::int64_t offset = plan.l2.tensor_offset[static_cast<std::size_t>(t)];
     if (offset >= 0) return l2 + offset;
-    for (std::size_t i = 0; i < Net::outputs.size(); ++i)
-      if (Net::outputs[i] == t) return outputs[i];
-    for (std::size_t i = 0; i < Net::inputs.size(); ++i)
-      if (Net::inputs[i] == t) return const_cast<void*>(inputs[i]);  // read-only by construction
-    return nullptr;
+    return caller_buffers<Net>::find(t, inputs, outputs);
   }
 
   template <class Node, class Dma, class Observer>
@@ -181,6 +177,10 @@ struct tiled_executor {
 
     const auto slot = [&](std::int64_t i) { return l.solution.cost.activations_doubled ? static_cast<int>(i % 2) : 0; };
     const auto weight_slot = [&](int block) { return l.solution.cost.constants_doubled ? block % 2 : 0; };
+    // Whether tile i starts a channel block, i.e. needs new filters.
+    const auto opens_block = [&](std::int64_t i) {
+      return i == 0 || position(g, shape, i - 1).block != position(g, shape, i).block;
+    };
 
     // Three-level targets: filters come from L3 through L2 chunks of `stage_channels` output
     // channels; chunk k+1 is staged while chunk k feeds L1. Two-level: straight from L2/flash.
@@ -265,7 +265,7 @@ struct tiled_executor {
         }
       }
       if ((spilled_in[0] || spilled_in[1]) && i + 1 < count) stage_in(i + 1);
-      if (has_weights && (i == 0 || position(g, shape, i - 1).block != p.block)) {
+      if (has_weights && opens_block(i)) {
         const int ws = weight_slot(p.block);
         weight_handle[ws] = dma.start(linear_transfer(filter_source(p.c0), l1 + l.weights[static_cast<std::size_t>(ws)],
                                                       static_cast<std::size_t>(p.c) * g.weight_bytes_per_channel, true,
@@ -282,7 +282,7 @@ struct tiled_executor {
       if constexpr (!Options.skip_input_wait) {
         for (int k = 0; k < operands; ++k) dma.wait(in_handle[s][k]);
       }
-      if (has_weights && (i == 0 || position(g, shape, i - 1).block != p.block)) dma.wait(weight_handle[ws]);
+      if (has_weights && opens_block(i)) dma.wait(weight_handle[ws]);
       const bool doubled = l.solution.cost.activations_doubled;
       if (doubled && i + 1 < count) load(i + 1);  // prefetch into the other buffers
       if (out_pending[s]) {                        // the store of tile i-2 (or i-1) read this buffer
