@@ -1,0 +1,168 @@
+// Dispatch: runs a family's kernel where its traits accept the case, the reference otherwise.
+//
+// The choice is made at compile time by the ops (their shapes, types and requantization are
+// template arguments), so a layer instantiates exactly one kernel and layers with the same
+// element types share it. A family's `*_accepts` depends on types, layouts and structural
+// attributes (groups, requantization layout), never on extents, so every tile of an accepted
+// layer is accepted too, leftovers included.
+#pragma once
+
+#include <cstddef>
+
+#include <tessera/kernels/common/micro_tile.hpp>
+#include <tessera/kernels/traits.hpp>
+
+#if !defined(TESSERA_FORCE_REFERENCE_KERNELS)
+#if defined(__SSE4_1__)
+#include <tessera/kernels/x86/kernels.hpp>
+#endif
+#if defined(__ARM_FEATURE_DSP)
+#include <tessera/kernels/arm_dsp/kernels.hpp>
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <tessera/kernels/arm_mve/kernels.hpp>
+#endif
+#endif
+
+namespace tessera::kernels {
+
+/// `f` when its kernels can run here, else the reference (a plan made on x86 for a Cortex-M
+/// target runs the reference kernels on x86; its scratch is then 0, never more than planned).
+constexpr kernel_family runnable(kernel_family f) { return family_available(f) ? f : kernel_family::reference; }
+
+enum class conv_variant : std::uint8_t {
+  reference,      ///< the scalar reference
+  im2col,         ///< the family's convolution (pointwise without im2col where it applies)
+  depthwise_hwc,  ///< the family's channels-last depthwise kernel
+  depthwise_chw,  ///< DORY's depthwise variant: the tile is reordered to CHW in scratch first
+};
+
+constexpr const char* variant_name(conv_variant v) {
+  switch (v) {
+    case conv_variant::reference: return "reference";
+    case conv_variant::im2col: return "conv";
+    case conv_variant::depthwise_hwc: return "dw-hwc";
+    case conv_variant::depthwise_chw: return "dw-chw";
+  }
+  return "?";
+}
+
+constexpr bool is_depthwise(const reference::conv2d_dims& d) {
+  return d.groups > 1 && d.groups == d.in_c && d.out_c == d.in_c;
+}
+
+template <kernel_family F, class TIn, class TW, class TOut>
+constexpr conv_variant choose_conv2d(const reference::conv2d_dims& d, const requant_params& rq) {
+  using traits = family_traits<F>;
+  if constexpr (F == kernel_family::reference) {
+    return conv_variant::reference;
+  } else {
+    if (is_depthwise(d)) {
+      if (!traits::template depthwise_accepts<TIn, TW, TOut>(d, rq)) return conv_variant::reference;
+      return traits::depthwise_prefers_chw(d) ? conv_variant::depthwise_chw : conv_variant::depthwise_hwc;
+    }
+    if (d.groups == 1 && traits::template conv2d_accepts<TIn, TW, TOut>(d, rq)) return conv_variant::im2col;
+    return conv_variant::reference;
+  }
+}
+
+template <kernel_family F>
+constexpr std::size_t conv2d_scratch_bytes(conv_variant v, const reference::conv2d_dims& d) {
+  using traits = family_traits<F>;
+  switch (v) {
+    case conv_variant::reference: return reference::conv2d_scratch_bytes(d);
+    case conv_variant::im2col: return traits::conv2d_scratch_bytes(d);
+    case conv_variant::depthwise_hwc: return traits::depthwise_hwc_scratch_bytes(d);
+    case conv_variant::depthwise_chw: return traits::depthwise_chw_scratch_bytes(d);
+  }
+  return 0;
+}
+
+/// Runs variant `V` of family `F` (which must be runnable here).
+template <kernel_family F, conv_variant V, class TIn, class TW, class TOut>
+void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
+            const requant_params& rq, TOut* out, void* scratch) {
+  static_assert(family_available(F), "conv2d: kernel family not available in this build");
+  if constexpr (V == conv_variant::reference) reference::conv2d(d, in, w, bias, rq, out, scratch);
+  else if constexpr (V == conv_variant::im2col) family_kernels<F>::conv2d(d, in, w, bias, rq, out, scratch);
+  else if constexpr (V == conv_variant::depthwise_hwc) family_kernels<F>::depthwise_hwc(d, in, w, bias, rq, out, scratch);
+  else family_kernels<F>::depthwise_chw(d, in, w, bias, rq, out, scratch);
+}
+
+// Gemm, MatMul, Add/Sub and pools: one family kernel or the reference. `F` below is the
+// family after `choose_*` (reference when the family does not accept the case).
+
+template <kernel_family F, class TA, class TW, class TOut>
+constexpr kernel_family choose_gemm(const reference::gemm_dims& d, const requant_params& rq) {
+  return family_traits<F>::template gemm_accepts<TA, TW, TOut>(d, rq) ? F : kernel_family::reference;
+}
+template <kernel_family F>
+constexpr std::size_t gemm_scratch_bytes(const reference::gemm_dims& d) {
+  return family_traits<F>::gemm_scratch_bytes(d);
+}
+template <kernel_family F, class TA, class TW, class TOut>
+void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::int32_t* bias, const requant_params& rq,
+          TOut* out, void* scratch) {
+  static_assert(family_available(F), "gemm: kernel family not available in this build");
+  family_kernels<F>::gemm(d, a, w, bias, rq, out, scratch);
+}
+
+template <kernel_family F, class TA, class TB, class TOut>
+constexpr kernel_family choose_matmul(const reference::matmul_dims& d, const requant_params& rq) {
+  return family_traits<F>::template matmul_accepts<TA, TB, TOut>(d, rq) ? F : kernel_family::reference;
+}
+template <kernel_family F>
+constexpr std::size_t matmul_scratch_bytes(const reference::matmul_dims& d) {
+  return family_traits<F>::matmul_scratch_bytes(d);
+}
+template <kernel_family F, class TA, class TB, class TOut>
+void matmul(const reference::matmul_dims& d, const TA* a, const TB* b, const requant_params& rq, TOut* out,
+            void* scratch) {
+  static_assert(family_available(F), "matmul: kernel family not available in this build");
+  family_kernels<F>::matmul(d, a, b, rq, out, scratch);
+}
+
+template <kernel_family F, class TA, class TB, class TOut>
+constexpr kernel_family choose_binary(reference::binary_op op, const reference::binary_dims& d,
+                                      const requant_params& rq) {
+  return family_traits<F>::template binary_accepts<TA, TB, TOut>(op, d, rq) ? F : kernel_family::reference;
+}
+template <kernel_family F>
+constexpr std::size_t binary_scratch_bytes(const reference::binary_dims& d) {
+  return family_traits<F>::binary_scratch_bytes(d);
+}
+template <kernel_family F, class TA, class TB, class TOut>
+void binary(reference::binary_op op, const reference::binary_dims& d, const TA* a, const TB* b,
+            const requant_params& rq, TOut* out, void* scratch) {
+  static_assert(family_available(F), "binary: kernel family not available in this build");
+  family_kernels<F>::binary(op, d, a, b, rq, out, scratch);
+}
+
+template <kernel_family F, class T>
+constexpr kernel_family choose_max_pool(const reference::pool2d_dims& d) {
+  return family_traits<F>::template max_pool_accepts<T>(d) ? F : kernel_family::reference;
+}
+template <kernel_family F, class T>
+constexpr kernel_family choose_average_pool(const reference::pool2d_dims& d, bool count_include_pad) {
+  return family_traits<F>::template average_pool_accepts<T>(d, count_include_pad) ? F : kernel_family::reference;
+}
+template <kernel_family F>
+constexpr std::size_t max_pool2d_scratch_bytes(const reference::pool2d_dims& d) {
+  return family_traits<F>::max_pool2d_scratch_bytes(d);
+}
+template <kernel_family F>
+constexpr std::size_t average_pool2d_scratch_bytes(const reference::pool2d_dims& d) {
+  return family_traits<F>::average_pool2d_scratch_bytes(d);
+}
+template <kernel_family F, class T>
+void max_pool2d(const reference::pool2d_dims& d, const T* in, T* out, void* scratch) {
+  static_assert(family_available(F), "max_pool2d: kernel family not available in this build");
+  family_kernels<F>::max_pool2d(d, in, out, scratch);
+}
+template <kernel_family F, class T>
+void average_pool2d(const reference::pool2d_dims& d, bool count_include_pad, const T* in, T* out, void* scratch) {
+  static_assert(family_available(F), "average_pool2d: kernel family not available in this build");
+  family_kernels<F>::average_pool2d(d, count_include_pad, in, out, scratch);
+}
+
+}  // namespace tessera::kernels

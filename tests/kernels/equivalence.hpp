@@ -1,0 +1,422 @@
+// Randomized bit-exactness checks of one kernel family against the scalar reference.
+//
+// Plain functions over static buffers (no heap, no exceptions, no Catch2), so the same checks
+// run on the host (tests/kernels/test_equivalence.cpp, under Catch2) and on bare-metal Cortex-M
+// cores under QEMU (tests/kernels/qemu_equivalence.cpp). Every case draws its shape, element
+// types, requantization and data from a fixed seed; odd leftovers and extreme values (all
+// -128 / 127 / 255 inputs, weights at -128, shifts up to 40, multipliers near 2^27) come up on
+// purpose. Each kernel is also checked not to write past its output or its declared scratch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+
+#include <tessera/kernels/dispatch.hpp>
+
+namespace tessera::testing {
+
+/// Deterministic generator (xorshift32): the same cases on every machine and compiler.
+struct rng {
+  std::uint32_t state;
+  std::uint32_t next() {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+  }
+  /// Uniform in [lo, hi].
+  int range(int lo, int hi) {
+    if (hi < lo) hi = lo;
+    return lo + static_cast<int>(next() % static_cast<std::uint32_t>(hi - lo + 1)); }
+  bool chance(int percent) { return range(0, 99) < percent; }
+};
+
+struct equivalence_stats {
+  int cases = 0;      ///< cases the family accepted and ran
+  int rejected = 0;   ///< cases the family's traits declined (the reference would run them)
+  int failures = 0;   ///< mismatches or writes out of bounds
+};
+
+namespace equivalence_detail {
+
+inline constexpr std::size_t buffer_bytes = 48 * 1024;
+inline constexpr std::size_t guard_bytes = 64;
+inline constexpr std::uint8_t guard_value = 0xA5;
+
+alignas(16) inline std::uint8_t input_a[buffer_bytes];
+alignas(16) inline std::uint8_t input_b[buffer_bytes];
+alignas(16) inline std::uint8_t weights[buffer_bytes];
+alignas(16) inline std::int32_t bias[1024];
+alignas(16) inline std::int32_t mul[1024];
+alignas(16) inline std::int32_t add[1024];
+alignas(16) inline std::uint8_t expected[buffer_bytes];
+alignas(16) inline std::uint8_t actual[buffer_bytes + guard_bytes];
+alignas(16) inline std::uint8_t scratch[buffer_bytes + guard_bytes];
+
+/// Fills `count` elements of type T: uniform, or (sometimes) one extreme value throughout.
+template <class T>
+void fill(rng& r, void* buffer, std::size_t count) {
+  auto* p = static_cast<T*>(buffer);
+  const int mode = r.range(0, 9);
+  constexpr int lo = std::is_signed_v<T> ? -128 : 0;
+  constexpr int hi = std::is_signed_v<T> ? 127 : 255;
+  for (std::size_t i = 0; i < count; ++i) {
+    int v = r.range(lo, hi);
+    if (mode == 0) v = lo;
+    if (mode == 1) v = hi;
+    p[i] = static_cast<T>(v);
+  }
+}
+
+/// A random requantization of `channels` channels into TOut (disabled when TOut is int32).
+template <class TOut>
+requant_params random_requant(rng& r, int channels, bool allow_per_channel = true) {
+  requant_params rq{};
+  if constexpr (sizeof(TOut) == 4) {
+    return rq;
+  } else {
+    rq.enabled = true;
+    const bool per_channel = allow_per_channel && r.chance(60);
+    rq.length = per_channel ? channels : 1;
+    rq.inner = 1;
+    rq.shift = r.chance(10) ? r.range(0, 40) : r.range(8, 30);
+    const int big = r.chance(20) ? (1 << 27) : (1 << 12);
+    for (int c = 0; c < rq.length; ++c) {
+      mul[c] = r.range(-big / 8, big);
+      add[c] = r.range(-(1 << 20), 1 << 20);
+    }
+    rq.mul = mul;
+    rq.add = add;
+    rq.lo = std::is_signed_v<TOut> ? -(1 << (8 * sizeof(TOut) - 1)) : 0;
+    rq.hi = std::is_signed_v<TOut> ? (1 << (8 * sizeof(TOut) - 1)) - 1 : (1 << (8 * sizeof(TOut))) - 1;
+    if (r.chance(15)) rq.lo = 0;  // a fused ReLU
+    return rq;
+  }
+}
+
+inline void arm_guards(std::size_t out_bytes, std::size_t scratch_bytes) {
+  std::memset(actual, 0x5A, out_bytes);
+  std::memset(actual + out_bytes, guard_value, guard_bytes);
+  std::memset(scratch + scratch_bytes, guard_value, guard_bytes);
+}
+
+/// Compares the family's output with the reference's and checks both guard bands.
+inline bool verify(const char* kernel, int case_index, std::size_t out_bytes, std::size_t scratch_bytes) {
+  bool ok = std::memcmp(expected, actual, out_bytes) == 0;
+  for (std::size_t i = 0; i < guard_bytes; ++i) {
+    if (actual[out_bytes + i] != guard_value || scratch[scratch_bytes + i] != guard_value) ok = false;
+  }
+  if (!ok) std::printf("MISMATCH %s case %d (%u output bytes)\n", kernel, case_index, static_cast<unsigned>(out_bytes));
+  return ok;
+}
+
+template <class F>
+void with_8bit_type(bool is_signed, F&& f) {
+  if (is_signed) f(std::int8_t{});
+  else f(std::uint8_t{});
+}
+
+template <class F>
+void with_output_type(int pick, F&& f) {
+  if (pick == 0) f(std::int8_t{});
+  else if (pick == 1) f(std::uint8_t{});
+  else f(std::int32_t{});
+}
+
+}  // namespace equivalence_detail
+
+enum class conv_shape { standard, pointwise, depthwise };
+
+/// Convolutions: standard (im2col), pointwise and depthwise (both depthwise variants).
+template <kernels::kernel_family F>
+equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape shape) {
+  using namespace equivalence_detail;
+  using traits = kernels::family_traits<F>;
+  rng r{seed};
+  equivalence_stats stats{};
+  for (int it = 0; it < iterations; ++it) {
+    kernels::reference::conv2d_dims d{};
+    d.batch = 1;
+    d.kernel_h = shape == conv_shape::pointwise ? 1 : r.range(1, 3);
+    d.kernel_w = shape == conv_shape::pointwise ? 1 : r.range(1, 3);
+    if (shape == conv_shape::standard && r.chance(10)) d.kernel_h = 10, d.kernel_w = 4;  // keyword spotting's first layer
+    d.stride_h = shape == conv_shape::pointwise ? 1 : r.range(1, 2);
+    d.stride_w = shape == conv_shape::pointwise ? 1 : r.range(1, 2);
+    d.dilation_h = d.dilation_w = (shape != conv_shape::pointwise && d.kernel_h <= 3 && r.chance(10)) ? 2 : 1;
+    d.pad_top = shape == conv_shape::pointwise ? 0 : r.range(0, d.kernel_h / 2 + 1);
+    d.pad_left = shape == conv_shape::pointwise ? 0 : r.range(0, d.kernel_w / 2 + 1);
+    if (d.pad_top >= d.kernel_h) d.pad_top = d.kernel_h - 1;
+    if (d.pad_left >= d.kernel_w) d.pad_left = d.kernel_w - 1;
+    d.in_h = r.range(d.dilation_h * (d.kernel_h - 1) + 1, 12);  // kernels up to 10 tall, dilated 3x3 up to 5
+    d.in_w = r.range(d.dilation_w * (d.kernel_w - 1) + 1, 12);
+    d.in_c = shape == conv_shape::depthwise ? r.range(1, 40) : r.range(1, d.kernel_h * d.kernel_w > 9 ? 8 : 36);
+    d.out_c = shape == conv_shape::depthwise ? d.in_c : r.range(1, 37);
+    d.groups = shape == conv_shape::depthwise ? d.in_c : 1;
+    const int pad_bottom = r.range(0, d.pad_top), pad_right = r.range(0, d.pad_left);
+    d.out_h = (d.in_h + d.pad_top + pad_bottom - d.dilation_h * (d.kernel_h - 1) - 1) / d.stride_h + 1;
+    d.out_w = (d.in_w + d.pad_left + pad_right - d.dilation_w * (d.kernel_w - 1) - 1) / d.stride_w + 1;
+    const bool in_signed = r.chance(60);
+    const int out_pick = r.range(0, 4) == 0 ? 2 : r.range(0, 1);
+    with_8bit_type(in_signed, [&](auto in_v) {
+      with_output_type(out_pick, [&](auto out_v) {
+        using TIn = decltype(in_v);
+        using TOut = decltype(out_v);
+        const std::size_t in_count = std::size_t(d.in_h) * d.in_w * d.in_c;
+        const std::size_t w_count = std::size_t(d.out_c) * d.kernel_h * d.kernel_w * (d.in_c / d.groups);
+        const std::size_t out_bytes = std::size_t(d.out_h) * d.out_w * d.out_c * sizeof(TOut);
+        fill<TIn>(r, input_a, in_count);
+        fill<std::int8_t>(r, weights, w_count);
+        const bool with_bias = r.chance(80);
+        for (int c = 0; c < d.out_c; ++c) bias[c] = r.range(-(1 << 16), 1 << 16);
+        const requant_params rq = random_requant<TOut>(r, d.out_c);
+        const auto* in = reinterpret_cast<const TIn*>(input_a);
+        const auto* w = reinterpret_cast<const std::int8_t*>(weights);
+        const std::int32_t* b = with_bias ? bias : nullptr;
+        kernels::reference::conv2d(d, in, w, b, rq, reinterpret_cast<TOut*>(expected), nullptr);
+        if (shape == conv_shape::depthwise) {
+          if (!traits::template depthwise_accepts<TIn, std::int8_t, TOut>(d, rq)) {
+            ++stats.rejected;
+            return;
+          }
+          for (int variant = 0; variant < 2; ++variant) {
+            const std::size_t sb = variant == 0 ? traits::depthwise_hwc_scratch_bytes(d) : traits::depthwise_chw_scratch_bytes(d);
+            if (sb > buffer_bytes) continue;
+            arm_guards(out_bytes, sb);
+            auto* out = reinterpret_cast<TOut*>(actual);
+            if (variant == 0) kernels::family_kernels<F>::depthwise_hwc(d, in, w, b, rq, out, scratch);
+            else kernels::family_kernels<F>::depthwise_chw(d, in, w, b, rq, out, scratch);
+            ++stats.cases;
+            if (!verify(variant == 0 ? "depthwise_hwc" : "depthwise_chw", it, out_bytes, sb)) ++stats.failures;
+          }
+          return;
+        }
+        if (!traits::template conv2d_accepts<TIn, std::int8_t, TOut>(d, rq)) {
+          ++stats.rejected;
+          return;
+        }
+        const std::size_t sb = traits::conv2d_scratch_bytes(d);
+        if (sb > buffer_bytes) return;
+        arm_guards(out_bytes, sb);
+        kernels::family_kernels<F>::conv2d(d, in, w, b, rq, reinterpret_cast<TOut*>(actual), scratch);
+        ++stats.cases;
+        if (!verify(shape == conv_shape::pointwise ? "conv2d(1x1)" : "conv2d", it, out_bytes, sb)) ++stats.failures;
+      });
+    });
+  }
+  return stats;
+}
+
+/// Fully connected layers, requantized per output feature, per output row or per tensor.
+template <kernels::kernel_family F>
+equivalence_stats check_gemm(std::uint32_t seed, int iterations) {
+  using namespace equivalence_detail;
+  using traits = kernels::family_traits<F>;
+  rng r{seed};
+  equivalence_stats stats{};
+  for (int it = 0; it < iterations; ++it) {
+    const kernels::reference::gemm_dims d{r.range(1, 6), r.range(1, 70), r.range(1, 300)};
+    const bool a_signed = r.chance(60);
+    const int out_pick = r.range(0, 4) == 0 ? 2 : r.range(0, 1);
+    with_8bit_type(a_signed, [&](auto a_v) {
+      with_output_type(out_pick, [&](auto out_v) {
+        using TA = decltype(a_v);
+        using TOut = decltype(out_v);
+        fill<TA>(r, input_a, std::size_t(d.m) * d.k);
+        fill<std::int8_t>(r, weights, std::size_t(d.n) * d.k);
+        for (int c = 0; c < d.n; ++c) bias[c] = r.range(-(1 << 16), 1 << 16);
+        const bool rowwise = sizeof(TOut) == 1 && r.chance(20);
+        requant_params rq = random_requant<TOut>(r, rowwise ? d.m : d.n);
+        if (rowwise && rq.length != 1) rq.inner = d.n;
+        const std::int32_t* b = r.chance(80) ? bias : nullptr;
+        const std::size_t out_bytes = std::size_t(d.m) * d.n * sizeof(TOut);
+        const auto* a = reinterpret_cast<const TA*>(input_a);
+        const auto* w = reinterpret_cast<const std::int8_t*>(weights);
+        kernels::reference::gemm(d, a, w, b, rq, reinterpret_cast<TOut*>(expected), nullptr);
+        if (!traits::template gemm_accepts<TA, std::int8_t, TOut>(d, rq)) {
+          ++stats.rejected;
+          return;
+        }
+        const std::size_t sb = traits::gemm_scratch_bytes(d);
+        if (sb > buffer_bytes) return;
+        arm_guards(out_bytes, sb);
+        kernels::family_kernels<F>::gemm(d, a, w, b, rq, reinterpret_cast<TOut*>(actual), scratch);
+        ++stats.cases;
+        if (!verify("gemm", it, out_bytes, sb)) ++stats.failures;
+      });
+    });
+  }
+  return stats;
+}
+
+/// MatMul of two activations, with and without batch dimensions.
+template <kernels::kernel_family F>
+equivalence_stats check_matmul(std::uint32_t seed, int iterations) {
+  using namespace equivalence_detail;
+  using traits = kernels::family_traits<F>;
+  rng r{seed};
+  equivalence_stats stats{};
+  for (int it = 0; it < iterations; ++it) {
+    kernels::reference::matmul_dims d{};
+    d.m = r.range(1, 12), d.n = r.range(1, 40), d.k = r.range(1, 64);
+    d.batch_rank = r.range(0, 1);
+    if (d.batch_rank == 1) {
+      d.batch[0] = r.range(1, 3);
+      d.a_stride[0] = r.chance(20) ? 0 : std::int64_t{d.m} * d.k;
+      d.b_stride[0] = r.chance(20) ? 0 : std::int64_t{d.k} * d.n;
+    }
+    const int batches = d.batch_rank == 1 ? d.batch[0] : 1;
+    const bool a_signed = r.chance(60), b_signed = r.chance(60);
+    const int out_pick = r.range(0, 3) == 0 ? 2 : r.range(0, 1);
+    with_8bit_type(a_signed, [&](auto a_v) {
+      with_8bit_type(b_signed, [&](auto b_v) {
+        with_output_type(out_pick, [&](auto out_v) {
+          using TA = decltype(a_v);
+          using TB = decltype(b_v);
+          using TOut = decltype(out_v);
+          fill<TA>(r, input_a, std::size_t(batches) * d.m * d.k);
+          fill<TB>(r, input_b, std::size_t(batches) * d.k * d.n);
+          const requant_params rq = random_requant<TOut>(r, d.n);
+          const std::size_t out_bytes = std::size_t(batches) * d.m * d.n * sizeof(TOut);
+          const auto* a = reinterpret_cast<const TA*>(input_a);
+          const auto* b = reinterpret_cast<const TB*>(input_b);
+          kernels::reference::matmul(d, a, b, rq, reinterpret_cast<TOut*>(expected), nullptr);
+          if (!traits::template matmul_accepts<TA, TB, TOut>(d, rq)) {
+            ++stats.rejected;
+            return;
+          }
+          const std::size_t sb = traits::matmul_scratch_bytes(d);
+          if (sb > buffer_bytes) return;
+          arm_guards(out_bytes, sb);
+          kernels::family_kernels<F>::matmul(d, a, b, rq, reinterpret_cast<TOut*>(actual), scratch);
+          ++stats.cases;
+          if (!verify("matmul", it, out_bytes, sb)) ++stats.failures;
+        });
+      });
+    });
+  }
+  return stats;
+}
+
+/// Add and Sub: same shapes (the residual connection) and a per-channel broadcast of B.
+template <kernels::kernel_family F>
+equivalence_stats check_binary(std::uint32_t seed, int iterations) {
+  using namespace equivalence_detail;
+  using traits = kernels::family_traits<F>;
+  rng r{seed};
+  equivalence_stats stats{};
+  for (int it = 0; it < iterations; ++it) {
+    const int rows = r.range(1, 40), channels = r.range(1, 70);
+    const bool broadcast = r.chance(25);
+    kernels::reference::binary_dims d{};
+    d.rank = 2;
+    d.out[0] = rows, d.out[1] = channels;
+    d.a_stride[0] = channels, d.a_stride[1] = 1;
+    d.b_stride[0] = broadcast ? 0 : channels, d.b_stride[1] = 1;
+    const auto op = r.chance(75) ? kernels::reference::binary_op::add : kernels::reference::binary_op::sub;
+    const bool a_signed = r.chance(60), b_signed = r.chance(60);
+    const int out_pick = r.range(0, 3) == 0 ? 2 : r.range(0, 1);
+    with_8bit_type(a_signed, [&](auto a_v) {
+      with_8bit_type(b_signed, [&](auto b_v) {
+        with_output_type(out_pick, [&](auto out_v) {
+          using TA = decltype(a_v);
+          using TB = decltype(b_v);
+          using TOut = decltype(out_v);
+          fill<TA>(r, input_a, std::size_t(rows) * channels);
+          fill<TB>(r, input_b, std::size_t(rows) * channels);
+          const requant_params rq = random_requant<TOut>(r, channels);
+          const std::size_t out_bytes = std::size_t(rows) * channels * sizeof(TOut);
+          const auto* a = reinterpret_cast<const TA*>(input_a);
+          const auto* b = reinterpret_cast<const TB*>(input_b);
+          kernels::reference::binary(op, d, a, b, rq, reinterpret_cast<TOut*>(expected));
+          if (!traits::template binary_accepts<TA, TB, TOut>(op, d, rq)) {
+            ++stats.rejected;
+            return;
+          }
+          const std::size_t sb = traits::binary_scratch_bytes(d);
+          if (sb > buffer_bytes) return;
+          arm_guards(out_bytes, sb);
+          kernels::family_kernels<F>::binary(op, d, a, b, rq, reinterpret_cast<TOut*>(actual), scratch);
+          ++stats.cases;
+          if (!verify("binary", it, out_bytes, sb)) ++stats.failures;
+        });
+      });
+    });
+  }
+  return stats;
+}
+
+/// Max and average pooling, padded and not, both count_include_pad settings.
+template <kernels::kernel_family F>
+equivalence_stats check_pool(std::uint32_t seed, int iterations) {
+  using namespace equivalence_detail;
+  using traits = kernels::family_traits<F>;
+  rng r{seed};
+  equivalence_stats stats{};
+  for (int it = 0; it < iterations; ++it) {
+    kernels::reference::pool2d_dims d{};
+    d.batch = 1;
+    d.kernel_h = r.range(1, 4), d.kernel_w = r.range(1, 4);
+    d.stride_h = r.range(1, 3), d.stride_w = r.range(1, 3);
+    d.pad_top = r.range(0, d.kernel_h - 1), d.pad_left = r.range(0, d.kernel_w - 1);
+    d.pad_bottom = r.range(0, d.kernel_h - 1), d.pad_right = r.range(0, d.kernel_w - 1);
+    if (r.chance(30)) d.pad_top = d.pad_left = d.pad_bottom = d.pad_right = 0;
+    d.in_h = r.range(d.kernel_h, 14), d.in_w = r.range(d.kernel_w, 14);
+    if (r.chance(15)) d.kernel_h = d.in_h, d.kernel_w = d.in_w, d.pad_top = d.pad_left = d.pad_bottom = d.pad_right = 0;  // global
+    d.channels = r.range(1, 70);
+    d.out_h = (d.in_h + d.pad_top + d.pad_bottom - d.kernel_h) / d.stride_h + 1;
+    d.out_w = (d.in_w + d.pad_left + d.pad_right - d.kernel_w) / d.stride_w + 1;
+    const bool is_max = r.chance(50);
+    const bool count_include_pad = r.chance(50);
+    with_8bit_type(r.chance(50), [&](auto v) {
+      using T = decltype(v);
+      fill<T>(r, input_a, std::size_t(d.in_h) * d.in_w * d.channels);
+      const std::size_t out_bytes = std::size_t(d.out_h) * d.out_w * d.channels;
+      const auto* in = reinterpret_cast<const T*>(input_a);
+      if (is_max) kernels::reference::max_pool2d(d, in, reinterpret_cast<T*>(expected));
+      else kernels::reference::average_pool2d(d, count_include_pad, in, reinterpret_cast<T*>(expected));
+      const bool accepted = is_max ? traits::template max_pool_accepts<T>(d)
+                                   : traits::template average_pool_accepts<T>(d, count_include_pad);
+      if (!accepted) {
+        ++stats.rejected;
+        return;
+      }
+      const std::size_t sb = is_max ? traits::max_pool2d_scratch_bytes(d) : traits::average_pool2d_scratch_bytes(d);
+      if (sb > buffer_bytes) return;
+      arm_guards(out_bytes, sb);
+      if (is_max) kernels::family_kernels<F>::max_pool2d(d, in, reinterpret_cast<T*>(actual), scratch);
+      else kernels::family_kernels<F>::average_pool2d(d, count_include_pad, in, reinterpret_cast<T*>(actual), scratch);
+      ++stats.cases;
+      if (!verify(is_max ? "max_pool2d" : "average_pool2d", it, out_bytes, sb)) ++stats.failures;
+    });
+  }
+  return stats;
+}
+
+/// One line per kernel kind; returns the number of failures (0 = pass). A family that runs
+/// none of a kind's cases fails too: a check that never runs the kernel proves nothing.
+template <kernels::kernel_family F>
+int run_all_equivalence_checks(std::uint32_t seed, int iterations) {
+  int failures = 0;
+  auto report = [&](const char* kind, equivalence_stats s) {
+    std::printf("%-10s %-12s %4d cases, %4d declined, %d failures\n", kernels::family_name(F), kind, s.cases,
+                s.rejected, s.failures);
+    failures += s.failures;
+    if (s.cases == 0) {
+      std::printf("%-10s %-12s ran no case\n", kernels::family_name(F), kind);
+      ++failures;
+    }
+  };
+  report("conv2d", check_conv2d<F>(seed, iterations, conv_shape::standard));
+  report("pointwise", check_conv2d<F>(seed + 1, iterations, conv_shape::pointwise));
+  report("depthwise", check_conv2d<F>(seed + 2, iterations, conv_shape::depthwise));
+  report("gemm", check_gemm<F>(seed + 3, iterations));
+  report("matmul", check_matmul<F>(seed + 4, iterations));
+  report("binary", check_binary<F>(seed + 5, iterations));
+  report("pool", check_pool<F>(seed + 6, iterations));
+  return failures;
+}
+
+}  // namespace tessera::testing
