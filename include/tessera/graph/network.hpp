@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
@@ -18,6 +19,7 @@
 #include <tessera/diagnostics/errors.hpp>
 #include <tessera/graph/node.hpp>
 #include <tessera/graph/tensor.hpp>
+#include <tessera/kernels/family.hpp>
 #include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera {
@@ -43,7 +45,10 @@ struct node_summary {
   std::array<tensor_id, max_node_outputs> outputs{};
   int output_count = 0;
   bool is_alias = false;
-  std::size_t scratch_bytes = 0;
+  /// Kernel scratch when the whole layer runs at once, per kernel family (index: the family).
+  std::array<std::size_t, kernels::family_count> scratch{};
+  /// Scratch of one tile, per kernel family (nullptr: none), for the tile solver.
+  std::array<scratch_function, kernels::family_count> tile_scratch{};
   std::int64_t macs = 0;
   std::size_t constant_bytes = 0;
   tile_geometry geometry{};  ///< how the layer tiles through L1 (in_place: runs on its L2 buffers)
@@ -114,7 +119,12 @@ constexpr node_summary summarize() {
   for (std::size_t i = 0; i < Node::outputs.size(); ++i) s.outputs[i] = Node::outputs[i];
   s.output_count = static_cast<int>(Node::outputs.size());
   s.is_alias = Node::is_alias;
-  s.scratch_bytes = Node::template scratch_bytes<Tensors>();
+  [&]<std::size_t... F>(std::index_sequence<F...>) {
+    ((s.scratch[F] = Node::template scratch_bytes<Tensors, static_cast<kernels::kernel_family>(F)>()), ...);
+    if constexpr (requires { &Node::template tile_scratch<Tensors, kernels::kernel_family::reference>; }) {
+      ((s.tile_scratch[F] = &Node::template tile_scratch<Tensors, static_cast<kernels::kernel_family>(F)>), ...);
+    }
+  }(std::make_index_sequence<kernels::family_count>{});
   s.macs = Node::template macs<Tensors>();
   s.constant_bytes = Node::constant_bytes;
   if constexpr (requires { Node::template tile_geometry_of<Tensors>(); }) {

@@ -4,9 +4,12 @@
 // and op parameters) and references to its constant data. It exposes:
 //   name, kind, inputs, outputs          : identity and the tensor ids it reads and writes
 //   check<Tensors>()                     : shape/type validation against the tensor table
-//   scratch_bytes<Tensors>()             : from the kernel's own scratch-size function
+//   scratch_bytes<Tensors, Family>()     : from the kernel's own scratch-size function
 //   macs<Tensors>(), constant_bytes      : for reports and benchmarks
-//   run<Tensors>(in, out, scratch)       : calls the kernel on physical buffers
+//   run<Tensors, Family>(in, out, scratch): calls the kernel family's kernel (or the reference
+//                                          where the family declines the case) on physical buffers
+// and, for layers that tile through L1, tile_geometry_of<Tensors>(), run_tile<Tensors, Family>()
+// and tile_scratch<Tensors, Family>(geometry, tile).
 // Nothing here is virtual: the executor walks the node types at compile time.
 #pragma once
 

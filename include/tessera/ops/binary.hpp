@@ -7,7 +7,7 @@
 
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
-#include <tessera/kernels/reference/binary.hpp>
+#include <tessera/kernels/dispatch.hpp>
 #include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera::op {
@@ -86,8 +86,36 @@ struct binary_node {
   }
 
   template <auto const& T>
+  using a_t = storage_t<T[A.a].type>;
+  template <auto const& T>
+  using out_t = storage_t<T[A.output].type>;
+  template <auto const& T>
+  static constexpr auto b_type() {
+    if constexpr (b_is_constant) return typename std::remove_cvref_t<decltype(ConstantB)>::value_type{};
+    else return storage_t<T[A.b].type>{};
+  }
+  template <auto const& T>
+  using b_t = decltype(b_type<T>());
+
+  /// The family that runs this layer: `F`, or the reference where F's traits decline it.
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr kernels::kernel_family family =
+      kernels::choose_binary<F, a_t<T>, b_t<T>, out_t<T>>(Op, dims<T>(), Requant.params());
+  /// Tiles are dense rows of the output: the same kernel choice on a contiguous shape.
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr kernels::kernel_family tile_family = kernels::choose_binary<F, a_t<T>, b_t<T>, out_t<T>>(
+      Op, kernels::reference::binary_dims{2, {1, T[A.output].dims.from_back(0)}, {T[A.output].dims.from_back(0), 1},
+                                          {T[A.output].dims.from_back(0), 1}},
+      Requant.params());
+
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
-    return kernels::reference::binary_scratch_bytes(dims<T>());
+    return kernels::binary_scratch_bytes<family<T, F>>(dims<T>());
+  }
+
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr std::size_t tile_scratch(const tile_geometry&, const tile_shape& s) {
+    return kernels::binary_scratch_bytes<tile_family<T, F>>({2, {s.h, s.c}, {s.c, 1}, {s.c, 1}});
   }
   template <auto const&>
   static constexpr std::int64_t macs() { return 0; }
@@ -114,33 +142,25 @@ struct binary_node {
     return g;
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
     if constexpr (!b_is_constant) {
-      using a_t = storage_t<T[A.a].type>;
-      using b_t = storage_t<T[A.b].type>;
-      using out_t = storage_t<T[A.output].type>;
       const kernels::reference::binary_dims td{2, {t.h, t.c}, {t.c, 1}, {t.c, 1}};
-      kernels::reference::binary(Op, td, static_cast<const a_t*>(t.input[0]), static_cast<const b_t*>(t.input[1]),
-                                 requant_for_tile(Requant.params(), T[A.output].dims.from_back(0), t.y0, t.c0, t.h,
-                                                  t.c),
-                                 static_cast<out_t*>(t.output));
+      kernels::binary<tile_family<T, kernels::runnable(F)>>(
+          Op, td, static_cast<const a_t<T>*>(t.input[0]), static_cast<const b_t<T>*>(t.input[1]),
+          requant_for_tile(Requant.params(), T[A.output].dims.from_back(0), t.y0, t.c0, t.h, t.c),
+          static_cast<out_t<T>*>(t.output), t.scratch);
     }
   }
 
-  template <auto const& T>
-  static void run(void* const* in, void* const* out, void*) {
-    using a_t = storage_t<T[A.a].type>;
-    using out_t = storage_t<T[A.output].type>;
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
+  static void run(void* const* in, void* const* out, void* scratch) {
     static constexpr auto d = dims<T>();
-    if constexpr (b_is_constant) {
-      kernels::reference::binary(Op, d, static_cast<const a_t*>(in[0]), ConstantB.data(), Requant.params(),
-                                 static_cast<out_t*>(out[0]));
-    } else {
-      using b_t = storage_t<T[A.b].type>;
-      kernels::reference::binary(Op, d, static_cast<const a_t*>(in[0]), static_cast<const b_t*>(in[1]),
-                                 Requant.params(), static_cast<out_t*>(out[0]));
-    }
+    const b_t<T>* b = nullptr;
+    if constexpr (b_is_constant) b = ConstantB.data();
+    else b = static_cast<const b_t<T>*>(in[1]);
+    kernels::binary<family<T, kernels::runnable(F)>>(Op, d, static_cast<const a_t<T>*>(in[0]), b, Requant.params(),
+                                                     static_cast<out_t<T>*>(out[0]), scratch);
   }
 };
 

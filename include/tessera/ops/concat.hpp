@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tessera/graph/node.hpp>
+#include <tessera/kernels/family.hpp>
 #include <tessera/kernels/reference/concat.hpp>
 
 namespace tessera::op {
@@ -54,7 +55,7 @@ struct concat {
     return e;
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
     constexpr auto e = extents<T>();
     return kernels::reference::concat_scratch_bytes(T[A.output].dims.outer(A.axis), T[A.output].dims.inner(A.axis),
@@ -63,7 +64,7 @@ struct concat {
   template <auto const&>
   static constexpr std::int64_t macs() { return 0; }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
   static void run(void* const* in, void* const* out, void*) {
     using value_t = storage_t<T[A.output].type>;
     static constexpr auto axis_extents = extents<T>();

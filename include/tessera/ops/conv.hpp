@@ -8,7 +8,7 @@
 
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
-#include <tessera/kernels/reference/conv2d.hpp>
+#include <tessera/kernels/dispatch.hpp>
 #include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera::op {
@@ -72,8 +72,34 @@ struct conv : unary_node<Name, op_kind::conv, A> {
   }
 
   template <auto const& T>
+  using in_t = storage_t<T[A.input].type>;
+  template <auto const& T>
+  using out_t = storage_t<T[A.output].type>;
+  using w_t = typename std::remove_cvref_t<decltype(Weights)>::value_type;
+
+  /// The kernel family `F` runs this layer with (chosen once per layer, used by every tile).
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr kernels::conv_variant variant = kernels::choose_conv2d<F, in_t<T>, w_t, out_t<T>>(dims<T>(), Requant.params());
+
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
-    return kernels::reference::conv2d_scratch_bytes(dims<T>());
+    return kernels::conv2d_scratch_bytes<F>(variant<T, F>, dims<T>());
+  }
+
+  /// Scratch of one output tile (for the tile solver): the layer's kernel on the tile's shape.
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr std::size_t tile_scratch(const tile_geometry& g, const tile_shape& s) {
+    return kernels::conv2d_scratch_bytes<F>(variant<T, F>, tile_dims<T>(g.input_rows(s.h), g.input_cols(s.w), s.h, s.w, s.c));
+  }
+
+  /// The dims of one tile: `rows` x `cols` input pixels (padding excluded) to `h` x `w` x `c` outputs.
+  template <auto const& T>
+  static constexpr kernels::reference::conv2d_dims tile_dims(int rows, int cols, int h, int w, int c, int pad_top = 0,
+                                                             int pad_left = 0) {
+    constexpr auto d = dims<T>();
+    const bool dw = depthwise<T>();
+    return {1, rows, cols, dw ? c : d.in_c, h, w, c, A.kernel_h, A.kernel_w, A.stride_h, A.stride_w,
+            A.dilation_h, A.dilation_w, pad_top, pad_left, dw ? c : A.groups};
   }
 
   template <auto const& T>
@@ -114,29 +140,24 @@ struct conv : unary_node<Name, op_kind::conv, A> {
   /// The filters, which the tiled executor moves into L1 a channel block at a time.
   static constexpr const void* filter_data() { return Weights.data(); }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
-    using in_t = storage_t<T[A.input].type>;
-    using out_t = storage_t<T[A.output].type>;
-    using w_t = typename std::remove_cvref_t<decltype(Weights)>::value_type;
+    constexpr auto run_family = kernels::runnable(F);
     constexpr auto d = dims<T>();
-    const kernels::reference::conv2d_dims td{1, t.in_rows, t.in_cols, t.in_channels, t.h, t.w, t.c,
-                                             A.kernel_h, A.kernel_w, A.stride_h, A.stride_w, A.dilation_h,
-                                             A.dilation_w, t.pad_top, t.pad_left,
-                                             depthwise<T>() ? t.c : A.groups};
+    const auto td = tile_dims<T>(t.in_rows, t.in_cols, t.h, t.w, t.c, t.pad_top, t.pad_left);
     const std::int32_t* bias = Bias.data() != nullptr ? Bias.data() + t.c0 : nullptr;
-    kernels::reference::conv2d(td, static_cast<const in_t*>(t.input[0]), static_cast<const w_t*>(t.weights), bias,
-                               requant_for_tile(Requant.params(), d.out_c, t.y0, t.c0, t.h, t.c),
-                               static_cast<out_t*>(t.output), t.scratch);
+    kernels::conv2d<run_family, variant<T, run_family>>(
+        td, static_cast<const in_t<T>*>(t.input[0]), static_cast<const w_t*>(t.weights), bias,
+        requant_for_tile(Requant.params(), d.out_c, t.y0, t.c0, t.h, t.c), static_cast<out_t<T>*>(t.output), t.scratch);
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run(void* const* in, void* const* out, void* scratch) {
-    using in_t = storage_t<T[A.input].type>;
-    using out_t = storage_t<T[A.output].type>;
+    constexpr auto run_family = kernels::runnable(F);
     static constexpr auto d = dims<T>();
-    kernels::reference::conv2d(d, static_cast<const in_t*>(in[0]), Weights.data(), Bias.data(), Requant.params(),
-                               static_cast<out_t*>(out[0]), scratch);
+    kernels::conv2d<run_family, variant<T, run_family>>(d, static_cast<const in_t<T>*>(in[0]), Weights.data(),
+                                                        Bias.data(), Requant.params(), static_cast<out_t<T>*>(out[0]),
+                                                        scratch);
   }
 };
 

@@ -9,7 +9,7 @@
 
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
-#include <tessera/kernels/reference/gemm.hpp>
+#include <tessera/kernels/dispatch.hpp>
 #include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera::op {
@@ -47,8 +47,24 @@ struct gemm : unary_node<Name, op_kind::gemm, A> {
   }
 
   template <auto const& T>
+  using in_t = storage_t<T[A.input].type>;
+  template <auto const& T>
+  using out_t = storage_t<T[A.output].type>;
+  using w_t = typename std::remove_cvref_t<decltype(Weights)>::value_type;
+
+  /// The family that runs this layer: `F`, or the reference where F's traits decline it.
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr kernels::kernel_family family = kernels::choose_gemm<F, in_t<T>, w_t, out_t<T>>(dims<T>(), Requant.params());
+
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
-    return kernels::reference::gemm_scratch_bytes(dims<T>());
+    return kernels::gemm_scratch_bytes<family<T, F>>(dims<T>());
+  }
+
+  /// Scratch of a tile of `s.h` rows and `s.c` output features.
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr std::size_t tile_scratch(const tile_geometry&, const tile_shape& s) {
+    return kernels::gemm_scratch_bytes<family<T, F>>({s.h, s.c, A.k});
   }
 
   template <auto const& T>
@@ -76,25 +92,21 @@ struct gemm : unary_node<Name, op_kind::gemm, A> {
   /// The filters, which the tiled executor moves into L1 a channel block at a time.
   static constexpr const void* filter_data() { return Weights.data(); }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
-    using in_t = storage_t<T[A.input].type>;
-    using out_t = storage_t<T[A.output].type>;
-    using w_t = typename std::remove_cvref_t<decltype(Weights)>::value_type;
     constexpr auto d = dims<T>();
     const std::int32_t* bias = Bias.data() != nullptr ? Bias.data() + t.c0 : nullptr;
-    kernels::reference::gemm({t.h, t.c, d.k}, static_cast<const in_t*>(t.input[0]), static_cast<const w_t*>(t.weights),
-                             bias, requant_for_tile(Requant.params(), d.n, t.y0, t.c0, t.h, t.c),
-                             static_cast<out_t*>(t.output), t.scratch);
+    kernels::gemm<family<T, kernels::runnable(F)>>({t.h, t.c, d.k}, static_cast<const in_t<T>*>(t.input[0]),
+                                                   static_cast<const w_t*>(t.weights), bias,
+                                                   requant_for_tile(Requant.params(), d.n, t.y0, t.c0, t.h, t.c),
+                                                   static_cast<out_t<T>*>(t.output), t.scratch);
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run(void* const* in, void* const* out, void* scratch) {
-    using in_t = storage_t<T[A.input].type>;
-    using out_t = storage_t<T[A.output].type>;
     static constexpr auto d = dims<T>();
-    kernels::reference::gemm(d, static_cast<const in_t*>(in[0]), Weights.data(), Bias.data(), Requant.params(),
-                             static_cast<out_t*>(out[0]), scratch);
+    kernels::gemm<family<T, kernels::runnable(F)>>(d, static_cast<const in_t<T>*>(in[0]), Weights.data(), Bias.data(),
+                                                   Requant.params(), static_cast<out_t<T>*>(out[0]), scratch);
   }
 };
 

@@ -7,7 +7,7 @@
 
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
-#include <tessera/kernels/reference/matmul.hpp>
+#include <tessera/kernels/dispatch.hpp>
 
 namespace tessera::op {
 
@@ -79,8 +79,20 @@ struct matmul {
   }
 
   template <auto const& T>
+  using a_t = storage_t<T[A.a].type>;
+  template <auto const& T>
+  using b_t = storage_t<T[A.b].type>;
+  template <auto const& T>
+  using out_t = storage_t<T[A.output].type>;
+
+  /// The family that runs this layer: `F`, or the reference where F's traits decline it.
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr kernels::kernel_family family =
+      kernels::choose_matmul<F, a_t<T>, b_t<T>, out_t<T>>(dims<T>(), Requant.params());
+
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
-    return kernels::reference::matmul_scratch_bytes(dims<T>());
+    return kernels::matmul_scratch_bytes<family<T, F>>(dims<T>());
   }
 
   template <auto const& T>
@@ -88,14 +100,12 @@ struct matmul {
     return T[A.output].dims.elements() * T[A.a].dims.from_back(0);
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run(void* const* in, void* const* out, void* scratch) {
-    using a_t = storage_t<T[A.a].type>;
-    using b_t = storage_t<T[A.b].type>;
-    using out_t = storage_t<T[A.output].type>;
     static constexpr auto d = dims<T>();
-    kernels::reference::matmul(d, static_cast<const a_t*>(in[0]), static_cast<const b_t*>(in[1]), Requant.params(),
-                               static_cast<out_t*>(out[0]), scratch);
+    kernels::matmul<family<T, kernels::runnable(F)>>(d, static_cast<const a_t<T>*>(in[0]),
+                                                     static_cast<const b_t<T>*>(in[1]), Requant.params(),
+                                                     static_cast<out_t<T>*>(out[0]), scratch);
   }
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <tessera/graph/node.hpp>
+#include <tessera/kernels/family.hpp>
 #include <tessera/kernels/reference/pad.hpp>
 
 namespace tessera::op {
@@ -38,12 +39,12 @@ struct pad : unary_node<Name, op_kind::pad, A> {
     return tessera::detail::expect_shape(out.dims, expected);
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
     return kernels::reference::pad_scratch_bytes(dims<T>());
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
   static void run(void* const* in, void* const* out, void*) {
     using value_t = storage_t<T[A.input].type>;
     static constexpr auto d = dims<T>();

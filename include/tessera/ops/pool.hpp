@@ -3,7 +3,7 @@
 #pragma once
 
 #include <tessera/graph/node.hpp>
-#include <tessera/kernels/reference/pool.hpp>
+#include <tessera/kernels/dispatch.hpp>
 #include <tessera/planning/tile_geometry.hpp>
 #include <tessera/ops/conv.hpp>
 
@@ -42,9 +42,29 @@ struct pool_node : unary_node<Name, Max ? op_kind::max_pool : op_kind::average_p
   }
 
   template <auto const& T>
+  using value_t = storage_t<T[A.input].type>;
+
+  /// The family that runs this layer: `F`, or the reference where F's traits decline it.
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr kernels::kernel_family family = Max ? kernels::choose_max_pool<F, value_t<T>>(dims<T>())
+                                                       : kernels::choose_average_pool<F, value_t<T>>(dims<T>(), A.count_include_pad);
+
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr std::size_t scratch_for(const kernels::reference::pool2d_dims& d) {
+    if constexpr (Max) return kernels::max_pool2d_scratch_bytes<family<T, F>>(d);
+    else return kernels::average_pool2d_scratch_bytes<family<T, F>>(d);
+  }
+
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
-    if constexpr (Max) return kernels::reference::max_pool2d_scratch_bytes(dims<T>());
-    else return kernels::reference::average_pool2d_scratch_bytes(dims<T>());
+    return scratch_for<T, F>(dims<T>());
+  }
+
+  /// Scratch of one output tile (padding counted on every side: an upper bound for the border tiles).
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr std::size_t tile_scratch(const tile_geometry& g, const tile_shape& s) {
+    return scratch_for<T, F>({1, g.input_rows(s.h), g.input_cols(s.w), s.c, s.h, s.w, A.kernel_h, A.kernel_w,
+                              A.stride_h, A.stride_w, A.pad_top, A.pad_left, A.pad_bottom, A.pad_right});
   }
 
   template <auto const& T>
@@ -63,30 +83,28 @@ struct pool_node : unary_node<Name, Max ? op_kind::max_pool : op_kind::average_p
     return g;
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
-    using value_t = storage_t<T[A.input].type>;
     const kernels::reference::pool2d_dims td{1,           t.in_rows,   t.in_cols,  t.c,        t.h,
                                              t.w,         A.kernel_h,  A.kernel_w, A.stride_h, A.stride_w,
                                              t.pad_top,   t.pad_left,  t.pad_bottom, t.pad_right};
-    if constexpr (Max) {
-      kernels::reference::max_pool2d(td, static_cast<const value_t*>(t.input[0]), static_cast<value_t*>(t.output));
-    } else {
-      kernels::reference::average_pool2d(td, A.count_include_pad, static_cast<const value_t*>(t.input[0]),
-                                         static_cast<value_t*>(t.output));
-    }
+    pool<T, F>(td, t.input[0], t.output, t.scratch);
   }
 
-  template <auto const& T>
-  static void run(void* const* in, void* const* out, void*) {
-    using value_t = storage_t<T[A.input].type>;
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
+  static void run(void* const* in, void* const* out, void* scratch) {
     static constexpr auto d = dims<T>();
-    if constexpr (Max) {
-      kernels::reference::max_pool2d(d, static_cast<const value_t*>(in[0]), static_cast<value_t*>(out[0]));
-    } else {
-      kernels::reference::average_pool2d(d, A.count_include_pad, static_cast<const value_t*>(in[0]),
-                                         static_cast<value_t*>(out[0]));
-    }
+    pool<T, F>(d, in[0], out[0], scratch);
+  }
+
+ private:
+  template <auto const& T, kernels::kernel_family F>
+  static void pool(const kernels::reference::pool2d_dims& d, const void* in, void* out, void* scratch) {
+    constexpr auto run_family = family<T, kernels::runnable(F)>;
+    const auto* x = static_cast<const value_t<T>*>(in);
+    auto* y = static_cast<value_t<T>*>(out);
+    if constexpr (Max) kernels::max_pool2d<run_family>(d, x, y, scratch);
+    else kernels::average_pool2d<run_family>(d, A.count_include_pad, x, y, scratch);
   }
 };
 

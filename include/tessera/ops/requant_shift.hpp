@@ -4,6 +4,7 @@
 
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
+#include <tessera/kernels/family.hpp>
 #include <tessera/kernels/reference/requant_shift.hpp>
 #include <tessera/planning/tile_geometry.hpp>
 
@@ -24,7 +25,7 @@ struct requant_shift : unary_node<Name, op_kind::requant_shift, A> {
     if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
     return tessera::detail::expect_shape(out.dims, T[A.input].dims);
   }
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
     return kernels::reference::requant_shift_scratch_bytes(T[A.input].dims.elements());
   }
@@ -46,7 +47,7 @@ struct requant_shift : unary_node<Name, op_kind::requant_shift, A> {
     return g;
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
   static void run_tile(const tile_args& t) {
     using in_t = storage_t<T[A.input].type>;
     using out_t = storage_t<T[A.output].type>;
@@ -56,7 +57,7 @@ struct requant_shift : unary_node<Name, op_kind::requant_shift, A> {
                                       static_cast<out_t*>(t.output));
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
   static void run(void* const* in, void* const* out, void*) {
     using in_t = storage_t<T[A.input].type>;
     using out_t = storage_t<T[A.output].type>;

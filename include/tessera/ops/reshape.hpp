@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include <tessera/graph/node.hpp>
+#include <tessera/kernels/family.hpp>
 
 namespace tessera::op {
 
@@ -25,10 +26,10 @@ struct reshape : unary_node<Name, op_kind::reshape, A> {
     if (T[A.input].dims.elements() != T[A.output].dims.elements()) return {check_error::output_shape, T[A.input].dims};
     return {};
   }
-  template <auto const&>
+  template <auto const&, kernels::kernel_family = kernels::native_family>
   static constexpr std::size_t scratch_bytes() { return 0; }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
   static void run(void* const* in, void* const* out, void*) {
     if (in[0] != out[0]) std::memcpy(out[0], in[0], T[A.input].bytes());
   }

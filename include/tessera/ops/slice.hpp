@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tessera/graph/node.hpp>
+#include <tessera/kernels/family.hpp>
 #include <tessera/kernels/reference/slice.hpp>
 
 namespace tessera::op {
@@ -37,12 +38,12 @@ struct slice : unary_node<Name, op_kind::slice, A> {
     }
     return {};
   }
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
     return kernels::reference::slice_scratch_bytes(dims<T>());
   }
 
-  template <auto const& T>
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
   static void run(void* const* in, void* const* out, void*) {
     using value_t = storage_t<T[A.input].type>;
     static constexpr auto d = dims<T>();

@@ -90,10 +90,11 @@ constexpr std::array<std::size_t, NT> alias_roots(const graph_summary<NT, NI, NO
 
 /// Plans the arena of `g`. Tensors marked in `elsewhere` (another memory level) are left out
 /// like caller buffers; `with_scratch` adds every node's kernel scratch (the L2 arena has it,
-/// an L3 arena of spilled activations does not).
+/// an L3 arena of spilled activations does not), as the kernels of `family` need it.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g,
-                                        const std::array<bool, NT>& elsewhere = {}, bool with_scratch = true) {
+                                        const std::array<bool, NT>& elsewhere = {}, bool with_scratch = true,
+                                        kernels::kernel_family family = kernels::native_family) {
   using planning_detail::buffer;
   arena_plan<NT, NN> plan{};
 
@@ -111,7 +112,8 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g,
       if (caller[t]) continue;
       planning_detail::touch(buffers[root[t]], g.tensors[t].bytes(), step);
     }
-    if (with_scratch && node.scratch_bytes > 0) planning_detail::touch(buffers[NT + n], node.scratch_bytes, step);
+    const std::size_t scratch = node.scratch[static_cast<std::size_t>(family)];
+    if (with_scratch && scratch > 0) planning_detail::touch(buffers[NT + n], scratch, step);
   }
 
   // Lower bound: the largest sum of live bytes at any step.

@@ -56,7 +56,7 @@ constexpr std::size_t bidirectional_stack_peak(const graph_summary<NT, NI, NO, N
       stack[static_cast<std::size_t>(s)][depth[static_cast<std::size_t>(s)]++] = t;
       used[static_cast<std::size_t>(s)] += align_up(g.tensors[t].bytes(), arena_alignment);
     }
-    const std::size_t scratch = align_up(node.scratch_bytes, arena_alignment);
+    const std::size_t scratch = align_up(node.scratch[static_cast<std::size_t>(kernels::native_family)], arena_alignment);
     if (used[0] + used[1] + scratch > peak) peak = used[0] + used[1] + scratch;
     // Pop dead buffers from the tops (a dead buffer under a live one stays: fragmentation).
     for (std::size_t s = 0; s < 2; ++s) {

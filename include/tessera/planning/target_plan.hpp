@@ -153,7 +153,7 @@ constexpr spill_slots spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const 
     }
     slots = {in_slot, out_slot};
     plan.spill_staging_bytes = 2 * (in_slot + out_slot);
-    if (round > 0) plan.l2 = plan_arena(g, plan.in_l3);  // round 0: plan_for's arena, nothing spilled
+    if (round > 0) plan.l2 = plan_arena(g, plan.in_l3, true, t.kernels);  // round 0: plan_for's arena, nothing spilled
     if (plan.l2.arena_bytes + plan.io_bytes + plan.spill_staging_bytes + filter_staging <= t.levels[1].bytes) break;
     std::size_t pick = NT;
     for (std::size_t id = 0; id < NT; ++id) {
@@ -166,7 +166,7 @@ constexpr spill_slots spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const 
   }
   std::array<bool, NT> not_in_l3{};
   for (std::size_t id = 0; id < NT; ++id) not_in_l3[id] = !plan.in_l3[id];
-  plan.l3 = plan_arena(g, not_in_l3, false);
+  plan.l3 = plan_arena(g, not_in_l3, false, t.kernels);
   return slots;
 }
 }  // namespace planning_detail
@@ -174,7 +174,7 @@ constexpr spill_slots spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const 
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
   target_plan<NT, NN> plan{};
-  plan.l2 = plan_arena(g);
+  plan.l2 = plan_arena(g, {}, true, t.kernels);
   for (tensor_id id : g.inputs) plan.io_bytes += g.tensors[static_cast<std::size_t>(id)].bytes();
   for (tensor_id id : g.outputs) plan.io_bytes += g.tensors[static_cast<std::size_t>(id)].bytes();
   if (t.level_count < 2) return plan;  // flat memory: nothing to tile
@@ -193,7 +193,7 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     const tile_geometry& geometry = g.nodes[n].geometry;
     if (geometry.kind != tiling_kind::tiled) continue;
     const tile_problem problem{geometry, t.levels[0].bytes, t.double_buffering, t.cores, t.micro_tile_channels,
-                               t.micro_tile_width};
+                               t.micro_tile_width, {}, g.nodes[n].tile_scratch[static_cast<std::size_t>(t.kernels)]};
     const tile_solution s = solve_tiles(problem);
     if (!s.feasible) {
       fail(static_cast<int>(n), 0, s.smallest_bytes, t.levels[0].bytes);
@@ -271,7 +271,8 @@ constexpr std::size_t smallest_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, 
   std::size_t bytes = 0;
   for (const node_summary& n : g.nodes) {
     if (n.geometry.kind != tiling_kind::tiled) continue;
-    const tile_problem p{n.geometry, 0, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width};
+    const tile_problem p{n.geometry, 0, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width, {},
+                         n.tile_scratch[static_cast<std::size_t>(t.kernels)]};
     const std::size_t need = tiling_detail::smallest_bytes(p);
     if (need > bytes) bytes = need;
   }
@@ -284,7 +285,8 @@ constexpr std::size_t untiled_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, c
   for (const node_summary& n : g.nodes) {
     if (n.geometry.kind != tiling_kind::tiled) continue;
     const tile_geometry& geo = n.geometry;
-    const tile_problem p{geo, 0, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width};
+    const tile_problem p{geo, 0, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width, {},
+                         n.tile_scratch[static_cast<std::size_t>(t.kernels)]};
     const std::size_t need = cost_of(p, {geo.out_h, geo.out_w, geo.out_c}).total_bytes;
     if (need > bytes) bytes = need;
   }
@@ -312,7 +314,7 @@ constexpr std::size_t smallest_l2_bytes(const graph_summary<NT, NI, NO, NN>& g, 
   }
   // Spilling costs L2 slots as large as the L1 tiles: with a roomy L1 it may not pay.
   const std::size_t spilled = plan.l2.arena_bytes + plan.io_bytes + plan.spill_staging_bytes + filters;
-  const std::size_t kept = plan_arena(g).arena_bytes + plan.io_bytes + filters;
+  const std::size_t kept = plan_arena(g, {}, true, t.kernels).arena_bytes + plan.io_bytes + filters;
   return spilled < kept ? spilled : kept;
 }
 

@@ -52,6 +52,10 @@ struct tile_shape {
   friend constexpr bool operator==(const tile_shape&, const tile_shape&) = default;
 };
 
+/// A kernel's scratch bytes for one tile of a layer (each node forwards to its kernel's
+/// scratch-size function, so the formula has one home).
+using scratch_function = std::size_t (*)(const tile_geometry&, const tile_shape&);
+
 }  // namespace tessera
 
 namespace tessera {

@@ -36,8 +36,6 @@ struct tiling_weights {
   std::int64_t micro_c = 20;
 };
 
-using scratch_function = std::size_t (*)(const tile_geometry&, const tile_shape&);
-
 struct tile_problem {
   tile_geometry layer;
   std::size_t capacity = 0;  ///< L1 bytes available to this layer

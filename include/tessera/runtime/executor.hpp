@@ -1,4 +1,4 @@
-// Runs a network over caller-provided memory, node by node, with the reference kernels.
+// Runs a network over caller-provided memory, node by node, with one kernel family's kernels.
 //
 //   alignas(16) static std::byte arena[tessera::executor<net>::arena_bytes];
 //   tessera::executor<net>::run(arena, {input}, {output});
@@ -42,9 +42,11 @@ struct caller_buffers {
   }
 };
 
-template <class Net>
+/// `Family`: the kernels that run the nodes (default: the best the compiler targets; the
+/// arena holds that family's scratch). A family the build cannot run falls back to the reference.
+template <class Net, kernels::kernel_family Family = kernels::native_family>
 struct executor {
-  static constexpr auto plan = arena_plan_of<Net>;
+  static constexpr auto plan = plan_arena(Net::summary, {}, true, Family);
   static constexpr std::size_t arena_bytes = plan.arena_bytes;
 
   using inputs_t = typename caller_buffers<Net>::inputs_t;
@@ -80,7 +82,7 @@ struct executor {
     for (std::size_t i = 0; i < Node::outputs.size(); ++i)
       out[i] = locate(Node::outputs[i], arena, inputs, outputs);
     void* scratch = arena + plan.scratch_offset[static_cast<std::size_t>(index)];
-    Node::template run<Net::tensors>(in, out, scratch);
+    Node::template run<Net::tensors, Family>(in, out, scratch);
     for (std::size_t i = 0; i < Node::outputs.size(); ++i) observer(index, Node::outputs[i], out[i]);
   }
 };

@@ -109,7 +109,7 @@ struct tiled_executor {
         run_tiles<Node>(layer, in, out[0], l2, l1, dma);
       }
     } else {
-      Node::template run<Net::tensors>(in, out, l2 + plan.l2.scratch_offset[layer]);
+      Node::template run<Net::tensors, Target::desc.kernels>(in, out, l2 + plan.l2.scratch_offset[layer]);
     }
     for (std::size_t i = 0; i < Node::outputs.size(); ++i) observer(index, Node::outputs[i], out[i]);
   }
@@ -305,7 +305,7 @@ struct tiled_executor {
       args.n = p.n, args.y0 = p.y0, args.x0 = p.x0, args.c0 = p.c0, args.h = p.h, args.w = p.w, args.c = p.c;
       const map_box out_box{g.out_h, g.out_w, g.out_c, g.out_elem_bytes, p.n, p.y0, p.h, p.x0, p.w, p.c0, p.c};
       dma.declare_write(args.output, out_box.bytes());
-      Node::template run_tile<Net::tensors>(args);
+      Node::template run_tile<Net::tensors, Target::desc.kernels>(args);
       dma.compute(static_cast<std::uint64_t>(out_box.bytes() / static_cast<std::size_t>(g.out_elem_bytes)) *
                   static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1));
 

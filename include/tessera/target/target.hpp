@@ -15,12 +15,15 @@
 #include <cstdint>
 
 #include <tessera/core/fixed_name.hpp>
+#include <tessera/kernels/traits.hpp>
 #include <tessera/target/memory_level.hpp>
 
 namespace tessera {
 
-/// Which kernel family a target runs (optimized families arrive per architecture).
-enum class kernel_set : std::uint8_t { reference };
+/// Which kernel family a target runs: its plan reserves that family's scratch and uses its
+/// micro-tile; a build that cannot run the family (a Cortex-M plan checked on x86) runs the
+/// reference kernels, whose scratch is never larger.
+using kernel_set = kernels::kernel_family;
 
 struct target_desc {
   fixed_name name;
@@ -34,7 +37,8 @@ struct target_desc {
   /// Compute model for the simulator: MACs per cycle, times 16 (16 = one MAC per cycle).
   std::uint32_t macs_per_cycle_x16 = 16;
   /// Micro-tile of the kernel set (DORY's MATMUL_CH / MATMUL_W heuristics): output channels
-  /// and output pixels the inner kernel computes at once.
+  /// and output pixels the inner kernel computes at once (presets take their family's
+  /// `family_traits<F>::conv_tile`; GAP8's and Siracusa's are PULP-NN's 4 x 2).
   int micro_tile_channels = 4;
   int micro_tile_width = 2;
 
@@ -81,9 +85,10 @@ inline constexpr target_desc stm32h7{
     .levels = {{{"DTCM", 128 * kib, 4, 4, 20}, {"AXI-SRAM", 512 * kib, 4, 4, 20}}},
     .level_count = 2,
     .cores = 1,
+    .kernels = kernel_set::arm_dsp,
     .macs_per_cycle_x16 = 8,
-    .micro_tile_channels = 2,
-    .micro_tile_width = 2};
+    .micro_tile_channels = kernels::family_traits<kernel_set::arm_dsp>::conv_tile.channels,
+    .micro_tile_width = kernels::family_traits<kernel_set::arm_dsp>::conv_tile.width};
 
 /// The host: one flat memory, no tiling, no DMA.
 inline constexpr target_desc host{
@@ -92,9 +97,10 @@ inline constexpr target_desc host{
     .level_count = 1,
     .cores = 1,
     .double_buffering = false,
+    .kernels = kernel_set::x86,
     .macs_per_cycle_x16 = 16,
-    .micro_tile_channels = 1,
-    .micro_tile_width = 1};
+    .micro_tile_channels = kernels::family_traits<kernel_set::x86>::conv_tile.channels,
+    .micro_tile_width = kernels::family_traits<kernel_set::x86>::conv_tile.width};
 
 }  // namespace targets
 }  // namespace tessera

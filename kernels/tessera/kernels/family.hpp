@@ -10,6 +10,7 @@
 // the scalar reference, which is always available and is the judge of correctness.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace tessera::kernels {
@@ -20,6 +21,8 @@ enum class kernel_family : std::uint8_t {
   arm_dsp,    ///< Cortex-M4/M7/M33 DSP extension: SMLAD, SXTB16, ... (arm_dsp/)
   arm_mve,    ///< Cortex-M55/M85 Helium (arm_mve/)
 };
+
+inline constexpr std::size_t family_count = 4;
 
 /// The best family the compiler targets in this translation unit.
 inline constexpr kernel_family native_family =
