@@ -38,8 +38,8 @@ compile_cost measure_compile(const model_row& row) {
                         << ", tessera::target<tessera::targets::gap8>>;\n"
                         << "void run_gap8(std::byte* l2, std::byte* l1, const void* i, void* o) {\n"
                         << "  tessera::dma::memcpy_policy dma; gap8::run(l2, l1, {i}, {o}, dma); }\n";
-  const std::string command = fmt::format("/usr/bin/time -f '%e %M' -o {} {} -std=c++20 -O2 {} -c {} -o {} 2>&1",
-                                          stats.string(), TESSERA_BENCH_CXX, TESSERA_BENCH_INCLUDES,
+  const std::string command = fmt::format("/usr/bin/time -f '%e %M' -o {} {} -std=c++20 -O2 {} {} -c {} -o {} 2>&1",
+                                          stats.string(), TESSERA_BENCH_CXX, TESSERA_BENCH_ARCH, TESSERA_BENCH_INCLUDES,
                                           source.string(), (dir / (row.name + ".o")).string());
   compile_cost cost;
   if (std::system(command.c_str()) != 0) return cost;

@@ -49,6 +49,9 @@ struct node_summary {
   std::array<std::size_t, kernels::family_count> scratch{};
   /// Scratch of one tile, per kernel family (nullptr: none), for the tile solver.
   std::array<scratch_function, kernels::family_count> tile_scratch{};
+  /// The kernel each family runs this node with ("conv", "dw-chw", "reference", ...; nullptr
+  /// for nodes that only move data), for the plan reports.
+  std::array<const char*, kernels::family_count> kernel{};
   std::int64_t macs = 0;
   std::size_t constant_bytes = 0;
   tile_geometry geometry{};  ///< how the layer tiles through L1 (in_place: runs on its L2 buffers)
@@ -123,6 +126,9 @@ constexpr node_summary summarize() {
     ((s.scratch[F] = Node::template scratch_bytes<Tensors, static_cast<kernels::kernel_family>(F)>()), ...);
     if constexpr (requires { &Node::template tile_scratch<Tensors, kernels::kernel_family::reference>; }) {
       ((s.tile_scratch[F] = &Node::template tile_scratch<Tensors, static_cast<kernels::kernel_family>(F)>), ...);
+    }
+    if constexpr (requires { Node::template kernel_name<Tensors, kernels::kernel_family::reference>(); }) {
+      ((s.kernel[F] = Node::template kernel_name<Tensors, static_cast<kernels::kernel_family>(F)>()), ...);
     }
   }(std::make_index_sequence<kernels::family_count>{});
   s.macs = Node::template macs<Tensors>();

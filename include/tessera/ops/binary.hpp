@@ -108,6 +108,11 @@ struct binary_node {
                                           {T[A.output].dims.from_back(0), 1}},
       Requant.params());
 
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr const char* kernel_name() {
+    return kernels::family_name(family<T, F>);
+  }
+
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
     return kernels::binary_scratch_bytes<family<T, F>>(dims<T>());

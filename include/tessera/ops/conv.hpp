@@ -81,6 +81,11 @@ struct conv : unary_node<Name, op_kind::conv, A> {
   template <auto const& T, kernels::kernel_family F>
   static constexpr kernels::conv_variant variant = kernels::choose_conv2d<F, in_t<T>, w_t, out_t<T>>(dims<T>(), Requant.params());
 
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr const char* kernel_name() {
+    return kernels::variant_name(variant<T, F>);
+  }
+
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
     return kernels::conv2d_scratch_bytes<F>(variant<T, F>, dims<T>());

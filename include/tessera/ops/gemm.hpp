@@ -56,6 +56,11 @@ struct gemm : unary_node<Name, op_kind::gemm, A> {
   template <auto const& T, kernels::kernel_family F>
   static constexpr kernels::kernel_family family = kernels::choose_gemm<F, in_t<T>, w_t, out_t<T>>(dims<T>(), Requant.params());
 
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr const char* kernel_name() {
+    return kernels::family_name(family<T, F>);
+  }
+
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
     return kernels::gemm_scratch_bytes<family<T, F>>(dims<T>());

@@ -90,6 +90,11 @@ struct matmul {
   static constexpr kernels::kernel_family family =
       kernels::choose_matmul<F, a_t<T>, b_t<T>, out_t<T>>(dims<T>(), Requant.params());
 
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr const char* kernel_name() {
+    return kernels::family_name(family<T, F>);
+  }
+
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
     return kernels::matmul_scratch_bytes<family<T, F>>(dims<T>());

@@ -55,6 +55,11 @@ struct pool_node : unary_node<Name, Max ? op_kind::max_pool : op_kind::average_p
     else return kernels::average_pool2d_scratch_bytes<family<T, F>>(d);
   }
 
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr const char* kernel_name() {
+    return kernels::family_name(family<T, F>);
+  }
+
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
     return scratch_for<T, F>(dims<T>());

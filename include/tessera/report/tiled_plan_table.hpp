@@ -79,21 +79,22 @@ std::string tiled_plan_table(const simulation& sim) {
   constexpr auto& g = Net::summary;
   std::string out = fmt::format(
       "target {}: L1 {} of {} bytes, L2 arena {} + filter staging {} + spill staging {} + io {} of {} bytes, "
-      "L3 activations {} bytes\n",
+      "L3 activations {} bytes; {} kernels\n",
       Run::target.name.c_str(), Run::plan.l1_bytes, Run::target.levels[0].bytes, Run::plan.l2.arena_bytes,
       Run::plan.staging_bytes, Run::plan.spill_staging_bytes, Run::plan.io_bytes, Run::target.levels[1].bytes,
-      Run::l3_bytes);
-  out += fmt::format("{:>3}  {:<24} {:<12} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7}\n", "#", "layer",
-                     "op", "tile hxwxc", "tiles", "L1 B", "L2->L1 B", "L1->L2 B", "L3->L2 B", "compute", "dma",
-                     "overlap");
+      Run::l3_bytes, kernels::family_name(Run::target.kernels));
+  out += fmt::format("{:>3}  {:<24} {:<12} {:<10} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7}\n", "#",
+                     "layer", "op", "kernel", "tile hxwxc", "tiles", "L1 B", "L2->L1 B", "L1->L2 B", "L3->L2 B",
+                     "compute", "dma", "overlap");
   for (std::size_t n = 0; n < g.nodes.size(); ++n) {
     const node_summary& node = g.nodes[n];
     const layer_l1_plan& l = Run::plan.layers[n];
     const dma::dma_stats s = n < sim.layers.size() ? sim.layers[n].stats : dma::dma_stats{};
     const std::string tile =
         l.tiled ? fmt::format("{}x{}x{}", l.solution.tile.h, l.solution.tile.w, l.solution.tile.c) : "in L2";
-    out += fmt::format("{:>3}  {:<24} {:<12} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6.0f}%\n", n,
-                       node.name.c_str(), name_of(node.kind), tile, l.tiled ? l.solution.cost.tiles : 0, l.bytes,
+    const char* kernel = node.kernel[static_cast<std::size_t>(Run::target.kernels)];
+    out += fmt::format("{:>3}  {:<24} {:<12} {:<10} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6.0f}%\n", n,
+                       node.name.c_str(), name_of(node.kind), kernel != nullptr ? kernel : "-", tile, l.tiled ? l.solution.cost.tiles : 0, l.bytes,
                        s.levels[1].bytes_in, s.levels[1].bytes_out, s.levels[2].bytes_in, s.compute_cycles,
                        s.dma_busy_cycles, 100.0 * s.overlap());
   }

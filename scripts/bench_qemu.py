@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""Cross-compiled benchmarks under QEMU: guest instructions per MAC of the CMSIS-NN comparison
+layers on Cortex-M4, M7 and M55, the keyword-spotting firmware (instructions, code size) and
+the corpus models; writes the tables into docs/benchmarks.md between the qemu markers.
+
+    scripts/bench-qemu.sh [host-build-dir]      (default: build)
+
+QEMU with -icount shift=0 counts guest instructions (not cycles); the counts are exact and
+repeatable, unlike wall time on the shared CI machine.
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOST = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+BOARDS = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500", "cortex-m55": "mps3-an547"}
+# CMSIS-NN v7, GCC 12 -O2, instructions per MAC on this machine's QEMU (issue 4's anchor table).
+ANCHORS = {
+    "L1": (2.33, 0.40), "L2": (2.14, 0.34), "L3": (1.76, 0.21), "L4": (2.69, 0.62),
+    "L5": (8.04, 2.33), "L6": (8.24, 2.75), "L7": (3.49, 0.96), "L8a": (2.12, 0.68), "L8b": (1.95, 0.49),
+}
+ANCHOR_TOTAL = {"cortex-m4": 2.62, "cortex-m55": 0.547}
+
+
+def sh(cmd, **kw):
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw).stdout
+
+
+def qemu(board, elf):
+    cmd = ["qemu-system-arm", "-M", board, "-nographic", "-semihosting-config", "enable=on,target=native",
+           "-icount", "shift=0", "-kernel", elf]
+    r = subprocess.run(cmd, text=True, capture_output=True, timeout=600)
+    if r.returncode != 0:
+        raise SystemExit(f"{elf} failed on {board}:\n{r.stdout}{r.stderr}")
+    return r.stdout
+
+
+def build(preset):
+    out = os.path.join(HOST + "-" + preset)
+    sh(["cmake", "--preset", preset, "-B", out, f"-DTESSERA_QEMU_MODELS_DIR={HOST}/qemu_models"], cwd=ROOT)
+    sh(["cmake", "--build", out, "--parallel", str(os.cpu_count() or 2)], cwd=ROOT)
+    return out
+
+
+def find_elf(build_dir, name):
+    for dirpath, _, files in os.walk(build_dir):
+        for f in files:
+            if f in (name, name + ".elf"):
+                return os.path.join(dirpath, f)
+    raise SystemExit(f"{name} not found under {build_dir}")
+
+
+def library_text_bytes(elf):
+    """Bytes of code symbols of the library (tessera::, namespace of kernels and executor)."""
+    total = 0
+    for line in sh(["arm-none-eabi-nm", "-C", "-S", "--size-sort", elf]).splitlines():
+        parts = line.split(maxsplit=3)
+        if len(parts) == 4 and parts[2] in "tTwW" and "tessera::" in parts[3] and "tessera::qemu" not in parts[3]:
+            total += int(parts[1], 16)
+    return total
+
+
+def sections(elf):
+    sizes = {}
+    for line in sh(["arm-none-eabi-size", "-A", elf]).splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0].startswith("."):
+            sizes[parts[0]] = int(parts[1])
+    return sizes
+
+
+def main():
+    sh(["cmake", "--build", HOST, "--target", "tessera_qemu_models"])
+    layers, kws, models = {}, {}, {}
+    for preset, board in BOARDS.items():
+        out = build(preset)
+        for line in qemu(board, find_elf(out, "tessera_layer_benchmarks")).splitlines():
+            p = line.split("|")
+            if len(p) == 6:
+                layers.setdefault(p[0], {"shape": p[1], "macs": int(p[2])})[preset] = (int(p[3]), p[4], p[5])
+        for line in qemu(board, find_elf(out, "tessera_kws")).splitlines():
+            p = line.split("|")
+            if p[0] == "kws":
+                size_elf = find_elf(out, "tessera_kws_size")
+                kws[preset] = dict(macs=int(p[1]), instr=int(p[2]), arena=int(p[3]), exact=p[4],
+                                   lib=library_text_bytes(size_elf), **{k.strip("."): v for k, v in sections(size_elf).items()})
+        models_dir = os.path.join(out, "tests", "qemu_corpus")
+        if os.path.isdir(models_dir):
+            for f in sorted(os.listdir(models_dir)):
+                if f.startswith("qemu_models_") and "." not in f.replace(".elf", ""):
+                    for line in qemu(board, os.path.join(models_dir, f)).splitlines():
+                        m = re.match(r"(\S+) \[(\S+) kernels\]: (\S+), (\d+) MACs, (\d+) guest instructions", line)
+                        if m:
+                            models.setdefault(m.group(1), {"macs": int(m.group(4))})[preset] = (int(m.group(5)), m.group(3))
+    text = render(layers, kws, models)
+    print(text)
+    doc = os.path.join(ROOT, "docs", "benchmarks.md")
+    content = open(doc).read()
+    begin, end = "<!-- qemu-begin -->", "<!-- qemu-end -->"
+    if begin in content and end in content:
+        content = content[: content.index(begin)] + begin + "\n" + text + end + content[content.index(end) + len(end):]
+    else:
+        content += "\n" + begin + "\n" + text + end + "\n"
+    open(doc, "w").write(content)
+
+
+def render(layers, kws, models):
+    cores = list(BOARDS)
+    lines = ["## Cortex-M under QEMU (guest instructions)", "",
+             "Produced by `scripts/bench-qemu.sh` (QEMU `-icount shift=0`, SysTick as instruction counter,",
+             "GCC 12 `-O2`; int8 NHWC, per-channel requantization). CMSIS-NN columns: the issue's anchor",
+             "table (CMSIS-NN v7 through its public wrappers, GCC 12 -O2, same QEMU). `x` = CMSIS-NN's",
+             "instructions per MAC divided by ours (above 1: Tessera executes fewer).", "", "```"]
+    head = f"{'layer':<5} {'shape':<44} {'MACs':>9}"
+    for c in cores:
+        head += f" {c + ' i/MAC':>16}"
+    head += f" {'CMSIS M4':>9} {'x M4':>6} {'CMSIS M55':>10} {'x M55':>6}  kernel (m4/m55)"
+    lines.append(head)
+    totals = {c: [0, 0] for c in cores}
+    anchor_instr = {"cortex-m4": 0.0, "cortex-m55": 0.0}
+    for name, row in layers.items():
+        s = f"{name:<5} {row['shape']:<44} {row['macs']:>9}"
+        for c in cores:
+            if c in row:
+                s += f" {row[c][0] / row['macs']:>16.3f}"
+                totals[c][0] += row[c][0]
+                totals[c][1] += row["macs"]
+            else:
+                s += f" {'-':>16}"
+        a4, a55 = ANCHORS.get(name, (0, 0))
+        anchor_instr["cortex-m4"] += a4 * row["macs"]
+        anchor_instr["cortex-m55"] += a55 * row["macs"]
+        x4 = a4 / (row["cortex-m4"][0] / row["macs"]) if "cortex-m4" in row else 0
+        x55 = a55 / (row["cortex-m55"][0] / row["macs"]) if "cortex-m55" in row else 0
+        kern = "/".join(row[c][1] for c in ("cortex-m4", "cortex-m55") if c in row)
+        bad = [c for c in cores if c in row and row[c][2] != "exact"]
+        s += f" {a4:>9.2f} {x4:>6.2f} {a55:>10.2f} {x55:>6.2f}  {kern}{'  MISMATCH on ' + ','.join(bad) if bad else ''}"
+        lines.append(s)
+    s = f"{'all':<5} {'(instructions / MACs over the layers above)':<44} {totals[cores[0]][1]:>9}"
+    for c in cores:
+        s += f" {totals[c][0] / max(totals[c][1], 1):>16.3f}"
+    m4 = totals["cortex-m4"][0] / max(totals["cortex-m4"][1], 1)
+    m55 = totals["cortex-m55"][0] / max(totals["cortex-m55"][1], 1)
+    a4 = anchor_instr["cortex-m4"] / max(totals["cortex-m4"][1], 1)
+    a55 = anchor_instr["cortex-m55"] / max(totals["cortex-m55"][1], 1)
+    s += f" {a4:>9.2f} {a4 / m4 if m4 else 0:>6.2f} {a55:>10.3f} {a55 / m55 if m55 else 0:>6.2f}"
+    lines += [s, "```", ""]
+    lines += ["Keyword spotting (DS-CNN-shaped, benchmarks/qemu/kws_network.hpp; firmware without the", 
+              "reference check for the sizes; library = code symbols in namespace tessera, i.e. kernels and executor):", "", "```"]
+    lines.append(f"{'core':<11} {'MACs':>9} {'instructions':>13} {'i/MAC':>7} {'arena B':>8} {'.text':>7} {'library':>8} {'.rodata':>8} {'.data':>6} {'.bss':>7} exact")
+    for c in cores:
+        if c in kws:
+            k = kws[c]
+            lines.append(f"{c:<11} {k['macs']:>9} {k['instr']:>13} {k['instr'] / k['macs']:>7.3f} {k['arena']:>8} {k.get('text', 0):>7} "
+                         f"{k['lib']:>8} {k.get('rodata', 0):>8} {k.get('data', 0):>6} {k.get('bss', 0):>7} {k['exact']}")
+    lines += ["```", ""]
+    if models:
+        lines += ["Corpus models (flat executor, native kernels, bit-exact against the golden outputs):", "", "```"]
+        lines.append(f"{'model':<36} {'MACs':>9}" + "".join(f" {c + ' i/MAC':>16}" for c in cores) + "  exact")
+        for name, row in models.items():
+            s = f"{name:<36} {row['macs']:>9}"
+            for c in cores:
+                s += f" {row[c][0] / row['macs']:>16.3f}" if c in row else f" {'-':>16}"
+            s += "  " + ("yes" if all(row[c][1] == "bit-exact" for c in cores if c in row) else "NO")
+            lines.append(s)
+        lines += ["```", ""]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
