@@ -1,11 +1,37 @@
 #!/bin/sh
-# The whole test suite: installs what is missing, configures, builds and runs ctest.
+# The whole test suite: installs what is missing, configures, builds and runs ctest on the host,
+# then cross-builds the firmware for each Cortex-M preset and runs it under QEMU.
 #   scripts/test.sh [build-dir]      (default: build)
+# The host build goes to <build-dir>, the cross builds to <build-dir>-<preset> (the folders
+# scripts/bench-qemu.sh uses too), with the corpus models the host build converted
+# (<build-dir>/qemu_models). Every suite runs even when an earlier one fails; the exit status
+# says whether all passed. Environment: TESSERA_JOBS parallel jobs (default: nproc);
+# TESSERA_CROSS_PRESETS the presets to run (default: "cortex-m4 cortex-m7 cortex-m55"; "" for none).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$root/build"}
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
 "$root/scripts/install-deps.sh"
-jobs=$(nproc 2>/dev/null || echo 2)
+jobs=${TESSERA_JOBS:-$(nproc 2>/dev/null || echo 2)}
+failed=""
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" --parallel "$jobs"
-ctest --test-dir "$build" --output-on-failure --parallel "$jobs"
+ctest --test-dir "$build" --output-on-failure --parallel "$jobs" || failed="$failed host"
+
+# Firmware under QEMU (CMakePresets.json; tests/qemu, tests/qemu_corpus, benchmarks/qemu).
+cd "$root"
+for preset in ${TESSERA_CROSS_PRESETS-cortex-m4 cortex-m7 cortex-m55}; do
+  if cmake --preset "$preset" -B "$build-$preset" -DTESSERA_QEMU_MODELS_DIR="$build/qemu_models" &&
+     cmake --build "$build-$preset" --parallel "$jobs"; then
+    ctest --test-dir "$build-$preset" --output-on-failure --parallel "$jobs" || failed="$failed $preset"
+  else
+    failed="$failed $preset(build)"
+  fi
+done
+
+if [ -n "$failed" ]; then
+  echo "tessera: failed:$failed" >&2
+  exit 1
+fi
+echo "tessera: all suites passed"

@@ -21,7 +21,7 @@ namespace {
 constexpr k::kernel_family family = k::native_family;
 
 alignas(16) std::int8_t input[48 * 48 * 32];
-alignas(16) std::int8_t weights[64 * 64 * 9];
+alignas(16) std::int8_t weights[128 * 640];  // the largest: L8b (L3 needs 64 * 64 * 9)
 alignas(16) std::int32_t bias[128];
 alignas(16) std::int32_t mul[128];
 alignas(16) std::int32_t add[128];

@@ -2,7 +2,7 @@
 //
 // Plain functions over static buffers (no heap, no exceptions, no Catch2), so the same checks
 // run on the host (tests/kernels/test_equivalence.cpp, under Catch2) and on bare-metal Cortex-M
-// cores under QEMU (tests/kernels/qemu_equivalence.cpp). Every case draws its shape, element
+// cores under QEMU (tests/qemu/kernel_equivalence.cpp). Every case draws its shape, element
 // types, requantization and data from a fixed seed; odd leftovers and extreme values (all
 // -128 / 127 / 255 inputs, weights at -128, shifts up to 40, multipliers near 2^27) come up on
 // purpose. Each kernel is also checked not to write past its output or its declared scratch.

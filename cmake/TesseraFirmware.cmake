@@ -1,0 +1,102 @@
+# Firmware for the QEMU Cortex-M boards, for cross builds with cmake/toolchains/cortex-m*.cmake.
+#
+#   tessera_add_firmware(<target> SOURCES <file>... [BOARD <board>])
+#     An executable <target>.elf for <board> (default: the toolchain's TESSERA_QEMU_BOARD) with
+#     the startup code, linker script, semihosting (newlib's rdimon: printf, exit status) and the
+#     instruction counter of platform/qemu, linked with tessera::tessera; a link map
+#     <target>.map beside it. Add libraries, definitions or options with the target_* commands.
+#
+#   tessera_add_qemu_test(<name> <target> [TIMEOUT <seconds>])
+#     A ctest that runs the firmware under QEMU (the target's CROSSCOMPILING_EMULATOR) and
+#     passes when main() returns 0. Default timeout 120 s: a hung firmware fails instead of
+#     hanging ctest.
+#
+# Boards (platform/qemu/ld/<board>.ld): mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7),
+# mps3-an547 (Cortex-M55). A board's core must be the one the toolchain compiles for.
+include_guard(GLOBAL)
+
+set(TESSERA_QEMU_PLATFORM_DIR ${CMAKE_CURRENT_LIST_DIR}/../platform/qemu)
+cmake_path(NORMAL_PATH TESSERA_QEMU_PLATFORM_DIR)
+
+function(_tessera_qemu_board_core board out)
+  if(board STREQUAL "mps2-an386")
+    set(${out} cortex-m4 PARENT_SCOPE)
+  elseif(board STREQUAL "mps2-an500")
+    set(${out} cortex-m7 PARENT_SCOPE)
+  elseif(board STREQUAL "mps3-an547")
+    set(${out} cortex-m55 PARENT_SCOPE)
+  else()
+    message(FATAL_ERROR "tessera: unknown QEMU board '${board}' (known: mps2-an386, mps2-an500, mps3-an547)")
+  endif()
+endfunction()
+
+# The board's platform, built once per board: the startup objects (always linked: they hold the
+# vector table) and the instruction counter as a static library (linked only when used, so that
+# a firmware defining its own SysTick_Handler does not collide with it).
+function(_tessera_qemu_platform board out)
+  string(MAKE_C_IDENTIFIER ${board} id)
+  set(startup tessera_qemu_startup_${id})
+  set(counter tessera_qemu_counter_${id})
+  set(${out} ${startup} PARENT_SCOPE)
+  if(TARGET ${startup})
+    return()
+  endif()
+  _tessera_qemu_board_core(${board} core)
+  if(DEFINED TESSERA_CPU AND NOT core STREQUAL TESSERA_CPU)
+    message(FATAL_ERROR "tessera: board ${board} emulates a ${core}, but the toolchain compiles for ${TESSERA_CPU}")
+  endif()
+  string(TOUPPER ${id} macro)
+  set(dir ${TESSERA_QEMU_PLATFORM_DIR})
+
+  add_library(${counter} STATIC ${dir}/src/instruction_counter.cpp)
+  target_include_directories(${counter} PUBLIC ${dir}/include)
+  target_compile_definitions(${counter} PUBLIC TESSERA_QEMU_BOARD_${macro})
+  target_compile_features(${counter} PUBLIC cxx_std_20)
+
+  add_library(${startup} OBJECT ${dir}/src/startup.cpp)
+  target_link_libraries(${startup} PUBLIC ${counter})
+  target_link_options(${startup} INTERFACE --specs=rdimon.specs -nostartfiles -L${dir}/ld -T${board}.ld
+                      -Wl,--gc-sections)
+  if(TARGET tessera_warnings)
+    target_link_libraries(${counter} PRIVATE tessera_warnings)
+    target_link_libraries(${startup} PRIVATE tessera_warnings)
+  endif()
+endfunction()
+
+function(tessera_add_firmware target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "BOARD" "SOURCES")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "tessera_add_firmware(${target}): unexpected arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_SOURCES)
+    message(FATAL_ERROR "tessera_add_firmware(${target}): no SOURCES")
+  endif()
+  if(NOT arg_BOARD)
+    if(NOT TESSERA_QEMU_BOARD)
+      message(FATAL_ERROR "tessera_add_firmware(${target}): no BOARD and no TESSERA_QEMU_BOARD (use cmake/toolchains/cortex-m*.cmake)")
+    endif()
+    set(arg_BOARD ${TESSERA_QEMU_BOARD})
+  endif()
+  if(NOT TESSERA_QEMU_SYSTEM_ARM OR NOT TESSERA_QEMU_OPTIONS)
+    message(FATAL_ERROR "tessera_add_firmware(${target}): TESSERA_QEMU_SYSTEM_ARM and TESSERA_QEMU_OPTIONS come from cmake/toolchains/arm-none-eabi.cmake")
+  endif()
+  _tessera_qemu_platform(${arg_BOARD} platform)
+
+  add_executable(${target} ${arg_SOURCES})
+  target_link_libraries(${target} PRIVATE ${platform} tessera::tessera)
+  target_link_options(${target} PRIVATE -Wl,-Map=$<TARGET_FILE_DIR:${target}>/${target}.map)
+  set_target_properties(${target} PROPERTIES
+    SUFFIX .elf
+    LINK_DEPENDS "${TESSERA_QEMU_PLATFORM_DIR}/ld/${arg_BOARD}.ld;${TESSERA_QEMU_PLATFORM_DIR}/ld/sections.ld"
+    CROSSCOMPILING_EMULATOR "${TESSERA_QEMU_SYSTEM_ARM};-M;${arg_BOARD};${TESSERA_QEMU_OPTIONS}"
+    TESSERA_QEMU_BOARD ${arg_BOARD})
+endfunction()
+
+function(tessera_add_qemu_test name target)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "TIMEOUT" "")
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT 120)
+  endif()
+  add_test(NAME ${name} COMMAND ${target})
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS qemu)
+endfunction()
