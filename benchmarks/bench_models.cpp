@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   }
   fmt::print("\narena: Tessera's greedy lifetime plan; DORY stack: DORY's bidirectional stack on the same buffers;\n"
              "bound: largest total of simultaneously live bytes (no plan can use less).\n");
-  fmt::print("host: reference kernels, median of 15 runs; compile: g++ -std=c++20 -O2 -c of a TU that includes\n"
+  fmt::print("host: native kernel family (x86 on this host), median of 15 runs; compile: g++ -std=c++20 -O2 -c of a TU that includes\n"
              "the model header and instantiates its flat and GAP8-tiled executors (wall time, peak RSS of the compiler).\n");
 
   fmt::print("\nTiling per target (simulated DMA; bounds: every input, filter and output of the tiled layers moved once)\n");

@@ -91,10 +91,15 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     return kernels::conv2d_scratch_bytes<F>(variant<T, F>, dims<T>());
   }
 
-  /// Scratch of one output tile (for the tile solver): the layer's kernel on the tile's shape.
+  /// Scratch of one output tile (for the tile solver): the layer's kernel on the tile's shape,
+  /// with the layer's padding (a border tile has at most that much; inner tiles have none).
   template <auto const& T, kernels::kernel_family F>
   static constexpr std::size_t tile_scratch(const tile_geometry& g, const tile_shape& s) {
-    return kernels::conv2d_scratch_bytes<F>(variant<T, F>, tile_dims<T>(g.input_rows(s.h), g.input_cols(s.w), s.h, s.w, s.c));
+    const auto padded = tile_dims<T>(g.input_rows(s.h), g.input_cols(s.w), s.h, s.w, s.c, A.pad_top, A.pad_left);
+    const auto unpadded = tile_dims<T>(g.input_rows(s.h), g.input_cols(s.w), s.h, s.w, s.c);
+    const std::size_t a = kernels::conv2d_scratch_bytes<F>(variant<T, F>, padded);
+    const std::size_t b = kernels::conv2d_scratch_bytes<F>(variant<T, F>, unpadded);
+    return a > b ? a : b;
   }
 
   /// The dims of one tile: `rows` x `cols` input pixels (padding excluded) to `h` x `w` x `c` outputs.

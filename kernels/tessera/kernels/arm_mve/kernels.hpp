@@ -1,9 +1,66 @@
-// The arm_mve family's kernels (placeholder until they land: its traits accept nothing).
+// The arm_mve family's kernels (Cortex-M55/M85 Helium) under the family interface: the same
+// names and signatures as the reference kernels, for the cases the traits accept.
+//
+// One header per kernel in this folder; the instruction wrappers are in ../arch/arm_mve.hpp.
+// Every kernel is bit-exact with its reference (tests/kernels/equivalence.hpp, run under QEMU
+// mps3-an547).
 #pragma once
 
+#include <cstdint>
+
+#include <tessera/kernels/arm_mve/average_pool2d.hpp>
+#include <tessera/kernels/arm_mve/binary.hpp>
+#include <tessera/kernels/arm_mve/conv2d_im2col.hpp>
+#include <tessera/kernels/arm_mve/depthwise_chw.hpp>
+#include <tessera/kernels/arm_mve/depthwise_hwc.hpp>
+#include <tessera/kernels/arm_mve/gemm.hpp>
+#include <tessera/kernels/arm_mve/matmul.hpp>
+#include <tessera/kernels/arm_mve/max_pool2d.hpp>
 #include <tessera/kernels/arm_mve/traits.hpp>
 
 namespace tessera::kernels {
+
 template <>
-struct family_kernels<kernel_family::arm_mve> : family_kernels<kernel_family::reference> {};
+struct family_kernels<kernel_family::arm_mve> {
+  template <class TIn, class TW, class TOut>
+  static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
+                     const requant_params& rq, TOut* out, void* scratch) {
+    arm_mve::conv2d_im2col(d, in, w, bias, rq, out, scratch);
+  }
+  template <class TIn, class TW, class TOut>
+  static void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
+                            const requant_params& rq, TOut* out, void* scratch) {
+    arm_mve::depthwise_hwc(d, in, w, bias, rq, out, scratch);
+  }
+  template <class TIn, class TW, class TOut>
+  static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
+                            const requant_params& rq, TOut* out, void* scratch) {
+    arm_mve::depthwise_chw(d, in, w, bias, rq, out, scratch);
+  }
+  template <class TA, class TW, class TOut>
+  static void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::int32_t* bias,
+                   const requant_params& rq, TOut* out, void* scratch) {
+    arm_mve::gemm(d, a, w, bias, rq, out, scratch);
+  }
+  template <class TA, class TB, class TOut>
+  static void matmul(const reference::matmul_dims& d, const TA* a, const TB* b, const requant_params& rq, TOut* out,
+                     void* scratch) {
+    arm_mve::matmul(d, a, b, rq, out, scratch);
+  }
+  template <class TA, class TB, class TOut>
+  static void binary(reference::binary_op op, const reference::binary_dims& d, const TA* a, const TB* b,
+                     const requant_params& rq, TOut* out, void* scratch) {
+    arm_mve::binary(op, d, a, b, rq, out, scratch);
+  }
+  template <class T>
+  static void max_pool2d(const reference::pool2d_dims& d, const T* in, T* out, void* /*scratch*/) {
+    arm_mve::max_pool2d(d, in, out);
+  }
+  template <class T>
+  static void average_pool2d(const reference::pool2d_dims& d, bool count_include_pad, const T* in, T* out,
+                             void* /*scratch*/) {
+    arm_mve::average_pool2d(d, count_include_pad, in, out);
+  }
+};
+
 }  // namespace tessera::kernels

@@ -1,0 +1,363 @@
+// arm_dsp depthwise convolution, DORY's CHW variant: each channel of the input is copied into
+// a zero-padded int16 plane in scratch (HWC -> CHW for one channel at a time, so the scratch
+// is one plane, not the whole tile), then computed along output rows and written back NHWC.
+//
+// 3x3 filters (dilation 1, horizontal stride 1 or 2, any vertical stride) take an asm row
+// kernel that computes two outputs per step from word loads of the plane: with weight words
+// W01 = [w0, w1] and W12 = [w1, w2] per filter row and plane words A = [x, x+1], B = [x+2, x+3],
+//     out(x)   = SMLAD(A, W01) + SMLABT(B, W12)     (in_x w0 + in_x+1 w1 + in_x+2 w2)
+//     out(x+1) = SMLATB(A, W01) + SMLAD(B, W12)
+// (stride 2: out(x) from A, B and out(x+1) from B and the next word, same weight words), so a
+// pair of outputs costs 3 LDRD of data, 3 LDRD of weights and 12 multiplies for 18 MACs, plus
+// the epilogue (LDM of the channel's 12-byte requantization entry, SMLAL, SSAT, STRB).
+// Other filters run a plain per-tap loop over the same plane.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/core/requant.hpp>
+#include <tessera/kernels/arch/arm_dsp.hpp>
+#include <tessera/kernels/arm_dsp/epilogue.hpp>
+#include <tessera/kernels/arm_dsp/traits.hpp>
+#include <tessera/kernels/reference/conv2d.hpp>
+
+namespace tessera::kernels::arm_dsp {
+
+namespace detail {
+
+/// Arguments of the asm row kernels (offsets are part of their code). The kernel advances
+/// `row0` and `out` by their steps after each of the `rows` output rows, in place.
+struct chw_row_args {
+  const std::int16_t* row0;     // 0: plane row of the first filter row, at the first output's column
+  int pitch_bytes;              // 4: plane row pitch
+  const std::uint32_t* params;  // 8: {m, b_lo, b_hi, 0, W01_0, W12_0, W01_1, W12_1, W01_2, W12_2}
+  void* out;                    // 12: first output (8-bit, stride out_stride) or int32 accumulators
+  int out_stride;               // 16: bytes between outputs (8-bit variants)
+  int pairs;                    // 20: whole output pairs per row (>= 0)
+  int odd;                      // 24: 1 if one more output follows the pairs
+  int row_step;                 // 28: bytes from one output row's plane row to the next
+  int out_step;                 // 32: bytes from one output row to the next
+  int rows;                     // 36: output rows (>= 1)
+};
+static_assert(offsetof(chw_row_args, pitch_bytes) == 4 && offsetof(chw_row_args, params) == 8 &&
+              offsetof(chw_row_args, out) == 12 && offsetof(chw_row_args, out_stride) == 16 &&
+              offsetof(chw_row_args, pairs) == 20 && offsetof(chw_row_args, odd) == 24 &&
+              offsetof(chw_row_args, row_step) == 28 && offsetof(chw_row_args, out_step) == 32 &&
+              offsetof(chw_row_args, rows) == 36);
+
+// r0-r2: plane rows, r3: params, r4-r7 (and lr for stride 2): data and weight words, r8/r9: the
+// two accumulators, r10: output, r11: output stride, r12: pairs left; the args pointer and the
+// row's odd flag are on the stack. An odd last output runs one more pair with the output stride
+// set to 0: the pair's second output is stored first, so the first one overwrites it
+// (accumulator rows have room for it).
+#define TESSERA_DSP_CHW_PROLOGUE \
+  "push {r4-r11, lr}\n\t"        \
+  "push {r0, r1}\n\t"            \
+  "0:\n\t"                       \
+  "ldr lr, [sp]\n\t"             \
+  "ldr r4, [lr, #24]\n\t"        \
+  "str r4, [sp, #4]\n\t"         \
+  "ldr r12, [lr, #20]\n\t"       \
+  "ldr r11, [lr, #16]\n\t"       \
+  "ldr r10, [lr, #12]\n\t"       \
+  "ldr r3, [lr, #8]\n\t"         \
+  "ldr r4, [lr, #4]\n\t"         \
+  "ldr r0, [lr, #0]\n\t"         \
+  "add r1, r0, r4\n\t"           \
+  "add r2, r1, r4\n\t"           \
+  "cmp r12, #0\n\t"              \
+  "beq 4f\n\t"                   \
+  "1:\n\t"
+
+#define TESSERA_DSP_CHW_EPILOGUE \
+  "subs r12, r12, #1\n\t"        \
+  "bne 1b\n\t"                   \
+  "4:\n\t"                       \
+  "ldr r12, [sp, #4]\n\t"        \
+  "cmp r12, #0\n\t"              \
+  "beq 9f\n\t"                   \
+  "mov r11, #0\n\t"              \
+  "str r11, [sp, #4]\n\t"        \
+  "b 1b\n\t"                     \
+  "9:\n\t"                       \
+  "ldr lr, [sp]\n\t"             \
+  "ldrd r4, r5, [lr, #28]\n\t"   \
+  "ldr r6, [lr, #0]\n\t"         \
+  "add r6, r6, r4\n\t"           \
+  "str r6, [lr, #0]\n\t"         \
+  "ldr r6, [lr, #12]\n\t"        \
+  "add r6, r6, r5\n\t"           \
+  "str r6, [lr, #12]\n\t"        \
+  "ldr r6, [lr, #36]\n\t"        \
+  "subs r6, r6, #1\n\t"          \
+  "str r6, [lr, #36]\n\t"        \
+  "bne 0b\n\t"                   \
+  "add sp, sp, #8\n\t"           \
+  "pop {r4-r11, pc}\n\t"
+
+// Stride 1: A = [x, x+1], B = [x+2, x+3]; rows advance one output pair (4 bytes).
+#define TESSERA_DSP_CHW_S1_ROW(ROW, WOFF, FIRST0, FIRST1) \
+  "ldrd r4, r5, [" ROW "], #4\n\t"                        \
+  "ldrd r6, r7, [r3, #" WOFF "]\n\t"                      \
+  FIRST0                                                  \
+  "smlabt r8, r5, r7, r8\n\t"                             \
+  FIRST1                                                  \
+  "smlad r9, r5, r7, r9\n\t"
+
+#define TESSERA_DSP_CHW_S1_MACS                                                               \
+  TESSERA_DSP_CHW_S1_ROW("r0", "16", "smuad r8, r4, r6\n\t", "smultb r9, r4, r6\n\t")         \
+  TESSERA_DSP_CHW_S1_ROW("r1", "24", "smlad r8, r4, r6, r8\n\t", "smlatb r9, r4, r6, r9\n\t") \
+  TESSERA_DSP_CHW_S1_ROW("r2", "32", "smlad r8, r4, r6, r8\n\t", "smlatb r9, r4, r6, r9\n\t")
+
+// Stride 2: A = [2x, 2x+1], B = [2x+2, 2x+3], C = [2x+4, ..]; rows advance 8 bytes.
+#define TESSERA_DSP_CHW_S2_ROW(ROW, WOFF, OP0, OP1, ACC0, ACC1) \
+  "ldrd r4, r5, [" ROW "], #8\n\t"                              \
+  "ldr lr, [" ROW "]\n\t"                                       \
+  "ldrd r6, r7, [r3, #" WOFF "]\n\t"                            \
+  OP0 " r8, r4, r6" ACC0 "\n\t"                                 \
+  "smlabt r8, r5, r7, r8\n\t"                                   \
+  OP1 " r9, r5, r6" ACC1 "\n\t"                                 \
+  "smlabt r9, lr, r7, r9\n\t"
+
+#define TESSERA_DSP_CHW_S2_MACS                                        \
+  TESSERA_DSP_CHW_S2_ROW("r0", "16", "smuad", "smuad", "", "")         \
+  TESSERA_DSP_CHW_S2_ROW("r1", "24", "smlad", "smlad", ", r8", ", r9") \
+  TESSERA_DSP_CHW_S2_ROW("r2", "32", "smlad", "smlad", ", r8", ", r9")
+
+// Requantize both outputs with the channel's entry and store two bytes `r11` apart, the
+// second one first.
+#define TESSERA_DSP_CHW_STORE8(SAT, BITS) \
+  "ldm r3, {r4, r5, r6}\n\t"              \
+  "smlal r5, r6, r9, r4\n\t"              \
+  SAT " r6, #" BITS ", r6\n\t"            \
+  "strb r6, [r10, r11]\n\t"               \
+  "ldrd r5, r6, [r3, #4]\n\t"             \
+  "smlal r5, r6, r8, r4\n\t"              \
+  SAT " r6, #" BITS ", r6\n\t"            \
+  "strb r6, [r10]\n\t"                    \
+  "add r10, r10, r11, lsl #1\n\t"
+
+// Or store the two int32 accumulators for a C++ epilogue.
+#define TESSERA_DSP_CHW_STORE32 "strd r8, r9, [r10], #8\n\t"
+
+enum class chw_store : std::uint8_t { s8, u8, u7, acc };  ///< SSAT 8, USAT 8, USAT 7, int32
+
+#define TESSERA_DSP_CHW_KERNEL(MACS, STORE) TESSERA_DSP_CHW_PROLOGUE MACS STORE TESSERA_DSP_CHW_EPILOGUE
+
+template <int StrideW, chw_store S>
+[[gnu::naked, gnu::noinline]] void chw_row_3x3(const chw_row_args*) {
+  if constexpr (StrideW == 1) {
+    if constexpr (S == chw_store::s8)
+      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("ssat", "8")));
+    else if constexpr (S == chw_store::u8)
+      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("usat", "8")));
+    else if constexpr (S == chw_store::u7)
+      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("usat", "7")));
+    else
+      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE32));
+  } else {
+    if constexpr (S == chw_store::s8)
+      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("ssat", "8")));
+    else if constexpr (S == chw_store::u8)
+      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("usat", "8")));
+    else if constexpr (S == chw_store::u7)
+      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("usat", "7")));
+    else
+      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE32));
+  }
+}
+
+#undef TESSERA_DSP_CHW_KERNEL
+#undef TESSERA_DSP_CHW_PROLOGUE
+#undef TESSERA_DSP_CHW_EPILOGUE
+#undef TESSERA_DSP_CHW_S1_ROW
+#undef TESSERA_DSP_CHW_S1_MACS
+#undef TESSERA_DSP_CHW_S2_ROW
+#undef TESSERA_DSP_CHW_S2_MACS
+#undef TESSERA_DSP_CHW_STORE8
+#undef TESSERA_DSP_CHW_STORE32
+
+using chw_row_fn = void (*)(const chw_row_args*);
+
+/// The asm row kernel that stores TOut directly for this epilogue, or the accumulator one.
+template <class TOut, int StrideW>
+chw_row_fn chw_row_kernel(epilogue_kind k, bool& direct) {
+  direct = true;
+  if constexpr (sizeof(TOut) == 1) {
+    if (k == epilogue_kind::sat) {
+      return std::is_signed_v<TOut> ? &chw_row_3x3<StrideW, chw_store::s8> : &chw_row_3x3<StrideW, chw_store::u8>;
+    }
+    if (std::is_signed_v<TOut> && k == epilogue_kind::sat_lo0) return &chw_row_3x3<StrideW, chw_store::u7>;
+  }
+  direct = false;
+  return &chw_row_3x3<StrideW, chw_store::acc>;
+}
+
+/// Copies channel `c` of an NHWC image into the plane's interior (zero-extended or
+/// sign-extended to int16); the padding around it is zeroed once per call.
+template <class TIn>
+[[gnu::noinline]] void fill_plane(const reference::conv2d_dims& d, const TIn* in, int c, std::int16_t* plane, int rows,
+                                  int pitch) {
+  const int y_end = d.in_h < rows - d.pad_top ? d.in_h : rows - d.pad_top;
+  const int x_end = d.in_w < pitch - d.pad_left ? d.in_w : pitch - d.pad_left;
+  const int channels = d.in_c;
+  for (int iy = 0; iy < y_end; ++iy) {
+    const TIn* src = in + std::int64_t{iy} * d.in_w * channels + c;
+    std::int16_t* dst = plane + std::int64_t{iy + d.pad_top} * pitch + d.pad_left;
+    int ix = 0;
+    for (; ix + 2 <= x_end; ix += 2) {
+      const std::int32_t v0 = src[0];
+      const std::int32_t v1 = src[channels];
+      src += 2 * channels;
+      const auto pair = arch::arm_dsp::pkhbt<16>(static_cast<std::uint32_t>(v0), static_cast<std::uint32_t>(v1));
+      arch::arm_dsp::store32(dst + ix, pair);
+    }
+    if (ix < x_end) dst[ix] = static_cast<std::int16_t>(src[0]);
+  }
+}
+
+/// Channels c..c+3 into four planes `plane_bytes` apart: two pixels per step, PKHBT/PKHTB pair
+/// the pixels' words by channel halves and SXTB16/UXTB16 split them into the four planes'
+/// int16 pairs (about 2 instructions per element, against 3.5 one channel at a time).
+template <class TIn>
+[[gnu::noinline]] void fill_planes4(const reference::conv2d_dims& d, const TIn* in, int c, std::int16_t* plane,
+                                    std::ptrdiff_t plane_elems, int rows, int pitch) {
+  namespace a = arch::arm_dsp;
+  const int y_end = d.in_h < rows - d.pad_top ? d.in_h : rows - d.pad_top;
+  const int x_end = d.in_w < pitch - d.pad_left ? d.in_w : pitch - d.pad_left;
+  const int channels = d.in_c;
+  for (int iy = 0; iy < y_end; ++iy) {
+    const auto* src = reinterpret_cast<const std::uint8_t*>(in + std::int64_t{iy} * d.in_w * channels + c);
+    std::int16_t* d0 = plane + std::int64_t{iy + d.pad_top} * pitch + d.pad_left;
+    std::int16_t* d1 = d0 + plane_elems;
+    std::int16_t* d2 = d1 + plane_elems;
+    std::int16_t* d3 = d2 + plane_elems;
+    int ix = 0;
+    for (; ix + 2 <= x_end; ix += 2) {
+      const std::uint32_t x0 = a::load32(src);
+      const std::uint32_t x1 = a::load32(src + channels);
+      src += 2 * channels;
+      const std::uint32_t lo = a::pkhbt<16>(x0, x1);  // channels 0, 1 of both pixels
+      const std::uint32_t hi = a::pkhtb<16>(x1, x0);  // channels 2, 3
+      a::store32(d0 + ix, a::expand_even<TIn>(lo));
+      a::store32(d1 + ix, a::expand_odd<TIn>(lo));
+      a::store32(d2 + ix, a::expand_even<TIn>(hi));
+      a::store32(d3 + ix, a::expand_odd<TIn>(hi));
+    }
+    if (ix < x_end) {
+      const auto* s1 = reinterpret_cast<const TIn*>(src);
+      d0[ix] = s1[0], d1[ix] = s1[1], d2[ix] = s1[2], d3[ix] = s1[3];
+    }
+  }
+}
+
+}  // namespace detail
+
+/// Depthwise convolution (groups == in_c == out_c), NHWC, through a per-channel CHW plane.
+/// - `input`:   [batch][in_h][in_w][C], int8 or uint8.
+/// - `weights`: [C][kernel_h][kernel_w] int8.
+/// - `bias`:    [C] int32 or nullptr.
+/// - `rq`:      disabled (int32 output), per tensor or per channel.
+/// - `output`:  [batch][out_h][out_w][C].
+/// - `scratch`: depthwise_chw_scratch_bytes(d) bytes, any alignment.
+/// Bit-exact with reference::conv2d.
+template <class TIn, class TOut>
+void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
+                   const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch) {
+  namespace a = arch::arm_dsp;
+  const int channels = d.in_c;
+  const int rows = depthwise_chw_rows(d);
+  const int pitch = depthwise_chw_pitch(d);
+  const int taps = d.kernel_h * d.kernel_w;
+  auto* base = static_cast<std::uint8_t*>(align8(scratch));
+  auto* plane = reinterpret_cast<std::int16_t*>(base);
+  auto* params = reinterpret_cast<std::uint32_t*>(base + std::size_t(rows) * pitch * 2 * (channels >= 4 ? 4 : 1));
+  auto* acc_row = reinterpret_cast<std::int32_t*>(params + 16);
+  auto* wtaps = reinterpret_cast<std::int16_t*>(acc_row + round_up(std::size_t(d.out_w), 2));
+  auto* table = reinterpret_cast<rq_entry*>(wtaps + round_up(std::size_t(taps), 2));
+  const epilogue_plan plan = make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps));
+
+  const bool fast = d.kernel_h == 3 && d.kernel_w == 3 && d.dilation_h == 1 && d.dilation_w == 1 &&
+                    (d.stride_w == 1 || d.stride_w == 2);
+  bool direct = false;  // the row kernel stores TOut, else int32 accumulators for store_fixed
+  detail::chw_row_fn row_kernel = nullptr;
+  if (fast) {
+    row_kernel = d.stride_w == 1 ? detail::chw_row_kernel<TOut, 1>(plan.kind, direct)
+                                 : detail::chw_row_kernel<TOut, 2>(plan.kind, direct);
+  }
+  const int pairs = d.out_w / 2;
+  const int out_pixel_stride = channels;  // elements between horizontally adjacent outputs
+
+  const int planes = channels >= 4 ? 4 : 1;
+  const std::ptrdiff_t plane_elems = std::ptrdiff_t{rows} * pitch;
+  for (std::ptrdiff_t i = 0; i < planes * plane_elems; ++i) plane[i] = 0;
+  for (int n = 0; n < d.batch; ++n) {
+    const TIn* in = input + std::int64_t{n} * d.in_h * d.in_w * channels;
+    TOut* out = output + std::int64_t{n} * d.out_h * d.out_w * channels;
+    for (int c = 0; c < channels; ++c) {
+      // Four channels per fill while whole groups remain (a word load past the last channel
+      // could leave the input buffer), then one at a time.
+      const int g0 = c - c % 4;
+      const bool grouped = g0 + 4 <= channels;
+      if (!grouped) detail::fill_plane(d, in, c, plane, rows, pitch);
+      else if (c == g0) detail::fill_planes4(d, in, c, plane, plane_elems, rows, pitch);
+      const std::int16_t* pl = grouped ? plane + (c - g0) * plane_elems : plane;
+      const std::int8_t* w = weights + std::int64_t{c} * taps;
+      if (fast) {
+        // {m, b_lo, b_hi, 0} then [w0, w1], [w1, w2] per filter row.
+        if (plan.table != nullptr) {
+          params[0] = static_cast<std::uint32_t>(plan.table[c].m);
+          params[1] = plan.table[c].b_lo;
+          params[2] = static_cast<std::uint32_t>(plan.table[c].b_hi);
+        }
+        for (int i = 0; i < 3; ++i) {
+          const std::uint32_t w0 = static_cast<std::uint16_t>(w[3 * i]);
+          const std::uint32_t w1 = static_cast<std::uint16_t>(w[3 * i + 1]);
+          const std::uint32_t w2 = static_cast<std::uint16_t>(w[3 * i + 2]);
+          params[4 + 2 * i] = w0 | (w1 << 16);
+          params[5 + 2 * i] = w1 | (w2 << 16);
+        }
+      } else {
+        for (int t = 0; t < taps; ++t) wtaps[t] = w[t];
+      }
+      if (fast && direct) {
+        // Every row in one call: the kernel stores the outputs itself.
+        detail::chw_row_args args{pl, pitch * 2, params, out + c, out_pixel_stride * static_cast<int>(sizeof(TOut)),
+                                  pairs, d.out_w % 2, d.stride_h * pitch * 2,
+                                  d.out_w * out_pixel_stride * static_cast<int>(sizeof(TOut)), d.out_h};
+        row_kernel(&args);
+        continue;
+      }
+      for (int y = 0; y < d.out_h; ++y) {
+        TOut* out_row = out + std::int64_t{y} * d.out_w * channels + c;
+        const std::int16_t* prow = pl + std::int64_t{y} * d.stride_h * pitch;
+        int x = 0;
+        if (fast) {
+          detail::chw_row_args args{prow, pitch * 2, params, acc_row, 0, pairs, d.out_w % 2, 0, 0, 1};
+          row_kernel(&args);
+          x = d.out_w;
+          store_fixed(acc_row, 1, plan, c, x, out_row, out_pixel_stride);
+        }
+        // The generic path: the rest of the row (all of it for other filters).
+        const int first = x;
+        for (; x < d.out_w; ++x) {
+          std::int32_t acc = 0;
+          const std::int16_t* px = prow + x * d.stride_w;
+          for (int i = 0; i < d.kernel_h; ++i) {
+            const std::int16_t* pr = px + std::int64_t{i} * d.dilation_h * pitch;
+            const std::int8_t* wr = w + i * d.kernel_w;
+            for (int j = 0; j < d.kernel_w; ++j) {
+              acc = a::smlabb(static_cast<std::uint32_t>(pr[j * d.dilation_w]), static_cast<std::uint32_t>(wr[j]), acc);
+            }
+          }
+          acc_row[x - first] = acc;
+        }
+        if (x > first) store_fixed(acc_row, 1, plan, c, x - first, out_row + std::int64_t{first} * out_pixel_stride,
+                                   out_pixel_stride);
+      }
+    }
+  }
+}
+
+}  // namespace tessera::kernels::arm_dsp

@@ -1,0 +1,174 @@
+// arm_dsp depthwise convolution, channels-last: SIMD over 4 channels, two filter taps per SMLAD.
+//
+// For one output pixel and 4 channels c..c+3, taps t and t+1 are words X = in_t[c..c+3] and
+// Y = in_t+1[c..c+3]; PKHBT/PKHTB regroup them as (x0 x1 y0 y1) and (x2 x3 y2 y3), and the
+// SXTB16 pair of each gives [x_k, y_k] per channel k, which one SMLAD multiplies by the
+// channel's weight pair [w_k(t), w_k(t+1)] (prepared once per call in scratch). A tap pair
+// costs 15 instructions for 8 MACs. Taps in the padding read a zero row instead of branching,
+// through a per-pixel table of tap pointers, so borders run the same loop.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include <tessera/core/requant.hpp>
+#include <tessera/kernels/arch/arm_dsp.hpp>
+#include <tessera/kernels/arm_dsp/epilogue.hpp>
+#include <tessera/kernels/arm_dsp/traits.hpp>
+#include <tessera/kernels/reference/conv2d.hpp>
+
+namespace tessera::kernels::arm_dsp {
+
+namespace detail {
+
+/// Arguments of the asm channel-group loop (offsets are part of its code).
+struct hwc_args {
+  const std::uint8_t* const* taps;  // 0: 2*pairs input pointers of the pixel (zero row in the padding)
+  int pairs;                        // 4: tap pairs (>= 1)
+  const std::uint32_t* wpairs;      // 8: [group][pair][4] weight pair words
+  std::int32_t* acc;                // 12: 4 accumulators per group
+  std::int32_t* acc_end;            // 16: acc + channels of whole groups
+};
+static_assert(offsetof(hwc_args, pairs) == 4 && offsetof(hwc_args, wpairs) == 8 && offsetof(hwc_args, acc) == 12 &&
+              offsetof(hwc_args, acc_end) == 16);
+
+// One tap pair of 4 channels: r8/r9 tap pointers -> words X, Y at channel offset r5; r10 =
+// (x0 x1 y0 y1), r11 = (x2 x3 y2 y3); expanded in place to [x0,y0] r8, [x1,y1] r10, [x2,y2] r9,
+// [x3,y3] r11; weight pairs in r12/lr. MAC0/MAC1: smuad for the first pair, smlad after.
+#define TESSERA_DSP_HWC_PAIR(EXT, MUL, ACC0, ACC1, ACC2, ACC3) \
+  "ldrd r8, r9, [r4], #8\n\t"                                  \
+  "ldr r8, [r8, r5]\n\t"                                       \
+  "ldr r9, [r9, r5]\n\t"                                       \
+  "pkhbt r10, r8, r9, lsl #16\n\t"                             \
+  "pkhtb r11, r9, r8, asr #16\n\t"                             \
+  EXT " r8, r10\n\t"                                           \
+  EXT " r10, r10, ror #8\n\t"                                  \
+  EXT " r9, r11\n\t"                                           \
+  EXT " r11, r11, ror #8\n\t"                                  \
+  "ldrd r12, lr, [r6], #8\n\t"                                 \
+  MUL " r0, r8, r12" ACC0 "\n\t"                               \
+  MUL " r1, r10, lr" ACC1 "\n\t"                               \
+  "ldrd r12, lr, [r6], #8\n\t"                                 \
+  MUL " r2, r9, r12" ACC2 "\n\t"                               \
+  MUL " r3, r11, lr" ACC3 "\n\t"
+
+// Channel groups of one output pixel: accumulators r0-r3 (STM), tap table r4, channel offset
+// r5, weights r6, pair counter r7; the tap table base, pair count, accumulator pointer and end
+// live on the stack.
+#define TESSERA_DSP_HWC(EXT)                                         \
+  "push {r4-r11, lr}\n\t"                                            \
+  "ldm r0, {r4, r5, r6, r7, r8}\n\t"                                 \
+  "push {r4, r5, r7, r8}\n\t"                                        \
+  "movs r5, #0\n\t"                                                  \
+  "0:\n\t"                                                           \
+  "ldrd r4, r7, [sp]\n\t"                                            \
+  TESSERA_DSP_HWC_PAIR(EXT, "smuad", "", "", "", "")                 \
+  "subs r7, r7, #1\n\t"                                              \
+  "beq 2f\n\t"                                                       \
+  "1:\n\t"                                                           \
+  TESSERA_DSP_HWC_PAIR(EXT, "smlad", ", r0", ", r1", ", r2", ", r3") \
+  "subs r7, r7, #1\n\t"                                              \
+  "bne 1b\n\t"                                                       \
+  "2:\n\t"                                                           \
+  "ldrd r4, r7, [sp, #8]\n\t"                                        \
+  "stm r4!, {r0-r3}\n\t"                                             \
+  "str r4, [sp, #8]\n\t"                                             \
+  "adds r5, r5, #4\n\t"                                              \
+  "cmp r4, r7\n\t"                                                   \
+  "bne 0b\n\t"                                                       \
+  "add sp, sp, #16\n\t"                                              \
+  "pop {r4-r11, pc}\n\t"
+
+template <bool Signed>
+[[gnu::naked, gnu::noinline]] void hwc_groups(const hwc_args*) {
+  if constexpr (Signed) asm volatile(TESSERA_DSP_HWC("sxtb16"));
+  else asm volatile(TESSERA_DSP_HWC("uxtb16"));
+}
+
+#undef TESSERA_DSP_HWC_PAIR
+#undef TESSERA_DSP_HWC
+
+}  // namespace detail
+
+/// Depthwise convolution (groups == in_c == out_c), NHWC, vectorized over channels.
+/// - `input`:   [batch][in_h][in_w][C], int8 or uint8.
+/// - `weights`: [C][kernel_h][kernel_w] int8.
+/// - `bias`:    [C] int32 or nullptr.
+/// - `rq`:      disabled (int32 output), per tensor or per channel.
+/// - `output`:  [batch][out_h][out_w][C].
+/// - `scratch`: depthwise_hwc_scratch_bytes(d) bytes, any alignment.
+/// Bit-exact with reference::conv2d.
+template <class TIn, class TOut>
+void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
+                   const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch) {
+  namespace a = arch::arm_dsp;
+  const int channels = d.in_c;
+  const int c4 = static_cast<int>(round_up(std::size_t(channels), channel_lanes));
+  const int full = channels / channel_lanes * channel_lanes;  // channels of whole groups
+  const int taps = d.kernel_h * d.kernel_w;
+  const int pairs = (taps + 1) / 2;
+  auto* base = static_cast<std::uint8_t*>(align8(scratch));
+  auto* wpairs = reinterpret_cast<std::uint32_t*>(base);               // [group][pair][4]
+  auto* zero_row = base + std::size_t(pairs) * c4 * 4;                 // c4 bytes
+  auto* tap_ptr = reinterpret_cast<const std::uint8_t**>(zero_row + c4);  // 2*pairs
+  auto* acc = reinterpret_cast<std::int32_t*>(tap_ptr + 2 * pairs);    // c4
+  auto* table = reinterpret_cast<rq_entry*>(acc + c4);
+  const epilogue_plan plan = make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps));
+
+  // Weight pairs [w_k(t), w_k(t+1)] (zero past the last tap), 4 channels per group.
+  for (int g = 0; g < c4 / channel_lanes; ++g) {
+    for (int q = 0; q < pairs; ++q) {
+      for (int k = 0; k < channel_lanes; ++k) {
+        const int c = g * channel_lanes + k;
+        std::uint32_t v = 0;
+        if (c < channels) {
+          const std::int8_t* w = weights + std::int64_t{c} * taps;
+          v = static_cast<std::uint16_t>(w[2 * q]);
+          if (2 * q + 1 < taps) v |= std::uint32_t{static_cast<std::uint16_t>(w[2 * q + 1])} << 16;
+        }
+        wpairs[(g * pairs + q) * channel_lanes + k] = v;
+      }
+    }
+  }
+  for (int i = 0; i < c4; ++i) zero_row[i] = 0;
+
+  const auto* in_bytes = reinterpret_cast<const std::uint8_t*>(input);
+  for (int n = 0; n < d.batch; ++n) {
+    const std::uint8_t* in = in_bytes + std::int64_t{n} * d.in_h * d.in_w * channels;
+    TOut* out = output + std::int64_t{n} * d.out_h * d.out_w * channels;
+    for (int y = 0; y < d.out_h; ++y) {
+      for (int x = 0; x < d.out_w; ++x) {
+        // Tap pointers of this pixel (the zero row for taps in the padding and the pad tap).
+        int t = 0;
+        for (int i = 0; i < d.kernel_h; ++i) {
+          const int iy = y * d.stride_h + i * d.dilation_h - d.pad_top;
+          const bool row_valid = iy >= 0 && iy < d.in_h;
+          for (int j = 0; j < d.kernel_w; ++j, ++t) {
+            const int ix = x * d.stride_w + j * d.dilation_w - d.pad_left;
+            const bool valid = row_valid && ix >= 0 && ix < d.in_w;
+            tap_ptr[t] = valid ? in + (std::int64_t{iy} * d.in_w + ix) * channels : zero_row;
+          }
+        }
+        if (t < 2 * pairs) tap_ptr[t] = zero_row;
+        if (full > 0) {
+          const detail::hwc_args args{tap_ptr, pairs, wpairs, acc, acc + full};
+          detail::hwc_groups<std::is_signed_v<TIn>>(&args);
+        }
+        // Leftover channels one at a time (a word load could read past the input's end).
+        for (int c = full; c < channels; ++c) {
+          std::int32_t s = 0;
+          const std::int8_t* w = weights + std::int64_t{c} * taps;
+          for (int k = 0; k < taps; ++k) {
+            const std::int32_t v = reinterpret_cast<const TIn*>(tap_ptr[k])[c];
+            s = a::smlabb(static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(w[k]), s);
+          }
+          acc[c] = s;
+        }
+        store_channels<1>(acc, plan, 0, channels, out + (std::int64_t{y} * d.out_w + x) * channels);
+      }
+    }
+  }
+}
+
+}  // namespace tessera::kernels::arm_dsp

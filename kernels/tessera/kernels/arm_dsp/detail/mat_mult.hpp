@@ -1,0 +1,339 @@
+// The arm_dsp matrix-multiply micro-kernels shared by conv2d, gemm and matmul.
+//
+// Operands: 8-bit "weight" rows (one per output channel, read as words with unaligned LDR)
+// against int16 "activation" columns that a caller expanded beforehand (expand.hpp), both in
+// the SXTB16 lane order, so one SMLAD multiplies two element pairs. Per group of 4 reduction
+// elements and 4 pixels the 1x4 kernel spends 13 instructions on 16 MACs: LDR + 2 SXTB16 for
+// the weights, 2 LDM for the 4 pixels' 8-byte groups (interleaved: [group][pixel]), 8 SMLAD;
+// 11 when the weights were expanded beforehand too (one LDRD). Whole channel loops are naked
+// asm functions (every register is needed: 4 accumulators, 4 LDM targets, 2 weight lanes, 3
+// pointers and counters); the rows with a 1-3 element tail and the gemm row kernel use inline
+// asm loops whose LDM targets are register variables (LDM needs ascending registers).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/kernels/arch/arm_dsp.hpp>
+
+namespace tessera::kernels::arm_dsp::detail {
+
+using u32 = std::uint32_t;
+using s32 = std::int32_t;
+
+// One group of the 1x4 kernel: weight word -> [w0,w2],[w1,w3]; pixels 0,1 then 2,3.
+#define TESSERA_DSP_GROUP_1X4(EXT)                \
+  "ldr %[w0], [%[wp]], #4\n\t"                    \
+  "ldm %[col]!, {%[x0], %[x1], %[x2], %[x3]}\n\t" \
+  EXT " %[w1], %[w0], ror #8\n\t"                 \
+  EXT " %[w0], %[w0]\n\t"                         \
+  "smlad %[a0], %[x0], %[w0], %[a0]\n\t"          \
+  "smlad %[a0], %[x1], %[w1], %[a0]\n\t"          \
+  "smlad %[a1], %[x2], %[w0], %[a1]\n\t"          \
+  "smlad %[a1], %[x3], %[w1], %[a1]\n\t"          \
+  "ldm %[col]!, {%[x0], %[x1], %[x2], %[x3]}\n\t" \
+  "smlad %[a2], %[x0], %[w0], %[a2]\n\t"          \
+  "smlad %[a2], %[x1], %[w1], %[a2]\n\t"          \
+  "smlad %[a3], %[x2], %[w0], %[a3]\n\t"          \
+  "smlad %[a3], %[x3], %[w1], %[a3]\n\t"
+
+// `groups` groups, two per loop iteration (an odd one first). LSRS sets Z for "no pair left";
+// nothing in the odd-group block touches the flags.
+#define TESSERA_DSP_LOOP_1X4(EXT) \
+  "lsrs %[n], %[n], #1\n\t"       \
+  "bcc 1f\n\t"                    \
+  TESSERA_DSP_GROUP_1X4(EXT)      \
+  "1:\n\t"                        \
+  "beq 3f\n\t"                    \
+  "2:\n\t"                        \
+  TESSERA_DSP_GROUP_1X4(EXT)      \
+  TESSERA_DSP_GROUP_1X4(EXT)      \
+  "subs %[n], %[n], #1\n\t"       \
+  "bne 2b\n\t"                    \
+  "3:\n\t"
+
+/// a[p] += sum_g dot(weights word g, pixel p's group g) over `groups` groups; advances `w` by
+/// 4*groups bytes and `col` by 32*groups bytes.
+template <bool WSigned>
+[[gnu::always_inline]] inline void mac_1x4(s32& a0, s32& a1, s32& a2, s32& a3, const std::uint8_t*& w,
+                                           const std::int16_t*& col, int groups) {
+  register u32 x0 asm("r8");
+  register u32 x1 asm("r9");
+  register u32 x2 asm("r10");
+  register u32 x3 asm("r11");
+  u32 w0, w1;
+  auto n = static_cast<u32>(groups);
+  if constexpr (WSigned) {
+    asm volatile(TESSERA_DSP_LOOP_1X4("sxtb16")
+                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [wp] "+r"(w), [col] "+r"(col),
+                   [n] "+r"(n), [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2),
+                   [x3] "=&r"(x3)
+                 :
+                 : "cc", "memory");
+  } else {
+    asm volatile(TESSERA_DSP_LOOP_1X4("uxtb16")
+                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [wp] "+r"(w), [col] "+r"(col),
+                   [n] "+r"(n), [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2),
+                   [x3] "=&r"(x3)
+                 :
+                 : "cc", "memory");
+  }
+}
+
+// One group of the 2x1 kernel (two channels, one expanded row) from x registers XA, XB.
+#define TESSERA_DSP_GROUP_2X1(EXT, XA, XB)   \
+  "ldr %[w0], [%[wp0]], #4\n\t"              \
+  EXT " %[w1], %[w0], ror #8\n\t"            \
+  EXT " %[w0], %[w0]\n\t"                    \
+  "smlad %[a0], %[" XA "], %[w0], %[a0]\n\t" \
+  "smlad %[a0], %[" XB "], %[w1], %[a0]\n\t" \
+  "ldr %[w0], [%[wp1]], #4\n\t"              \
+  EXT " %[w1], %[w0], ror #8\n\t"            \
+  EXT " %[w0], %[w0]\n\t"                    \
+  "smlad %[a1], %[" XA "], %[w0], %[a1]\n\t" \
+  "smlad %[a1], %[" XB "], %[w1], %[a1]\n\t"
+
+#define TESSERA_DSP_LOOP_2X1(EXT)                 \
+  "lsrs %[n], %[n], #1\n\t"                       \
+  "bcc 1f\n\t"                                    \
+  "ldrd %[x0], %[x1], [%[col]], #8\n\t"           \
+  TESSERA_DSP_GROUP_2X1(EXT, "x0", "x1")          \
+  "1:\n\t"                                        \
+  "beq 3f\n\t"                                    \
+  "2:\n\t"                                        \
+  "ldm %[col]!, {%[x0], %[x1], %[x2], %[x3]}\n\t" \
+  TESSERA_DSP_GROUP_2X1(EXT, "x0", "x1")          \
+  TESSERA_DSP_GROUP_2X1(EXT, "x2", "x3")          \
+  "subs %[n], %[n], #1\n\t"                       \
+  "bne 2b\n\t"                                    \
+  "3:\n\t"
+
+/// a0 += dot(w0 row, x), a1 += dot(w1 row, x) over `groups` groups of one expanded row `col`
+/// (8 bytes per group, contiguous); advances both weight pointers by 4*groups bytes.
+template <bool WSigned>
+[[gnu::always_inline]] inline void mac_2x1(s32& a0, s32& a1, const std::uint8_t*& w0p, const std::uint8_t*& w1p,
+                                           const std::int16_t* col, int groups) {
+  register u32 x0 asm("r8");
+  register u32 x1 asm("r9");
+  register u32 x2 asm("r10");
+  register u32 x3 asm("r11");
+  u32 w0, w1;
+  auto n = static_cast<u32>(groups);
+  if constexpr (WSigned) {
+    asm volatile(TESSERA_DSP_LOOP_2X1("sxtb16")
+                 : [a0] "+r"(a0), [a1] "+r"(a1), [wp0] "+r"(w0p), [wp1] "+r"(w1p), [col] "+r"(col), [n] "+r"(n),
+                   [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3)
+                 :
+                 : "cc", "memory");
+  } else {
+    asm volatile(TESSERA_DSP_LOOP_2X1("uxtb16")
+                 : [a0] "+r"(a0), [a1] "+r"(a1), [wp0] "+r"(w0p), [wp1] "+r"(w1p), [col] "+r"(col), [n] "+r"(n),
+                   [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3)
+                 :
+                 : "cc", "memory");
+  }
+}
+
+#undef TESSERA_DSP_GROUP_1X4
+#undef TESSERA_DSP_LOOP_1X4
+#undef TESSERA_DSP_GROUP_2X1
+#undef TESSERA_DSP_LOOP_2X1
+
+/// The last `tail` (1..3) weights of a row as one word, zero-padded, read byte by byte so that
+/// nothing past the row is touched.
+[[gnu::always_inline]] inline u32 tail_word(const std::uint8_t* w, int tail) {
+  u32 t = w[0];
+  if (tail > 1) t |= u32{w[1]} << 8;
+  if (tail > 2) t |= u32{w[2]} << 16;
+  return t;
+}
+
+template <bool WSigned>
+[[gnu::always_inline]] inline void expand_weight(u32 t, u32& even, u32& odd) {
+  namespace a = arch::arm_dsp;
+  if constexpr (WSigned) {
+    even = a::sxtb16(t);
+    odd = a::sxtb16_ror8(t);
+  } else {
+    even = a::uxtb16(t);
+    odd = a::uxtb16_ror8(t);
+  }
+}
+
+/// Weight rows of a matrix multiply: `full` whole groups then `tail` (0..3) bytes per row,
+/// rows back to back (row stride 4*full + tail).
+struct weight_rows {
+  const std::uint8_t* data;
+  int full;
+  int tail;
+};
+
+/// Arguments of the asm 1x4 kernel (offsets are part of its code).
+struct block_args {
+  const std::uint8_t* w;    // 0: weight row 0
+  const std::int16_t* col;  // 4: the expanded block
+  std::int32_t* acc;        // 8: acc[4c + p]
+  std::int32_t* acc_end;    // 12: acc + 4n
+  int rest;                 // 16: groups - 1 (>= 0)
+};
+static_assert(offsetof(block_args, col) == 4 && offsetof(block_args, acc) == 8 &&
+              offsetof(block_args, acc_end) == 12 && offsetof(block_args, rest) == 16);
+
+// The whole channel loop of the 1x4 kernel, for rows of whole groups. Registers: r0-r3 the
+// accumulators (ascending, for STM), r4/r5 weight lanes, r6 weight pointer, r7 group count,
+// r8-r11 pixel lanes (LDM), r12 block pointer, lr accumulator pointer; block start, group count
+// and end pointer live on the stack. The first group uses SMUAD, so nothing initializes the
+// accumulators; per channel the loop overhead is 8 instructions.
+// LOADW(EXT): the weight group into r4 = [w0, w2], r5 = [w1, w3], from 8-bit rows (LDR and
+// two SXTB16/UXTB16) or from rows expanded beforehand (one LDRD).
+#define TESSERA_DSP_LOADW_BYTES(EXT) \
+  "ldr r4, [r6], #4\n\t"             \
+  EXT " r5, r4, ror #8\n\t"          \
+  EXT " r4, r4\n\t"
+#define TESSERA_DSP_LOADW_WORDS(EXT) "ldrd r4, r5, [r6], #8\n\t"
+
+#define TESSERA_DSP_BLOCK_GROUP(LOADW, EXT) \
+  LOADW(EXT)                                \
+  "ldm r12!, {r8-r11}\n\t"                  \
+  "smlad r0, r8, r4, r0\n\t"                \
+  "smlad r0, r9, r5, r0\n\t"                \
+  "smlad r1, r10, r4, r1\n\t"               \
+  "smlad r1, r11, r5, r1\n\t"               \
+  "ldm r12!, {r8-r11}\n\t"                  \
+  "smlad r2, r8, r4, r2\n\t"                \
+  "smlad r2, r9, r5, r2\n\t"                \
+  "smlad r3, r10, r4, r3\n\t"               \
+  "smlad r3, r11, r5, r3\n\t"
+
+#define TESSERA_DSP_BLOCK(LOADW, EXT) \
+  "push {r4-r11, lr}\n\t"             \
+  "ldr r6, [r0, #0]\n\t"              \
+  "ldr lr, [r0, #8]\n\t"              \
+  "ldr r4, [r0, #4]\n\t"              \
+  "ldr r5, [r0, #16]\n\t"             \
+  "ldr r7, [r0, #12]\n\t"             \
+  "push {r4, r5, r7}\n\t"             \
+  "0:\n\t"                            \
+  "ldrd r12, r7, [sp]\n\t"            \
+  LOADW(EXT)                          \
+  "ldm r12!, {r8-r11}\n\t"            \
+  "smuad r0, r8, r4\n\t"              \
+  "smlad r0, r9, r5, r0\n\t"          \
+  "smuad r1, r10, r4\n\t"             \
+  "smlad r1, r11, r5, r1\n\t"         \
+  "ldm r12!, {r8-r11}\n\t"            \
+  "smuad r2, r8, r4\n\t"              \
+  "smlad r2, r9, r5, r2\n\t"          \
+  "smuad r3, r10, r4\n\t"             \
+  "smlad r3, r11, r5, r3\n\t"         \
+  "lsrs r7, r7, #1\n\t"               \
+  "bcc 1f\n\t"                        \
+  TESSERA_DSP_BLOCK_GROUP(LOADW, EXT) \
+  "1:\n\t"                            \
+  "beq 3f\n\t"                        \
+  "2:\n\t"                            \
+  TESSERA_DSP_BLOCK_GROUP(LOADW, EXT) \
+  TESSERA_DSP_BLOCK_GROUP(LOADW, EXT) \
+  "subs r7, r7, #1\n\t"               \
+  "bne 2b\n\t"                        \
+  "3:\n\t"                            \
+  "stm lr!, {r0-r3}\n\t"              \
+  "ldr r7, [sp, #8]\n\t"              \
+  "cmp lr, r7\n\t"                    \
+  "bne 0b\n\t"                        \
+  "add sp, sp, #12\n\t"               \
+  "pop {r4-r11, pc}\n\t"
+
+template <bool WSigned>
+[[gnu::naked, gnu::noinline]] void block_1x4_asm(const block_args*) {
+  if constexpr (WSigned) asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_BYTES, "sxtb16"));
+  else asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_BYTES, "uxtb16"));
+}
+
+/// The same with weight rows expanded beforehand (2 words per group, `w` read as words): 11
+/// instructions per group instead of 13.
+[[gnu::naked, gnu::noinline]] inline void block_1x4_expanded_asm(const block_args*) {
+  asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_WORDS, ""));
+}
+
+#undef TESSERA_DSP_LOADW_BYTES
+#undef TESSERA_DSP_LOADW_WORDS
+#undef TESSERA_DSP_BLOCK_GROUP
+#undef TESSERA_DSP_BLOCK
+
+/// acc[4c + p] = dot(weight row c, pixel p of the expanded block) for c < n, p < 4 (no bias:
+/// the epilogue adds it). `col` holds the block as [group][pixel] 8-byte groups, `full` +
+/// (tail != 0) groups.
+template <bool WSigned>
+[[gnu::noinline]] void block_1x4(weight_rows w, int n, const std::int16_t* col, std::int32_t* acc) {
+  namespace a = arch::arm_dsp;
+  if (n <= 0) return;
+  if (w.tail == 0 && w.full > 0) {
+    const block_args args{w.data, col, acc, acc + 4 * n, w.full - 1};
+    block_1x4_asm<WSigned>(&args);
+    return;
+  }
+  const std::uint8_t* wp = w.data;
+  for (int c = 0; c < n; ++c) {
+    s32 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const std::int16_t* cp = col;
+    mac_1x4<WSigned>(a0, a1, a2, a3, wp, cp, w.full);
+    if (w.tail != 0) {
+      u32 even, odd;
+      expand_weight<WSigned>(tail_word(wp, w.tail), even, odd);
+      wp += w.tail;
+      const auto* g = reinterpret_cast<const u32*>(cp);
+      a0 = a::smlad(g[0], even, a0);
+      a0 = a::smlad(g[1], odd, a0);
+      a1 = a::smlad(g[2], even, a1);
+      a1 = a::smlad(g[3], odd, a1);
+      a2 = a::smlad(g[4], even, a2);
+      a2 = a::smlad(g[5], odd, a2);
+      a3 = a::smlad(g[6], even, a3);
+      a3 = a::smlad(g[7], odd, a3);
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+    acc += 4;
+  }
+}
+
+/// acc[c] = dot(weight row c, the expanded row) for c < n (no bias: the epilogue adds it);
+/// `row` holds `full` + (tail != 0) groups of 8 bytes.
+template <bool WSigned>
+[[gnu::noinline]] void row_2x1(weight_rows w, int n, const std::int16_t* row, std::int32_t* acc) {
+  namespace a = arch::arm_dsp;
+  const int stride = 4 * w.full + w.tail;
+  const auto* tail_group = reinterpret_cast<const u32*>(row + 4 * w.full);
+  for (int c = 0; c < n; c += 2) {
+    const bool pair = c + 1 < n;
+    s32 a0 = 0, a1 = 0;
+    const std::uint8_t* w0 = w.data + std::int64_t{c} * stride;
+    const std::uint8_t* w1 = pair ? w0 + stride : w0;  // a lone last channel runs twice
+    mac_2x1<WSigned>(a0, a1, w0, w1, row, w.full);
+    if (w.tail != 0) {
+      u32 even, odd;
+      expand_weight<WSigned>(tail_word(w0, w.tail), even, odd);
+      a0 = a::smlad(tail_group[0], even, a0);
+      a0 = a::smlad(tail_group[1], odd, a0);
+      expand_weight<WSigned>(tail_word(w1, w.tail), even, odd);
+      a1 = a::smlad(tail_group[0], even, a1);
+      a1 = a::smlad(tail_group[1], odd, a1);
+    }
+    acc[c] = a0;
+    if (pair) acc[c + 1] = a1;
+  }
+}
+
+/// acc[4c + p] = dot(expanded weight row c, pixel p of the block) for c < n, p < 4: rows of
+/// `groups` >= 1 groups as [even, odd] word pairs (expand_row<int8_t, 2>), back to back.
+inline void block_1x4_expanded(const std::uint32_t* w, int groups, int n, const std::int16_t* col,
+                               std::int32_t* acc) {
+  if (n <= 0) return;
+  const block_args args{reinterpret_cast<const std::uint8_t*>(w), col, acc, acc + 4 * n, groups - 1};
+  block_1x4_expanded_asm(&args);
+}
+
+}  // namespace tessera::kernels::arm_dsp::detail

@@ -1,0 +1,354 @@
+// arm_mve depthwise convolution, DORY's hybrid variant (seeds/001, section 4.3): the input tile
+// stays channels-last in memory, one channel at a time is reordered into a padded CHW plane in
+// scratch, outputs are computed along the plane's rows, and written back channels-last.
+//
+// With the plane in scratch, one output's window is up to 16 bytes at fixed offsets from its
+// corner: one 8-bit-offset gather (VLDRB.U8 [base, Q]) brings a chunk of up to 16 taps (whole
+// kernel rows) into lanes, and one VMLADAV against the channel's weights (zero past the chunk's
+// last tap) is the chunk's sum. Per 4 outputs and chunk: 4 gathers, 4 VMLADAV, 1 STM, 1 ADD,
+// 1 LE; the epilogue then requantizes the channel's sums 4 at a time and scatters them to the
+// NHWC output (stride C), 9 to 15 instructions. The plane is filled with 16-bit-offset gathers,
+// 8 elements per 4 instructions. 3x3 stride 1 takes about 0.7 instructions per multiply-add,
+// 5x5 about 0.5 (two chunks), against 1.5 to 3.5 for the HWC variant.
+//
+// Wide inputs are cut into vertical strips of output columns so that a window's gather offsets
+// fit in 8 bits; the plane holds one strip, so scratch does not grow with the width.
+//
+// uint8 inputs go into the plane as x - 128 (padding as -128, the true 0); the table adds
+// 128 * (sum of the channel's taps) back.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <tessera/core/requant.hpp>
+#include <tessera/kernels/arch/arm_mve.hpp>
+#include <tessera/kernels/arm_mve/common.hpp>
+#include <tessera/kernels/arm_mve/depthwise_hwc.hpp>
+#include <tessera/kernels/arm_mve/requant.hpp>
+#include <tessera/kernels/arm_mve/traits.hpp>
+#include <tessera/kernels/common/requant_epilogue.hpp>
+#include <tessera/kernels/reference/conv2d.hpp>
+
+namespace tessera::kernels::arm_mve {
+
+namespace detail {
+
+/// plane[r * plane_pitch + i] = src[r * src_pitch + i * stride] for r < rows, i < n: a strided
+/// channel of `rows` input rows into plane rows, 8 elements per gather (16-bit offsets,
+/// 7 * stride <= 65535), as x - 128 when `Flip`. 4 instructions per 8 elements, 6 per row.
+template <bool Flip>
+[[gnu::noinline]] void gather_plane(std::int8_t* plane, int plane_pitch, const void* src, int src_pitch, int stride,
+                                    int rows, int n) {
+  const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<std::uint16_t>(stride));
+  const int step = 8 * stride;
+  const auto* s = static_cast<const std::uint8_t*>(src);
+  const std::uint8_t* sp;
+  std::int8_t* dp;
+  if constexpr (Flip) {
+    const uint16x8_t mask = vdupq_n_u16(0x80);
+    asm volatile(
+        "3:\n"
+        "mov %[sp], %[s]\n"
+        "mov %[dp], %[d]\n"
+        "wlstp.16 lr, %[n], 2f\n"
+        "1:\n"
+        "vldrb.u16 q0, [%[sp], %q[off]]\n"
+        "veor q0, q0, %q[mask]\n"
+        "vstrb.16 q0, [%[dp]], #8\n"
+        "add %[sp], %[sp], %[step]\n"
+        "letp lr, 1b\n"
+        "2:\n"
+        "add %[s], %[s], %[spitch]\n"
+        "add %[d], %[d], %[dpitch]\n"
+        "subs %[rows], %[rows], #1\n"
+        "bne 3b\n"
+        : [s] "+r"(s), [d] "+r"(plane), [rows] "+r"(rows), [sp] "=&r"(sp), [dp] "=&l"(dp)
+        : [n] "r"(n), [off] "w"(offsets), [mask] "w"(mask), [step] "r"(step), [spitch] "r"(src_pitch),
+          [dpitch] "r"(plane_pitch)
+        : "lr", "q0", "memory", "cc");
+  } else {
+    asm volatile(
+        "3:\n"
+        "mov %[sp], %[s]\n"
+        "mov %[dp], %[d]\n"
+        "wlstp.16 lr, %[n], 2f\n"
+        "1:\n"
+        "vldrb.u16 q0, [%[sp], %q[off]]\n"
+        "vstrb.16 q0, [%[dp]], #8\n"
+        "add %[sp], %[sp], %[step]\n"
+        "letp lr, 1b\n"
+        "2:\n"
+        "add %[s], %[s], %[spitch]\n"
+        "add %[d], %[d], %[dpitch]\n"
+        "subs %[rows], %[rows], #1\n"
+        "bne 3b\n"
+        : [s] "+r"(s), [d] "+r"(plane), [rows] "+r"(rows), [sp] "=&r"(sp), [dp] "=&l"(dp)
+        : [n] "r"(n), [off] "w"(offsets), [step] "r"(step), [spitch] "r"(src_pitch), [dpitch] "r"(plane_pitch)
+        : "lr", "q0", "memory", "cc");
+  }
+}
+
+/// sums[y * sums_pitch + x] (+)= VMLADAV(gather(plane + y*row_step + x*col_step, offsets),
+/// weights) for y < out_h, x < out_w (`Accumulate`: added to the sums of earlier chunks). `blk`
+/// holds 4 offset vectors (pixels x..x+3) and the weights. 4 pixels per iteration (11
+/// instructions, 13 accumulating), then the row's last out_w % 4 pixels one at a time: nothing
+/// is computed past a row, so accumulating passes see only their own pixels.
+template <bool Accumulate>
+[[gnu::noinline]] void plane_dot(const std::int8_t* plane, int row_step, int col_step, int out_h, int out_w,
+                                 const std::uint8_t* blk, std::int32_t* sums, int sums_pitch) {
+  register std::int32_t s0 asm("r0");
+  register std::int32_t s1 asm("r2");
+  register std::int32_t s2 asm("r4");
+  register std::int32_t s3 asm("r6");
+  const std::int8_t* row = plane;
+  const void* p = blk;  // the block's address, then the window pointer
+  int rows = out_h;
+#define TESSERA_MVE_DOT(OP, LOAD4, LOAD1)                                                      \
+  asm volatile(                                                                                \
+      "vldrw.u32 q4, [%[p]]\n"                                                                 \
+      "vldrw.u32 q5, [%[p], #16]\n"                                                            \
+      "vldrw.u32 q6, [%[p], #32]\n"                                                            \
+      "vldrw.u32 q7, [%[p], #48]\n"                                                            \
+      "vldrw.u32 q3, [%[p], #64]\n"                                                            \
+      "3:\n"                                                                                   \
+      "mov %[p], %[row]\n"                                                                     \
+      "wls lr, %[it], 4f\n"                                                                    \
+      "1:\n" LOAD4                                                                            \
+      "vldrb.u8 q0, [%[p], q4]\n"                                                              \
+      OP " %[s0], q0, q3\n"                                                                    \
+      "vldrb.u8 q1, [%[p], q5]\n"                                                              \
+      OP " %[s1], q1, q3\n"                                                                    \
+      "vldrb.u8 q0, [%[p], q6]\n"                                                              \
+      OP " %[s2], q0, q3\n"                                                                    \
+      "vldrb.u8 q1, [%[p], q7]\n"                                                              \
+      OP " %[s3], q1, q3\n"                                                                    \
+      "stm %[sums]!, {%[s0], %[s1], %[s2], %[s3]}\n"                                           \
+      "add %[p], %[p], %[step], lsl #2\n"                                                      \
+      "le lr, 1b\n"                                                                            \
+      "4:\n"                                                                                   \
+      "wls lr, %[rem], 6f\n"                                                                   \
+      "5:\n" LOAD1                                                                            \
+      "vldrb.u8 q0, [%[p], q4]\n"                                                              \
+      OP " %[s0], q0, q3\n"                                                                    \
+      "str %[s0], [%[sums]], #4\n"                                                             \
+      "add %[p], %[p], %[step]\n"                                                              \
+      "le lr, 5b\n"                                                                            \
+      "6:\n"                                                                                   \
+      "add %[sums], %[sums], %[skip]\n"                                                        \
+      "add %[row], %[row], %[row_step]\n"                                                      \
+      "subs %[rows], %[rows], #1\n"                                                            \
+      "bne 3b\n"                                                                               \
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [sums] "+&r"(sums),     \
+        [row] "+&r"(row), [p] "+&r"(p), [rows] "+&r"(rows)                                      \
+      : [it] "r"(out_w / 4), [rem] "r"(out_w % 4), [step] "r"(col_step), [row_step] "r"(row_step), \
+        [skip] "r"((sums_pitch - out_w) * 4)                                                    \
+      : "lr", "q0", "q1", "q3", "q4", "q5", "q6", "q7", "memory", "cc")
+  if constexpr (Accumulate) {
+    TESSERA_MVE_DOT("vmladava.s8", "ldm %[sums], {%[s0], %[s1], %[s2], %[s3]}\n", "ldr %[s0], [%[sums]]\n");
+  } else {
+    TESSERA_MVE_DOT("vmladav.s8", "", "");
+  }
+#undef TESSERA_MVE_DOT
+}
+
+// One channel's requantization over `rows` rows of n sums (sums rows 4-aligned apart when
+// rows > 1), 4 pixels per iteration, scattered with stride C (the 4 byte offsets in `off`); the
+// output moves by `radj` bytes more at each row's end. Same arithmetic as requant.hpp with the
+// channel's parameters splatted; lo and hi come as vector operands (no core register left).
+#define TESSERA_MVE_DW_LOOP(SETUP, BODY, STORE)                                                \
+  asm volatile(SETUP                                                                           \
+               "3:\n"                                                                          \
+               "wlstp.32 lr, %[n], 2f\n"                                                       \
+               "1:\n"                                                                          \
+               "vldrw.32 q0, [%[acc]], #16\n" BODY STORE " q0, [%[out], %q[off]]\n"            \
+               "add %[out], %[out], %[step]\n"                                                 \
+               "letp lr, 1b\n"                                                                 \
+               "2:\n"                                                                          \
+               "add %[out], %[out], %[radj]\n"                                                 \
+               "subs %[rows], %[rows], #1\n"                                                   \
+               "bne 3b\n"                                                                      \
+               : [acc] "+r"(acc), [out] "+r"(o), [rows] "+r"(rows)                             \
+               : [n] "r"(n), [m] "r"(m), [x] "r"(x), [ah] "r"(ah), [lov] "w"(lov), [hiv] "w"(hiv), \
+                 [sh] "r"(p.shift_arg), [hsh] "r"(p.high_shift), [one] "r"(1), [off] "w"(offsets), \
+                 [step] "r"(step), [radj] "r"(radj)                                             \
+               : "lr", "q0", "q1", "q2", "q3", "q4", "memory", "cc")
+
+#define TESSERA_MVE_DW_SETUP_WIDE "vdup.32 q2, %[m]\n vdup.32 q3, %[x]\n vdup.32 q4, %[ah]\n"
+#define TESSERA_MVE_DW_SETUP_NARROW "vdup.32 q2, %[m]\n vdup.32 q3, %[ah]\n"
+#define TESSERA_MVE_DW_SETUP_RAW "vdup.32 q2, %[m]\n"
+
+#define TESSERA_MVE_DW_BODY_RAW "vadd.i32 q0, q0, q2\n"
+#define TESSERA_MVE_DW_BODY_NARROW                                                             \
+  "vmul.i32 q0, q0, q2\n"                                                                      \
+  "vadd.i32 q0, q0, q3\n"                                                                      \
+  "vshl.s32 q0, %[sh]\n"                                                                       \
+  "vmax.s32 q0, q0, %q[lov]\n"                                                                 \
+  "vmin.s32 q0, q0, %q[hiv]\n"
+#define TESSERA_MVE_DW_BODY_FAST                                                               \
+  "vmul.i32 q1, q0, q2\n"                                                                      \
+  "vmulh.s32 q0, q0, q2\n"                                                                     \
+  "vpt.u32 hi, q1, q3\n"                                                                       \
+  "vaddt.i32 q0, q0, %[one]\n"                                                                 \
+  "vadd.i32 q0, q0, q4\n"                                                                      \
+  "vshl.s32 q0, %[sh]\n"                                                                       \
+  "vmax.s32 q0, q0, %q[lov]\n"                                                                 \
+  "vmin.s32 q0, q0, %q[hiv]\n"
+#define TESSERA_MVE_DW_BODY_GENERAL                                                            \
+  "vmul.i32 q1, q0, q2\n"                                                                      \
+  "vmulh.s32 q0, q0, q2\n"                                                                     \
+  "vadd.i32 q1, q1, q3\n"                                                                      \
+  "vpt.u32 hi, q3, q1\n"                                                                       \
+  "vaddt.i32 q0, q0, %[one]\n"                                                                 \
+  "vadd.i32 q0, q0, q4\n"                                                                      \
+  "vqshl.s32 q0, %[hsh]\n"                                                                     \
+  "vshl.u32 q1, %[sh]\n"                                                                       \
+  "vqadd.s32 q0, q0, q1\n"                                                                     \
+  "vmax.s32 q0, q0, %q[lov]\n"                                                                 \
+  "vmin.s32 q0, q0, %q[hiv]\n"
+
+#define TESSERA_MVE_DW_PATHS(STORE)                                                                   \
+  switch (p.path) {                                                                                   \
+    case requant_path::raw: TESSERA_MVE_DW_LOOP(TESSERA_MVE_DW_SETUP_RAW, TESSERA_MVE_DW_BODY_RAW, STORE); break; \
+    case requant_path::narrow:                                                                        \
+      TESSERA_MVE_DW_LOOP(TESSERA_MVE_DW_SETUP_NARROW, TESSERA_MVE_DW_BODY_NARROW, STORE);            \
+      break;                                                                                          \
+    case requant_path::fast: TESSERA_MVE_DW_LOOP(TESSERA_MVE_DW_SETUP_WIDE, TESSERA_MVE_DW_BODY_FAST, STORE); break; \
+    default: TESSERA_MVE_DW_LOOP(TESSERA_MVE_DW_SETUP_WIDE, TESSERA_MVE_DW_BODY_GENERAL, STORE); break; \
+  }
+
+/// out[(r * out_row + i) * C] = requantized acc[r * acc_row + i] of channel `c`, r < rows,
+/// i < n (with rows == 1, any n: the whole output in NHWC order). acc_row = round_up(n, 4) when
+/// rows > 1 (the tail-predicated loop moves acc by whole vectors).
+template <class TOut>
+[[gnu::noinline]] void requant_channel(const requant_plan& p, int c, const std::int32_t* acc, int rows, int n,
+                                       TOut* o, int out_row, int channels) {
+  const std::int32_t* t = p.table + table_index(c);
+  const std::int32_t m = t[0], x = t[4], ah = t[8];
+  if (p.path == requant_path::scalar) {
+    const channel_requant crq{p.rq};
+    const int acc_row = rows > 1 ? (n + 3) & ~3 : n;
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < n; ++i) {
+        const auto sum = static_cast<std::uint32_t>(acc[r * acc_row + i]) + static_cast<std::uint32_t>(m);
+        o[(std::ptrdiff_t(r) * out_row + i) * channels] = static_cast<TOut>(crq(static_cast<std::int32_t>(sum), c));
+      }
+    return;
+  }
+  const int bytes = static_cast<int>(sizeof(TOut)) * channels;
+  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<std::uint32_t>(bytes));
+  const int32x4_t lov = vdupq_n_s32(p.lo), hiv = vdupq_n_s32(p.hi);
+  const int step = 4 * bytes;
+  const int radj = (out_row - (n + 3) / 4 * 4) * bytes;  // to the next row's first pixel
+  if constexpr (sizeof(TOut) == 1) {
+    TESSERA_MVE_DW_PATHS("vstrb.32")
+  } else if constexpr (sizeof(TOut) == 2) {
+    TESSERA_MVE_DW_PATHS("vstrh.32")
+  } else {
+    TESSERA_MVE_DW_PATHS("vstrw.32")
+  }
+}
+
+#undef TESSERA_MVE_DW_LOOP
+#undef TESSERA_MVE_DW_SETUP_WIDE
+#undef TESSERA_MVE_DW_SETUP_NARROW
+#undef TESSERA_MVE_DW_SETUP_RAW
+#undef TESSERA_MVE_DW_BODY_RAW
+#undef TESSERA_MVE_DW_BODY_NARROW
+#undef TESSERA_MVE_DW_BODY_FAST
+#undef TESSERA_MVE_DW_BODY_GENERAL
+#undef TESSERA_MVE_DW_PATHS
+
+}  // namespace detail
+
+/// Depthwise convolution (groups == in_c == out_c), NHWC, reference::conv2d's contract, bit-exact.
+/// Shapes whose window does not fit the CHW scheme (depthwise_chw_window_fits) run
+/// depthwise_hwc, with the same scratch size (depthwise_chw_scratch returns the HWC one).
+///
+/// - `in`: [batch][in_h][in_w][C] int8 or uint8; `w`: [C][kernel_h][kernel_w] int8.
+/// - `bias`: [C] int32 or null; `rq`: disabled, per tensor or per channel.
+/// - `out`: [batch][out_h][out_w][C]; `scratch`: depthwise_chw_scratch(d).total bytes.
+template <class TIn, class TOut>
+void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
+                   const requant_params& rq, TOut* out, void* scratch) {
+  if (!depthwise_chw_window_fits(d)) {
+    depthwise_hwc(d, in, w, bias, rq, out, scratch);
+    return;
+  }
+  if (d.out_h <= 0 || d.out_c <= 0) return;  // the row loops below run at least once
+  const scratch_parts layout = depthwise_chw_scratch(d);
+  std::byte* base = align16(scratch);
+  auto* table = scratch_part<std::int32_t>(base, layout, 0);
+  auto* plane = scratch_part<std::int8_t>(base, layout, 1);
+  auto* sums = scratch_part<std::int32_t>(base, layout, 2);
+  auto* blk = scratch_part<std::uint8_t>(base, layout, 3);
+  const int channels = d.out_c;
+  const int taps = d.kernel_h * d.kernel_w;
+  const requant_plan plan =
+      std::is_signed_v<TIn>
+          ? plan_requant(rq, channels, bias, no_correction{}, s8_products_bound(taps), table)
+          : plan_requant(rq, channels, bias, weight_sum_correction{w, taps}, s8_products_bound(taps), table);
+  const int pitch = depthwise_chw_pitch(d);
+  const int strip = depthwise_chw_strip_width(d);
+  const int chunk_rows = depthwise_chw_chunk_rows(d), chunks = depthwise_chw_chunks(d);
+  // Per chunk: the gather offsets of 4 neighbouring windows from the chunk's first kernel row
+  // (taps past the chunk's last read the corner, with weight 0), then 16 bytes of weights.
+  for (int ch = 0; ch < chunks; ++ch) {
+    std::uint8_t* b = blk + 80 * ch;
+    const int rows_here = d.kernel_h - ch * chunk_rows < chunk_rows ? d.kernel_h - ch * chunk_rows : chunk_rows;
+    const int taps_here = rows_here * d.kernel_w;
+    for (int v = 0; v < 4; ++v)
+      for (int t = 0; t < 16; ++t)
+        b[v * 16 + t] = static_cast<std::uint8_t>(
+            (t < taps_here ? (t / d.kernel_w) * d.dilation_h * pitch + (t % d.kernel_w) * d.dilation_w : 0) +
+            v * d.stride_w);
+    arch::mve::fill_bytes(b + 64, 0, 16);
+  }
+  const int rows = depthwise_chw_rows(d);
+  const int y0 = d.pad_top;
+  const int in_rows = d.in_h < rows - y0 ? d.in_h : rows - y0;  // input rows the plane holds
+  const int pixels = d.out_h * d.out_w;
+  const std::ptrdiff_t in_pitch = std::ptrdiff_t(d.in_w) * channels;
+  const int chunk_step = chunk_rows * d.dilation_h * pitch;  // plane bytes between chunks
+  for (int b = 0; b < d.batch; ++b) {
+    const TIn* in_b = in + std::ptrdiff_t(b) * d.in_h * in_pitch;
+    TOut* out_b = out + std::ptrdiff_t(b) * pixels * channels;
+    for (int ox0 = 0; ox0 < d.out_w; ox0 += strip) {
+      const int width = d.out_w - ox0 < strip ? d.out_w - ox0 : strip;
+      // The strip's plane column 0 is input column ix0; its inside columns [x_in0, x_in1).
+      const int ix0 = ox0 * d.stride_w - d.pad_left;
+      const int x_in0 = ix0 < 0 ? -ix0 : 0;
+      int x_in1 = d.in_w - ix0 < pitch ? d.in_w - ix0 : pitch;
+      if (x_in1 < x_in0) x_in1 = x_in0;
+      // One sums row per output row; a whole-width strip keeps them contiguous (one epilogue run).
+      const bool whole = width == d.out_w;
+      const int sums_pitch = whole ? width : (width + 3) & ~3;
+      // The padding is the same for every channel: fill the plane once per strip, then
+      // overwrite the inside per channel.
+      arch::mve::fill_bytes(plane, zero_as_s8<TIn>, static_cast<int>(depthwise_chw_plane_bytes(d)));
+      for (int c = 0; c < channels; ++c) {
+        if (in_rows > 0 && x_in1 > x_in0)
+          detail::gather_plane<!std::is_signed_v<TIn>>(plane + y0 * pitch + x_in0, pitch,
+                                                        in_b + std::ptrdiff_t(ix0 + x_in0) * channels + c,
+                                                        static_cast<int>(in_pitch), channels, in_rows, x_in1 - x_in0);
+        const std::int8_t* wc = w + std::ptrdiff_t(c) * taps;
+        for (int ch = 0; ch < chunks; ++ch) {
+          const int first = ch * chunk_rows * d.kernel_w;  // the chunk's taps: whole kernel rows
+          const int count = taps - first < chunk_rows * d.kernel_w ? taps - first : chunk_rows * d.kernel_w;
+          arch::mve::copy_bytes(blk + 80 * ch + 64, wc + first, count);
+          const std::int8_t* base = plane + ch * chunk_step;
+          if (ch == 0)
+            detail::plane_dot<false>(base, d.stride_h * pitch, d.stride_w, d.out_h, width, blk, sums, sums_pitch);
+          else
+            detail::plane_dot<true>(base, d.stride_h * pitch, d.stride_w, d.out_h, width, blk + 80 * ch, sums,
+                                    sums_pitch);
+        }
+        TOut* o = out_b + std::ptrdiff_t(ox0) * channels + c;
+        if (whole) detail::requant_channel(plan, c, sums, 1, pixels, o, pixels, channels);
+        else detail::requant_channel(plan, c, sums, d.out_h, width, o, d.out_w, channels);
+      }
+    }
+  }
+}
+
+}  // namespace tessera::kernels::arm_mve
