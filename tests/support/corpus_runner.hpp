@@ -37,6 +37,11 @@ struct corpus_result {
     skipped = skipped || other.skipped;
     for (const auto& f : other.failures) failures.push_back(label + ": " + f);
     outputs_checked += other.outputs_checked;
+    max_difference = std::max(max_difference, other.max_difference);
+    elements_compared += other.elements_compared;
+    elements_different += other.elements_different;
+    top1_checked += other.top1_checked;
+    top1_agreed += other.top1_agreed;
   }
 
   bool skipped = false;             ///< a golden file is missing
@@ -44,9 +49,18 @@ struct corpus_result {
   int outputs_checked = 0;
   int activations_checked = 0;
   int activations_total = 0;
+  std::int64_t max_difference = 0;   ///< largest |got - want| over the outputs
+  std::int64_t elements_compared = 0;
+  std::int64_t elements_different = 0;
+  int top1_checked = 0;  ///< rows compared by argmax (cases marked `classifier`)
+  int top1_agreed = 0;
   std::string summary() const {
-    return fmt::format("{} outputs exact, {}/{} activations exact", outputs_checked, activations_checked,
-                       activations_total);
+    std::string s = fmt::format("{} outputs within tolerance, max |difference| {} ({} of {} elements differ), "
+                                "{}/{} activations exact",
+                                outputs_checked, max_difference, elements_different, elements_compared,
+                                activations_checked, activations_total);
+    if (top1_checked > 0) s += fmt::format(", top-1 agrees on {}/{}", top1_agreed, top1_checked);
+    return s;
   }
 };
 
@@ -75,6 +89,40 @@ inline std::string first_difference(const std::vector<std::int64_t>& got, const 
   if (bad == 0) return "";
   return fmt::format("{} of {} elements differ, first at {}: got {}, want {}", bad, got.size(), first, got[first],
                      want[first]);
+}
+
+/// Compares within `tolerance` (0: bit-exact): "" when every element is within it, else how
+/// many are not and the first. `max_difference` gets the largest |got - want|.
+inline std::string difference_beyond(const std::vector<std::int64_t>& got, const std::vector<std::int64_t>& want,
+                                     std::int64_t tolerance, std::int64_t& max_difference, std::int64_t& different) {
+  std::size_t bad = 0, first = got.size();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const std::int64_t d = got[i] > want[i] ? got[i] - want[i] : want[i] - got[i];
+    max_difference = std::max(max_difference, d);
+    if (d != 0) ++different;
+    if (d > tolerance) {
+      if (first == got.size()) first = i;
+      ++bad;
+    }
+  }
+  if (bad == 0) return "";
+  return fmt::format("{} of {} elements differ by more than {}, first at {}: got {}, want {}", bad, got.size(),
+                     tolerance, first, got[first], want[first]);
+}
+
+/// Rows (over the last axis of `row` elements) whose argmax differs; the first maximum wins.
+inline int argmax_disagreements(const std::vector<std::int64_t>& got, const std::vector<std::int64_t>& want,
+                                std::size_t row, int& rows) {
+  int bad = 0;
+  for (std::size_t r = 0; row > 0 && r + row <= got.size(); r += row) {
+    const auto g = std::max_element(got.begin() + static_cast<std::ptrdiff_t>(r),
+                                    got.begin() + static_cast<std::ptrdiff_t>(r + row)) - got.begin();
+    const auto w = std::max_element(want.begin() + static_cast<std::ptrdiff_t>(r),
+                                    want.begin() + static_cast<std::ptrdiff_t>(r + row)) - want.begin();
+    ++rows;
+    if (g != w) ++bad;
+  }
+  return bad;
 }
 
 }  // namespace detail
@@ -113,9 +161,13 @@ struct tiled_execution {
 };
 
 /// Runs `Net` on the case in `dir` with `execute` (flat or tiled) and compares. `Origins` is the
-/// generated `meta::origins` table.
+/// generated `meta::origins` table. Outputs may differ from the golden data by `tolerance` per
+/// element (0: bit-exact; 1 for quantized models whose golden data is the float reference of
+/// the ONNX semantics); the largest difference is reported. A case directory holding a file
+/// named `classifier` also needs the argmax of every output row to agree (top-1).
 template <class Net, auto const& Origins, class Execute = flat_execution<Net>>
-corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activations, Execute execute = {}) {
+corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activations, Execute execute = {},
+                              std::int64_t tolerance = 0) {
   namespace fs = std::filesystem;
   corpus_result result;
   if (!fs::exists(dir / "inputs.npz") || !fs::exists(dir / "outputs.npz")) {
@@ -192,10 +244,22 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
       fail(fmt::format("output {} ({}) has {} elements, golden {}", i, origin->onnx_name, got.size(), want.values.size()));
       continue;
     }
-    if (auto diff = detail::first_difference(got, want.values); !diff.empty())
+    result.elements_compared += static_cast<std::int64_t>(got.size());
+    if (auto diff = detail::difference_beyond(got, want.values, tolerance, result.max_difference,
+                                              result.elements_different);
+        !diff.empty())
       fail(fmt::format("output {} ({}): {}", i, origin->onnx_name, diff));
     else
       ++result.outputs_checked;
+    if (fs::exists(dir / "classifier") && !want.shape.empty()) {
+      const auto row = static_cast<std::size_t>(want.shape.back());
+      int rows = 0;
+      const int bad = detail::argmax_disagreements(got, want.values, row, rows);
+      result.top1_checked += rows;
+      result.top1_agreed += rows - bad;
+      if (bad > 0)
+        fail(fmt::format("output {} ({}): top-1 class differs on {} of {} rows", i, origin->onnx_name, bad, rows));
+    }
   }
   if (golden_outputs.size() != Net::outputs.size())
     fail(fmt::format("outputs.npz has {} arrays, the network {} outputs", golden_outputs.size(), Net::outputs.size()));

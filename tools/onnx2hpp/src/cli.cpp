@@ -9,8 +9,8 @@ namespace tessera::onnx2hpp {
 std::string usage_text() {
   return R"(usage: onnx2hpp MODEL.onnx -o OUT.hpp [options]
 
-Converts a quantized ONNX model (Deeploy/QuantLib integer dialect) into a Tessera header:
-constant arrays and a constexpr network type.
+Converts a quantized ONNX model (Deeploy/QuantLib integer dialect, or standard QDQ/QOperator
+ONNX) into a Tessera header: constant arrays and a constexpr network type.
 
 options:
   -o, --output OUT.hpp       header to write (written only when the conversion succeeds)

@@ -17,11 +17,9 @@
 
 namespace tessera::onnx2hpp {
 
-std::string convert(const options& o) {
-  const std::string ns = o.namespace_name.empty() ? namespace_from_output(o.output_path) : o.namespace_name;
-  if (!is_valid_namespace(ns)) fail("'" + ns + "' cannot name the namespace (use --namespace NAME)");
+namespace {
 
-  onnx::ModelProto model = read_model(o.model_path);
+std::string convert_model(onnx::ModelProto model, const options& o, const std::string& ns) {
   // Unsupported ops first: that is the most useful message for a model that has one.
   reject_unsupported_ops(model.graph());
   sort_nodes_topologically(*model.mutable_graph());
@@ -35,6 +33,24 @@ std::string convert(const options& o) {
   propagate_types(g);
   if (o.fuse) fuse(g);
   return emit_header(to_device(g), ns);
+}
+
+std::string namespace_of(const options& o) {
+  const std::string ns = o.namespace_name.empty() ? namespace_from_output(o.output_path) : o.namespace_name;
+  if (!is_valid_namespace(ns)) fail("'" + ns + "' cannot name the namespace (use --namespace NAME)");
+  return ns;
+}
+
+}  // namespace
+
+std::string convert(const options& o) {
+  const std::string ns = namespace_of(o);
+  return convert_model(read_model(o.model_path), o, ns);
+}
+
+std::string convert_model_bytes(const std::string& model_bytes, const options& o) {
+  const std::string ns = namespace_of(o);
+  return convert_model(parse_model(model_bytes, o.model_path), o, ns);
 }
 
 }  // namespace tessera::onnx2hpp

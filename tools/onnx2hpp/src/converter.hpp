@@ -10,4 +10,8 @@ namespace tessera::onnx2hpp {
 /// Runs every stage; throws conversion_error (or std::runtime_error from the npz reader).
 std::string convert(const options& o);
 
+/// The same for a model file's bytes already in memory (the fuzz target, tests/fuzz);
+/// `o.model_path` only names the model in messages.
+std::string convert_model_bytes(const std::string& model_bytes, const options& o);
+
 }  // namespace tessera::onnx2hpp

@@ -42,8 +42,8 @@ const char* dtype_literal(tessera::dtype d) {
   return "?";
 }
 
-/// Smallest signed storage for weights: int8 normally, int16 once Gemm's alpha scaled them
-/// (the kernels are templates over the weight type).
+/// Smallest signed storage for weights: int8 normally, int16 once Gemm's alpha scaled them or
+/// a weight zero point was subtracted (the kernels are templates over the weight type).
 const char* weight_type(const std::vector<std::int64_t>& w) {
   for (auto v : w)
     if (v < -128 || v > 127) return "std::int16_t";
@@ -181,7 +181,7 @@ class header_writer {
     const std::string& layer = layer_names_[i];
     const auto& w = o.window;
     const std::string weights = constant(
-        layer + "_weights", "std::int8_t", o.weights,
+        layer + "_weights", weight_type(o.weights), o.weights,
         fmt::format("{}: weights [F][KH][KW][C/groups] = [{}][{}][{}][{}]", layer, tensor(o.output).shape.back(),
                     w.kernel[0], w.kernel[1], tensor(o.input).shape.back() / o.groups));
     const std::string bias = o.bias ? constant(layer + "_bias", "std::int32_t", *o.bias, layer + ": bias [F]") : "";

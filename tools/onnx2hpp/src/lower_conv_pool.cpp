@@ -16,6 +16,8 @@ std::int64_t window_extent(std::int64_t in, std::int64_t pad_begin, std::int64_t
   return span < 0 ? 0 : span / stride + 1;
 }
 
+}  // namespace
+
 /// Reads kernel_shape/strides/pads/dilations/auto_pad for a window op over `spatial` dims.
 /// `kernel_from_weights` is used when kernel_shape is absent (Conv infers it from W).
 window2d read_window(const onnx::NodeProto& n, const node_context& where, std::size_t spatial,
@@ -85,6 +87,8 @@ void require_floor_mode(const onnx::NodeProto& n, const node_context& where, con
     if (span % w.stride[axis] != 0) where.fail("ceil_mode = 1 is not supported when it changes the output size");
   }
 }
+
+namespace {
 
 void lower_pool(lowering_context& cx, const onnx::NodeProto& n, const node_context& where, bool max) {
   require_single_output(n, where);

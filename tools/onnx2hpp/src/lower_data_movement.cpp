@@ -91,7 +91,8 @@ void lower_reshape(lowering_context& cx, const onnx::NodeProto& n, const node_co
     } else if (d < 1) {
       where.fail("shape " + to_string(target.values) + " is not a valid static shape");
     }
-    known *= d;
+    if (__builtin_mul_overflow(known, d, &known))
+      where.fail("shape " + to_string(target.values) + " has too many elements");
     y.push_back(d);
   }
   if (inferred >= 0) {

@@ -5,6 +5,17 @@
 
 namespace tessera::onnx2hpp {
 
+// lower_conv_pool.cpp: window helpers shared with lower_quantized.cpp
+/// Reads kernel_shape/strides/pads/dilations/auto_pad for a window op over `spatial` dims.
+window2d read_window(const onnx::NodeProto& n, const node_context& where, std::size_t spatial,
+                     const dims& kernel_from_weights);
+/// Input of a window op: (N, C, W) or (N, C, H, W).
+dims feature_map_shape(lowering_context& cx, const onnx::NodeProto& n, const node_context& where);
+/// Output shape (N, F, [Ho,] Wo) of a window op; fails on an empty output.
+dims window_output(const dims& x, std::int64_t channels, const window2d& w, const node_context& where);
+/// The floor-mode shape; ceil_mode = 1 is accepted only when it gives the same shape.
+void require_floor_mode(const onnx::NodeProto& n, const node_context& where, const dims& x, const window2d& w);
+
 // lower_conv_pool.cpp
 void lower_conv(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_max_pool(lowering_context&, const onnx::NodeProto&, const node_context&);
@@ -20,6 +31,22 @@ void lower_matmul(lowering_context&, const onnx::NodeProto&, const node_context&
 void lower_add(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_sub(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_requant_shift(lowering_context&, const onnx::NodeProto&, const node_context&);
+
+// lower_quantized.cpp: standard quantized ONNX (QOperator and QDQ)
+void lower_quantize_linear(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_dequantize_linear(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_qlinear_conv(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_qlinear_matmul(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_conv_integer(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_matmul_integer(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_qlinear_add(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_qlinear_concat(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_qlinear_average_pool(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_qlinear_global_average_pool(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_relu_clip(lowering_context&, const onnx::NodeProto&, const node_context&);
+/// A node of the default domain with at least one dequantized (QDQ) float input: lowered on
+/// the integers, or rejected naming the op when onnx2hpp cannot fold it.
+void lower_on_dequantized(lowering_context&, const onnx::NodeProto&, const node_context&, lowering_function plain);
 
 // lower_data_movement.cpp
 void lower_constant(lowering_context&, const onnx::NodeProto&, const node_context&);

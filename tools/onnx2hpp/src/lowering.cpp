@@ -40,6 +40,23 @@ constexpr op_entry standard_ops[] = {
     {"Concat", lower_concat},
     {"Slice", lower_slice},
     {"Transpose", lower_transpose},
+    // Standard quantized ONNX (lower_quantized.cpp).
+    {"QuantizeLinear", lower_quantize_linear},
+    {"DequantizeLinear", lower_dequantize_linear},
+    {"QLinearConv", lower_qlinear_conv},
+    {"QLinearMatMul", lower_qlinear_matmul},
+    {"ConvInteger", lower_conv_integer},
+    {"MatMulInteger", lower_matmul_integer},
+    {"Relu", lower_relu_clip},
+    {"Clip", lower_relu_clip},
+};
+
+// Ops of ONNX Runtime's 'com.microsoft' domain (quantized operators it adds).
+constexpr op_entry microsoft_ops[] = {
+    {"QLinearAdd", lower_qlinear_add},
+    {"QLinearConcat", lower_qlinear_concat},
+    {"QLinearAveragePool", lower_qlinear_average_pool},
+    {"QLinearGlobalAveragePool", lower_qlinear_global_average_pool},
 };
 
 // QuantLib exports RequantShift in the default domain, in 'PACTOps' or in 'ai.onnx.contrib'.
@@ -51,6 +68,11 @@ bool is_requant_shift_domain(const std::string& domain) {
 
 lowering_function find_lowering(const onnx::NodeProto& node) {
   if (node.op_type() == "RequantShift" && is_requant_shift_domain(node.domain())) return lower_requant_shift;
+  if (node.domain() == "com.microsoft") {
+    for (const auto& entry : microsoft_ops)
+      if (node.op_type() == entry.op_type) return entry.lower;
+    return nullptr;
+  }
   if (!node.domain().empty() && node.domain() != "ai.onnx") return nullptr;
   for (const auto& entry : standard_ops)
     if (node.op_type() == entry.op_type) return entry.lower;
@@ -212,9 +234,19 @@ graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, cons
     const node_context where{node.name(), node.op_type()};
     const lowering_function lower = find_lowering(node);
     if (lower == nullptr) where.fail("unsupported operator");  // reject_unsupported_ops ran first
-    lower(context, node, where);
+    bool reads_dequantized = false;
+    for (const auto& in : node.input())
+      reads_dequantized = reads_dequantized || context.dequantized(in) != nullptr;
+    const bool quantized_op = node.op_type() == "QuantizeLinear" || node.domain() == "com.microsoft";
+    if (reads_dequantized && !quantized_op && (node.domain().empty() || node.domain() == "ai.onnx"))
+      lower_on_dequantized(context, node, where, lower);
+    else
+      lower(context, node, where);
   }
   for (const auto& output : model.graph().output()) {
+    if (context.dequantized(output.name()) != nullptr)
+      fail("graph output '" + output.name() +
+           "' is a float (dequantized) tensor: end the graph with QuantizeLinear (onnx2hpp emits integer networks)");
     const tensor_ref t = context.tensor_named(output.name());
     if (t < 0) fail("graph output '" + output.name() + "' is a constant or is not produced by any node");
     context.ir().outputs.push_back(t);

@@ -6,8 +6,10 @@
 // afterwards (types.hpp).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <onnx/onnx_pb.h>
 
@@ -16,6 +18,28 @@
 #include "model_checker.hpp"
 
 namespace tessera::onnx2hpp {
+
+/// A float tensor of a QDQ graph that is an integer tensor in disguise: its real value is
+/// `scale * (tensor - zero_point)`, then clamped to [lo, hi] (a pending Relu/Clip, applied by
+/// the QuantizeLinear that reads it). `tensor` is 8-bit (the input of a DequantizeLinear, or a
+/// data-movement op of one) or an int32 accumulator of an integer Conv/Gemm/MatMul/Add.
+struct quantized_value {
+  tensor_ref tensor = -1;
+  std::vector<double> scale;  ///< one value, or one per index of `axis`
+  int axis = -1;              ///< logical axis the scale varies along; -1 per tensor
+  std::int64_t zero_point = 0;
+  tessera::dtype type = tessera::dtype::s8;  ///< of `tensor`: s8/u8, or s32 for an accumulator
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+};
+
+/// A DequantizeLinear of a constant (weights, biases): integers with their scale and zero point.
+struct quantized_constant {
+  int_array values;
+  std::vector<double> scale;             ///< one value, or one per index of `axis`
+  std::vector<std::int64_t> zero_point;  ///< one value, or one per index of `axis`
+  int axis = -1;
+};
 
 /// What the lowering of one op sees: the node's inputs (run-time tensors or constants) and
 /// the graph being built.
@@ -46,6 +70,36 @@ class lowering_context {
   /// Records the tensor of a Constant node as a constant.
   void define_constant(const std::string& name, onnx::TensorProto value);
 
+  /// The constant behind input `i`, or nullptr when it is a run-time tensor or missing.
+  const onnx::TensorProto* constant_proto(const onnx::NodeProto& n, int i) const {
+    return is_constant_input(n, i) ? constant_named(n.input(i)) : nullptr;
+  }
+
+  // QDQ bookkeeping (lower_quantized.cpp): float tensors that stand for integer ones.
+  const quantized_value* dequantized(const std::string& name) const {
+    const auto it = dequantized_.find(name);
+    return it == dequantized_.end() ? nullptr : &it->second;
+  }
+  const quantized_constant* dequantized_constant(const std::string& name) const {
+    const auto it = dequantized_constants_.find(name);
+    return it == dequantized_constants_.end() ? nullptr : &it->second;
+  }
+  /// Records the float tensor `name` as `value` (readers of `name` then read value.tensor).
+  void set_dequantized(const std::string& name, quantized_value value) {
+    tensors_by_name_[name] = value.tensor;
+    dequantized_[name] = std::move(value);
+  }
+  void set_dequantized_constant(const std::string& name, quantized_constant value) {
+    dequantized_constants_[name] = std::move(value);
+  }
+  /// Makes the ONNX name `name` refer to an existing tensor (a QuantizeLinear that changes nothing).
+  void alias(const std::string& name, tensor_ref t) { tensors_by_name_[name] = t; }
+  /// The shape ONNX shape inference gives a tensor, if any.
+  const dims* inferred_shape(const std::string& name) const {
+    const auto it = inferred_.find(name);
+    return it == inferred_.end() ? nullptr : &it->second;
+  }
+
   graph& ir() { return graph_; }
   graph take() { return std::move(graph_); }
   tensor_ref tensor_named(const std::string& onnx_name) const;
@@ -59,6 +113,8 @@ class lowering_context {
   std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
   std::unordered_map<std::string, onnx::TensorProto> constant_nodes_;
   std::unordered_map<std::string, tensor_ref> tensors_by_name_;
+  std::unordered_map<std::string, quantized_value> dequantized_;
+  std::unordered_map<std::string, quantized_constant> dequantized_constants_;
 };
 
 using lowering_function = void (*)(lowering_context&, const onnx::NodeProto&, const node_context&);

@@ -5,6 +5,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <string>
 
 #include "diagnostics.hpp"
 
@@ -75,9 +76,25 @@ void tolerate_shapeless_graph_values(onnx::GraphProto& g) {
     if (shapeless(outputs->Get(i))) outputs->DeleteSubrange(i, 1);
 }
 
+/// ONNX 1.12's conv/pool shape inference divides by every stride (a stride of 0 is a SIGFPE
+/// inside libonnx, found by the fuzzer), so strides and dilations below 1 are refused before it
+/// runs, on any node (only supported ops get this far).
+void reject_non_positive_strides(const onnx::GraphProto& g) {
+  for (const auto& node : g.node()) {
+    for (const auto& a : node.attribute()) {
+      if (a.name() != "strides" && a.name() != "dilations") continue;
+      for (const auto v : a.ints())
+        if (v < 1)
+          throw conversion_error(node.name(), node.op_type(),
+                                 "attribute '" + a.name() + "' holds " + std::to_string(v) + " (must be at least 1)");
+    }
+  }
+}
+
 }  // namespace
 
 shape_map check_and_infer_shapes(const onnx::ModelProto& model) {
+  reject_non_positive_strides(model.graph());
   onnx::ModelProto copy = model;
   hide_custom_ops(copy);
   // Debian's ONNX 1.12 knows IR versions up to 8; later versions add element types (float8,

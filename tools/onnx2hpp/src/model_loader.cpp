@@ -15,8 +15,12 @@ onnx::ModelProto read_model(const std::string& path) {
   if (!file) fail("cannot open model '" + path + "'");
   std::ostringstream bytes;
   bytes << file.rdbuf();
+  return parse_model(bytes.str(), path);
+}
+
+onnx::ModelProto parse_model(const std::string& bytes, const std::string& path) {
   onnx::ModelProto model;
-  if (!model.ParseFromString(bytes.str()))
+  if (!model.ParseFromString(bytes))
     fail("cannot parse '" + path + "' as an ONNX model (truncated or not a model file)");
   if (!model.has_graph() || model.graph().node_size() == 0)
     fail("'" + path + "' holds no graph (truncated or not a model file)");

@@ -10,6 +10,10 @@ namespace tessera::onnx2hpp {
 /// Parses the model file; a missing, truncated or non-ONNX file is a conversion_error.
 onnx::ModelProto read_model(const std::string& path);
 
+/// The same from the file's bytes already in memory (the fuzz target); `path` only names the
+/// model in messages.
+onnx::ModelProto parse_model(const std::string& bytes, const std::string& path);
+
 /// Reorders the graph's nodes topologically, keeping the file order where it is free.
 /// ONNX requires topological order, but exporters do not always honour it (the corpus'
 /// Identity/OutputIdentity lists a consumer first); the order carries no meaning, so sorting

@@ -149,7 +149,8 @@ int_array integer_tensor(const onnx::TensorProto& t, const node_context& where, 
   for (auto d : t.dims()) {
     if (d < 0) where.fail(role + " has a negative dimension");
     a.shape.push_back(d);
-    count *= static_cast<std::size_t>(d);
+    if (__builtin_mul_overflow(count, static_cast<std::size_t>(d), &count))
+      where.fail(role + " has too many elements");
   }
   const decoded values = decode(t, count, where, role);
   if (!values.is_float) {

@@ -7,7 +7,11 @@ namespace tessera::onnx2hpp {
 
 std::int64_t element_count(const dims& d) {
   std::int64_t n = 1;
-  for (auto x : d) n *= x;
+  for (auto x : d) {
+    // A fuzzed model's extents can overflow int64 (undefined behaviour): refuse the shape.
+    if (__builtin_mul_overflow(n, x, &n))
+      throw conversion_error("a tensor of shape " + to_string(d) + " has too many elements");
+  }
   return n;
 }
 

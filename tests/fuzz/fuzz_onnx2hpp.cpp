@@ -1,0 +1,97 @@
+// libFuzzer target over onnx2hpp: arbitrary bytes as a model file, converted in memory
+// (tessera::onnx2hpp::convert_model_bytes, the same pipeline as `onnx2hpp MODEL -o OUT`).
+//
+// Expected outcomes: a header, or a conversion_error (the `onnx2hpp: error: ...` line of the
+// command-line tool) with a non-empty message. Everything else is a finding: a sanitizer
+// report, a crash, any other exception (std::out_of_range, std::bad_alloc, fmt::format_error,
+// ... : the tool would still print it, but without naming node, op and reason), a hang
+// (-timeout) or unbounded memory (-rss_limit_mb / -malloc_limit_mb).
+//
+// Like a user passing --input-type, every graph input that has no initializer and no
+// integer element type gets an explicit type (s8, or u8 for some names), so that the later
+// stages (types, fusion, layout, emission) are reached and not stopped at "pass --input-type".
+// A model that converts is converted a second time with --no-fuse.
+//
+// TESSERA_FUZZ_PRINT_ERRORS=1 prints each expected error message (to sample them).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <typeinfo>
+#include <unordered_set>
+
+#include <onnx/onnx_pb.h>
+
+#include "converter.hpp"
+#include "diagnostics.hpp"
+
+namespace {
+
+bool print_errors = false;
+
+bool integer_elem_type(int t) {
+  using tp = onnx::TensorProto;
+  return t == tp::INT8 || t == tp::UINT8 || t == tp::INT16 || t == tp::UINT16 || t == tp::INT32;
+}
+
+/// `--input-type NAME=TYPE` for every graph input onnx2hpp would otherwise refuse untyped.
+void add_input_types(const std::string& bytes, tessera::onnx2hpp::options& o) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) return;
+  std::unordered_set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  std::unordered_set<std::string> seen;
+  for (const auto& input : model.graph().input()) {
+    if (initializers.count(input.name()) != 0 || !seen.insert(input.name()).second) continue;
+    if (input.type().has_tensor_type() && integer_elem_type(input.type().tensor_type().elem_type())) continue;
+    const bool unsigned_input = std::hash<std::string>{}(input.name()) % 4 == 0;
+    o.input_types.emplace_back(input.name(), unsigned_input ? tessera::dtype::u8 : tessera::dtype::s8);
+  }
+}
+
+[[noreturn]] void finding(const char* what, const char* type, const char* message) {
+  std::fprintf(stderr, "\nonnx2hpp_fuzzer: FINDING: %s %s: %s\n", what, type, message);
+  std::fflush(stderr);
+  std::abort();
+}
+
+/// Converts once; true when a header came out.
+bool convert_once(const std::string& bytes, const tessera::onnx2hpp::options& o) {
+  try {
+    const std::string header = tessera::onnx2hpp::convert_model_bytes(bytes, o);
+    if (header.empty()) finding("empty header", "", "");
+    return true;
+  } catch (const tessera::onnx2hpp::conversion_error& e) {
+    const std::string message = e.what();
+    if (message.empty()) finding("conversion_error without a message", "", "");
+    if (print_errors) std::fprintf(stderr, "onnx2hpp: error: %s\n", message.c_str());
+    return false;
+  } catch (const std::exception& e) {
+    finding("unexpected exception", typeid(e).name(), e.what());
+  } catch (...) {
+    finding("unexpected non-std exception", "", "");
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  const char* p = std::getenv("TESSERA_FUZZ_PRINT_ERRORS");
+  print_errors = p != nullptr && *p != '\0' && *p != '0';
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  tessera::onnx2hpp::options o;
+  o.model_path = "fuzz.onnx";
+  o.output_path = "fuzz.hpp";
+  o.namespace_name = "fuzz";
+  add_input_types(bytes, o);
+  if (convert_once(bytes, o)) {
+    o.fuse = false;
+    convert_once(bytes, o);
+  }
+  return 0;
+}

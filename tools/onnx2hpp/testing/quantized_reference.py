@@ -1,0 +1,190 @@
+"""Float reference of standard quantized ONNX (run with /usr/bin/python3, which has onnx + numpy).
+
+Evaluates a QDQ or QOperator model the way the ONNX specification defines it: DequantizeLinear
+gives real values scale * (q - zero_point), the float op runs in float64, and QuantizeLinear
+rounds half to even and saturates. The QOperator ops are evaluated through their definition
+(dequantize, float op, quantize); ConvInteger/MatMulInteger are exact integer ops. The golden
+outputs of onnx2hpp's quantized test models come from here, never from Tessera.
+"""
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+
+def attributes(node):
+    out = {}
+    for a in node.attribute:
+        v = onnx.helper.get_attribute_value(a)
+        if isinstance(v, bytes):
+            v = v.decode()
+        out[a.name] = v
+    return out
+
+
+def per_axis(p, rank, axis):
+    p = np.asarray(p, np.float64)
+    if p.size == 1:
+        return p.reshape(())
+    shape = [1] * rank
+    shape[axis] = p.size
+    return p.reshape(shape)
+
+
+def dequantize(q, scale, zero_point, axis=1):
+    q = np.asarray(q)
+    zp = np.zeros(1) if zero_point is None else zero_point
+    return (q.astype(np.float64) - per_axis(zp, q.ndim, axis)) * per_axis(scale, q.ndim, axis)
+
+
+def quantize(x, scale, zero_point):
+    dtype = np.uint8 if zero_point is None else np.asarray(zero_point).dtype
+    zp = 0 if zero_point is None else np.asarray(zero_point, np.float64).reshape(())
+    info = np.iinfo(dtype)
+    y = np.rint(x / np.float64(np.asarray(scale).reshape(()))) + zp
+    return np.clip(y, info.min, info.max).astype(dtype)
+
+
+def conv(x, w, b, a, pad_value=0.0):
+    """Float (or exact integer, in float64) convolution with ONNX attributes `a`."""
+    one_d = x.ndim == 3
+    if one_d:
+        x, w = x[:, :, None, :], w[:, :, None, :]
+    x = x.astype(np.float64)
+    w = w.astype(np.float64)
+    kh, kw = w.shape[2], w.shape[3]
+    strides = list(a.get('strides', [1] * (2 - one_d)))
+    dilations = list(a.get('dilations', [1] * (2 - one_d)))
+    pads = list(a.get('pads', [0] * (4 - 2 * one_d)))
+    if one_d:
+        strides, dilations, pads = [1] + strides, [1] + dilations, [0, pads[0], 0, pads[1]]
+    group = a.get('group', 1)
+    n, _, h, width = x.shape
+    f, cg = w.shape[0], w.shape[1]
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])), constant_values=pad_value)
+    ho = (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+    wo = (width + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+    out = np.zeros((n, f, ho, wo), np.float64)
+    per_group = f // group
+    for o in range(f):
+        g = o // per_group
+        for i in range(kh):
+            for j in range(kw):
+                y0, x0 = i * dilations[0], j * dilations[1]
+                patch = xp[:, g * cg:(g + 1) * cg, y0:y0 + strides[0] * (ho - 1) + 1:strides[0],
+                           x0:x0 + strides[1] * (wo - 1) + 1:strides[1]]
+                out[:, o] += np.einsum('nchw,c->nhw', patch, w[o, :, i, j])
+    if b is not None:
+        out += np.asarray(b, np.float64).reshape(1, -1, 1, 1)
+    return out[:, :, 0, :] if one_d else out
+
+
+def pool(x, a, average, global_pool=False):
+    one_d = x.ndim == 3
+    if one_d:
+        x = x[:, :, None, :]
+    n, c, h, w = x.shape
+    if global_pool:
+        kernel, strides, pads = [h, w], [1, 1], [0, 0, 0, 0]
+    else:
+        kernel, strides = list(a['kernel_shape']), list(a.get('strides', [1] * len(a['kernel_shape'])))
+        pads = list(a.get('pads', [0] * (2 * len(kernel))))
+        if one_d:
+            kernel, strides, pads = [1] + kernel, [1] + strides, [0, pads[0], 0, pads[1]]
+    include = a.get('count_include_pad', 0)
+    ho = (h + pads[0] + pads[2] - kernel[0]) // strides[0] + 1
+    wo = (w + pads[1] + pads[3] - kernel[1]) // strides[1] + 1
+    out = np.zeros((n, c, ho, wo), np.float64)
+    for y in range(ho):
+        for xx in range(wo):
+            y0, x0 = y * strides[0] - pads[0], xx * strides[1] - pads[1]
+            ys, xs, ye, xe = max(y0, 0), max(x0, 0), min(y0 + kernel[0], h), min(x0 + kernel[1], w)
+            window = x[:, :, ys:ye, xs:xe].astype(np.float64)
+            if not average:
+                out[:, :, y, xx] = window.max(axis=(2, 3))
+                continue
+            count = (ye - ys) * (xe - xs)
+            if include:
+                count = ((min(y0 + kernel[0], h + pads[2]) - max(y0, -pads[0])) *
+                         (min(x0 + kernel[1], w + pads[3]) - max(x0, -pads[1])))
+            out[:, :, y, xx] = window.sum(axis=(2, 3)) / count
+    if not average:
+        out = out.astype(x.dtype)
+    return out[:, :, 0, :] if one_d else out
+
+
+def run(model, inputs):
+    """The graph outputs of `model` (a ModelProto) for the graph inputs `inputs` (a list)."""
+    env = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    names = [i.name for i in model.graph.input if i.name not in env]
+    for name, value in zip(names, inputs):
+        env[name] = value
+    opset = {o.domain: o.version for o in model.opset_import if o.domain in ('', 'ai.onnx')}.get('', 13)
+
+    for node in model.graph.node:
+        a = attributes(node)
+        ins = [env[i] if i else None for i in node.input]
+        ins += [None] * 10
+        op = node.op_type
+        if op == 'Constant':
+            y = numpy_helper.to_array(a['value'])
+        elif op == 'DequantizeLinear':
+            y = dequantize(ins[0], ins[1], ins[2], a.get('axis', 1))
+        elif op == 'QuantizeLinear':
+            y = quantize(ins[0], ins[1], ins[2])
+        elif op == 'QLinearConv':
+            x = dequantize(ins[0], ins[1], ins[2])
+            w = dequantize(ins[3], ins[4], ins[5], 0)
+            bias_scale = (np.float64(ins[1]) * np.asarray(ins[4], np.float64)).reshape(-1)
+            b = None if ins[8] is None else ins[8].astype(np.float64) * bias_scale
+            y = quantize(conv(x, w, b, a), ins[6], ins[7])
+        elif op == 'QLinearMatMul':
+            x = dequantize(ins[0], ins[1], ins[2])
+            w = dequantize(ins[3], ins[4], ins[5], ins[3].ndim - 1)
+            y = quantize(np.matmul(x, w), ins[6], ins[7])
+        elif op == 'ConvInteger':
+            x = ins[0].astype(np.float64) - (0 if ins[2] is None else np.float64(ins[2]))
+            w = ins[1].astype(np.float64) - (0 if ins[3] is None else per_axis(ins[3], ins[1].ndim, 0))
+            y = conv(x, w, None, a).astype(np.int32)
+        elif op == 'MatMulInteger':
+            x = ins[0].astype(np.int64) - (0 if ins[2] is None else np.int64(np.asarray(ins[2]).reshape(())))
+            w = ins[1].astype(np.int64) - (0 if ins[3] is None else np.asarray(ins[3], np.int64))
+            y = np.matmul(x, w).astype(np.int32)
+        elif op == 'QLinearAdd':
+            y = quantize(dequantize(ins[0], ins[1], ins[2]) + dequantize(ins[3], ins[4], ins[5]), ins[6], ins[7])
+        elif op == 'QLinearConcat':
+            parts = [dequantize(ins[i], ins[i + 1], ins[i + 2]) for i in range(2, len(node.input), 3)]
+            y = quantize(np.concatenate(parts, axis=a['axis']), ins[0], ins[1])
+        elif op in ('QLinearAveragePool', 'QLinearGlobalAveragePool'):
+            x = dequantize(ins[0], ins[1], ins[2])
+            y = quantize(pool(x, a, True, op == 'QLinearGlobalAveragePool'), ins[3], ins[4])
+        elif op == 'Conv':
+            y = conv(ins[0], ins[1], ins[2], a)
+        elif op == 'Gemm':
+            aa = ins[0].T if a.get('transA', 0) else ins[0]
+            bb = ins[1].T if a.get('transB', 0) else ins[1]
+            y = a.get('alpha', 1.0) * (aa @ bb)
+            if ins[2] is not None:
+                y = y + a.get('beta', 1.0) * ins[2]
+        elif op == 'MatMul':
+            y = np.matmul(ins[0], ins[1])
+        elif op == 'Add':
+            y = ins[0] + ins[1]
+        elif op == 'Relu':
+            y = np.maximum(ins[0], 0)
+        elif op == 'Clip':
+            lo, hi = (a.get('min', -np.inf), a.get('max', np.inf)) if opset < 11 else (ins[1], ins[2])
+            y = np.clip(ins[0], -np.inf if lo is None else lo, np.inf if hi is None else hi)
+        elif op in ('MaxPool', 'AveragePool'):
+            y = pool(ins[0], a, op == 'AveragePool')
+        elif op in ('GlobalAveragePool', 'GlobalMaxPool'):
+            y = pool(ins[0], a, op == 'GlobalAveragePool', True)
+        elif op == 'Reshape':
+            shape = [d if d != 0 else ins[0].shape[i] for i, d in enumerate(ins[1])]
+            y = ins[0].reshape(shape)
+        elif op == 'Flatten':
+            axis = a.get('axis', 1)
+            y = ins[0].reshape(int(np.prod(ins[0].shape[:axis])), -1)
+        else:
+            raise NotImplementedError(op)
+        env[node.output[0]] = y
+    return [env[o.name] for o in model.graph.output]
