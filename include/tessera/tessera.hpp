@@ -13,6 +13,7 @@
 #include <tessera/ops/concat.hpp>
 #include <tessera/ops/conv.hpp>
 #include <tessera/ops/gemm.hpp>
+#include <tessera/ops/lookup_table.hpp>
 #include <tessera/ops/matmul.hpp>
 #include <tessera/ops/pad.hpp>
 #include <tessera/ops/pool.hpp>

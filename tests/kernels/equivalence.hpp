@@ -300,7 +300,11 @@ equivalence_stats check_matmul(std::uint32_t seed, int iterations) {
   return stats;
 }
 
-/// Add and Sub: same shapes (the residual connection) and a per-channel broadcast of B.
+/// Add, Sub and Mul: same shapes (the residual connection) and a per-channel broadcast of B.
+/// Mul comes with the input offsets of a QLinearMul (minus a zero point of the operand's type),
+/// and some Add/Sub cases with offsets too. A family may decline any of them (the reference then
+/// runs); what it accepts must be bit-exact, and accepting a layer must mean accepting its tiles
+/// (one dense row, the op's tile shape), whatever the op.
 template <kernels::kernel_family F>
 equivalence_stats check_binary(std::uint32_t seed, int iterations) {
   using namespace equivalence_detail;
@@ -315,8 +319,15 @@ equivalence_stats check_binary(std::uint32_t seed, int iterations) {
     d.out[0] = rows, d.out[1] = channels;
     d.a_stride[0] = channels, d.a_stride[1] = 1;
     d.b_stride[0] = broadcast ? 0 : channels, d.b_stride[1] = 1;
-    const auto op = r.chance(75) ? kernels::reference::binary_op::add : kernels::reference::binary_op::sub;
+    const int op_pick = r.range(0, 99);
+    const auto op = op_pick < 60   ? kernels::reference::binary_op::add
+                    : op_pick < 80 ? kernels::reference::binary_op::sub
+                                   : kernels::reference::binary_op::mul;
     const bool a_signed = r.chance(60), b_signed = r.chance(60);
+    if (op == kernels::reference::binary_op::mul || r.chance(10)) {
+      d.a_offset = a_signed ? -r.range(-128, 127) : -r.range(0, 255);
+      d.b_offset = b_signed ? -r.range(-128, 127) : -r.range(0, 255);
+    }
     const int out_pick = r.range(0, 3) == 0 ? 2 : r.range(0, 1);
     with_8bit_type(a_signed, [&](auto a_v) {
       with_8bit_type(b_signed, [&](auto b_v) {
@@ -334,6 +345,13 @@ equivalence_stats check_binary(std::uint32_t seed, int iterations) {
           if (!traits::template binary_accepts<TA, TB, TOut>(op, d, rq)) {
             ++stats.rejected;
             return;
+          }
+          kernels::reference::binary_dims row = d;  // ops::binary_node::tile_dims(1, channels)
+          row.out[0] = 1;
+          row.a_stride[0] = row.b_stride[0] = channels;
+          if (!traits::template binary_accepts<TA, TB, TOut>(op, row, rq)) {
+            std::printf("INCONSISTENT binary case %d: the layer is accepted, its one-row tile is not\n", it);
+            ++stats.failures;
           }
           const std::size_t sb = traits::binary_scratch_bytes(d);
           if (sb > buffer_bytes) return;

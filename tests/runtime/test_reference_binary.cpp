@@ -1,4 +1,4 @@
-// Reference Add / Sub: true-value arithmetic, broadcasting, fused requant.
+// Reference Add / Sub / Mul: true-value arithmetic, input offsets, broadcasting, fused requant.
 #include <catch2/catch.hpp>
 
 #include <tessera/kernels/reference/binary.hpp>
@@ -29,6 +29,60 @@ TEST_CASE("binary: same shape, mixed u8/s8 operands on true values", "[reference
   CHECK(out[0] == 128);
   CHECK(out[1] == 128);
 }
+
+TEST_CASE("binary: mul with input offsets (QLinearMul zero points)", "[reference][binary]") {
+  // a (u8, za = 128) = [0, 255, 128, 10], b (s8, zb = -5) = [-128, 127, 3, -5]
+  // (a - 128) * (b + 5): -128 * -123 = 15744, 127 * 132 = 16764, 0 * 8 = 0, -118 * 0 = 0
+  const std::uint8_t a[4] = {0, 255, 128, 10};
+  const std::int8_t b[4] = {-128, 127, 3, -5};
+  binary_dims d{1, {4}, {1}, {1}};
+  d.a_offset = -128;
+  d.b_offset = 5;
+  std::int32_t out[4] = {};
+  binary(binary_op::mul, d, a, b, requant_params{}, out);
+  CHECK(std::vector<std::int32_t>(out, out + 4) == std::vector<std::int32_t>{15744, 16764, 0, 0});
+  // The extremes: u8 255 with offset 0 times s8 -128 with offset -127 = 255 * -255 = -65025.
+  const std::uint8_t hi[1] = {255};
+  const std::int8_t lo[1] = {-128};
+  binary(binary_op::mul, binary_dims{1, {1}, {1}, {1}, 0, -127}, hi, lo, requant_params{}, out);
+  CHECK(out[0] == -65025);
+  // Offsets apply to add and sub too: (3 + 1) - (4 - 2) = 2.
+  const std::int8_t x[1] = {3};
+  const std::int8_t y[1] = {4};
+  binary(binary_op::sub, binary_dims{1, {1}, {1}, {1}, 1, -2}, x, y, requant_params{}, out);
+  CHECK(out[0] == 2);
+}
+
+TEST_CASE("binary: mul, broadcast row and fused requant", "[reference][binary]") {
+  // a [2][3] times b[3] broadcast over rows, then y = (v * 3 + 8 + 8) >> 4 (shift 4, add 8):
+  //   products [1*2, 2*-3, 3*40, 4*2, 5*-3, 6*40] = [2, -6, 120, 8, -15, 240]
+  //   (6 + 16) >> 4 = 1; (-18 + 16) >> 4 = -1; (360 + 16) >> 4 = 23; (24 + 16) >> 4 = 2;
+  //   (-45 + 16) >> 4 = -2; (720 + 16) >> 4 = 46
+  const std::int8_t a[6] = {1, 2, 3, 4, 5, 6};
+  const std::int8_t b[3] = {2, -3, 40};
+  const std::int32_t mul[1] = {3};
+  const std::int32_t add[1] = {8};
+  const requant_params rq{
+      .enabled = true, .mul = mul, .add = add, .length = 1, .inner = 1, .shift = 4, .lo = -128, .hi = 127};
+  std::int8_t out[6] = {};
+  binary(binary_op::mul, binary_dims{2, {2, 3}, {3, 1}, {0, 1}}, a, b, rq, out);
+  CHECK(std::vector<int>(out, out + 6) == std::vector<int>{1, -1, 23, 2, -2, 46});
+}
+
+namespace {
+// The kernel is constexpr: (2 - 1) * (-3 + 4) = 1.
+constexpr std::int32_t constexpr_mul() {
+  const std::int8_t a[1] = {2};
+  const std::int8_t b[1] = {-3};
+  std::int32_t out[1] = {};
+  binary(binary_op::mul, binary_dims{1, {1}, {1}, {1}, -1, 4}, a, b, requant_params{}, out);
+  return out[0];
+}
+static_assert(constexpr_mul() == 1);
+static_assert(tessera::kernels::reference::is_plain_add_sub(binary_op::add, binary_dims{1, {4}, {1}, {1}}));
+static_assert(!tessera::kernels::reference::is_plain_add_sub(binary_op::mul, binary_dims{1, {4}, {1}, {1}}));
+static_assert(!tessera::kernels::reference::is_plain_add_sub(binary_op::add, binary_dims{1, {4}, {1}, {1}, 0, 3}));
+}  // namespace
 
 TEST_CASE("binary: broadcasting", "[reference][binary]") {
   const std::int8_t a[6] = {1, 2, 3, 4, 5, 6};  // [2][3]
@@ -106,7 +160,8 @@ TEST_CASE("binary: randomized broadcasting vs. explicit numpy indexing", "[refer
     for (auto& v : av) v = static_cast<std::uint8_t>(uni(0, 255));
     for (auto& v : bv) v = static_cast<std::int8_t>(uni(-128, 127));
     std::vector<std::int32_t> got(static_cast<std::size_t>(od[0] * od[1] * od[2] * od[3] * od[4]));
-    const binary_op op = uni(0, 1) ? binary_op::add : binary_op::sub;
+    const int pick = uni(0, 2);
+    const binary_op op = pick == 0 ? binary_op::add : pick == 1 ? binary_op::sub : binary_op::mul;
     binary(op, d, av.data(), bv.data(), requant_params{}, got.data());
 
     bool ok = true;
@@ -122,7 +177,9 @@ TEST_CASE("binary: randomized broadcasting vs. explicit numpy indexing", "[refer
                 ai = ai * ad[ax] + (ad[ax] == 1 ? 0 : idx[ax]);
                 bi = bi * bd[ax] + (bd[ax] == 1 ? 0 : idx[ax]);
               }
-              const int expected = op == binary_op::add ? av[ai] + bv[bi] : av[ai] - bv[bi];
+              const int expected = op == binary_op::add   ? av[ai] + bv[bi]
+                                   : op == binary_op::sub ? av[ai] - bv[bi]
+                                                          : av[ai] * bv[bi];
               ok = ok && got[o] == expected;
             }
     INFO("trial " << trial << " rank " << rank);

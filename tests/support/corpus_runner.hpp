@@ -42,6 +42,7 @@ struct corpus_result {
     elements_different += other.elements_different;
     top1_checked += other.top1_checked;
     top1_agreed += other.top1_agreed;
+    integer_outputs_exact += other.integer_outputs_exact;
   }
 
   bool skipped = false;             ///< a golden file is missing
@@ -54,12 +55,15 @@ struct corpus_result {
   std::int64_t elements_different = 0;
   int top1_checked = 0;  ///< rows compared by argmax (cases marked `classifier`)
   int top1_agreed = 0;
+  int integer_outputs_exact = 0;  ///< outputs equal to outputs_integer.npz (the integer rule), when present
   std::string summary() const {
     std::string s = fmt::format("{} outputs within tolerance, max |difference| {} ({} of {} elements differ), "
                                 "{}/{} activations exact",
                                 outputs_checked, max_difference, elements_different, elements_compared,
                                 activations_checked, activations_total);
     if (top1_checked > 0) s += fmt::format(", top-1 agrees on {}/{}", top1_agreed, top1_checked);
+    if (integer_outputs_exact > 0)
+      s += fmt::format(", {} outputs bit-exact with the integer rule", integer_outputs_exact);
     return s;
   }
 };
@@ -164,7 +168,9 @@ struct tiled_execution {
 /// generated `meta::origins` table. Outputs may differ from the golden data by `tolerance` per
 /// element (0: bit-exact; 1 for quantized models whose golden data is the float reference of
 /// the ONNX semantics); the largest difference is reported. A case directory holding a file
-/// named `classifier` also needs the argmax of every output row to agree (top-1).
+/// named `classifier` also needs the argmax of every output row to agree (top-1), and one
+/// holding `outputs_integer.npz` (the integer rule of docs/semantics.md evaluated independently,
+/// tools/onnx2hpp/testing/integer_reference.py) needs every output to equal it exactly.
 template <class Net, auto const& Origins, class Execute = flat_execution<Net>>
 corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activations, Execute execute = {},
                               std::int64_t tolerance = 0) {
@@ -263,6 +269,23 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
   }
   if (golden_outputs.size() != Net::outputs.size())
     fail(fmt::format("outputs.npz has {} arrays, the network {} outputs", golden_outputs.size(), Net::outputs.size()));
+  if (fs::exists(dir / "outputs_integer.npz")) {
+    const auto exact = tools::read_npz((dir / "outputs_integer.npz").string());
+    if (exact.size() != Net::outputs.size())
+      fail(fmt::format("outputs_integer.npz has {} arrays, the network {} outputs", exact.size(), Net::outputs.size()));
+    for (std::size_t i = 0; i < Net::outputs.size() && i < exact.size(); ++i) {
+      const tensor_origin* origin = origin_of(Net::outputs[i]);
+      if (origin == nullptr) continue;
+      const auto got = tools::read_logical(*origin, Net::tensors[Net::outputs[i]].type, output_buffers[i].data());
+      if (got.size() != exact[i].values.size())
+        fail(fmt::format("output {} ({}) has {} elements, the integer rule {}", i, origin->onnx_name, got.size(),
+                         exact[i].values.size()));
+      else if (auto diff = detail::first_difference(got, exact[i].values); !diff.empty())
+        fail(fmt::format("output {} ({}) differs from the integer rule: {}", i, origin->onnx_name, diff));
+      else
+        ++result.integer_outputs_exact;
+    }
+  }
 
   if (!check_activations || !fs::exists(dir / "activations.npz")) return result;
   const auto activations = tools::read_npz((dir / "activations.npz").string());

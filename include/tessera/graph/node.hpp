@@ -30,6 +30,7 @@ enum class op_kind : std::uint8_t {
   matmul,
   add,
   sub,
+  mul,
   max_pool,
   average_pool,
   pad,
@@ -38,6 +39,7 @@ enum class op_kind : std::uint8_t {
   slice,
   transpose,
   requant_shift,
+  lookup_table,
 };
 
 constexpr const char* name_of(op_kind k) {
@@ -47,6 +49,7 @@ constexpr const char* name_of(op_kind k) {
     case op_kind::matmul: return "MatMul";
     case op_kind::add: return "Add";
     case op_kind::sub: return "Sub";
+    case op_kind::mul: return "Mul";
     case op_kind::max_pool: return "MaxPool";
     case op_kind::average_pool: return "AveragePool";
     case op_kind::pad: return "Pad";
@@ -55,6 +58,7 @@ constexpr const char* name_of(op_kind k) {
     case op_kind::slice: return "Slice";
     case op_kind::transpose: return "Transpose";
     case op_kind::requant_shift: return "RequantShift";
+    case op_kind::lookup_table: return "LookupTable";
   }
   return "?";
 }

@@ -1,9 +1,15 @@
-// Elementwise Add and Sub with numpy broadcasting, on true integer values; int32 result or a
-// fused RequantShift. The right operand may be a constant (a bias added after a MatMul, say).
+// Elementwise Add, Sub and Mul with numpy broadcasting, on true integer values; int32 result or
+// a fused RequantShift. The right operand may be a constant (a bias added after a MatMul, say).
+// Mul may add an offset to each operand first: a QLinearMul's (a - za) * (b - zb) is
+// `mul` with a_offset = -za, b_offset = -zb.
 //
 // Tensors: a and b of any rank <= 5 (missing leading dims broadcast), output the broadcast
 // shape. Both operands must use the same physical layout; onnx2hpp guarantees it.
 #pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
@@ -17,6 +23,8 @@ struct binary_attrs {
   tensor_id b = -1;   ///< -1: the right operand is the constant argument, of shape `b_shape`
   tensor_id output = 0;
   shape b_shape{};
+  std::int32_t a_offset = 0;  ///< added to every value of a before the op (see reference::binary_dims)
+  std::int32_t b_offset = 0;
 };
 
 namespace detail {
@@ -69,7 +77,35 @@ struct binary_node {
   template <auto const& T>
   static constexpr kernels::reference::binary_dims dims() {
     const shape& out = T[A.output].dims;
-    return {out.rank, out.dims, detail::broadcast_strides(T[A.a].dims, out), detail::broadcast_strides(b_shape<T>(), out)};
+    return {out.rank, out.dims, detail::broadcast_strides(T[A.a].dims, out),
+            detail::broadcast_strides(b_shape<T>(), out), A.a_offset, A.b_offset};
+  }
+  /// A tile: `rows` dense rows of `c` elements of both operands and the output.
+  static constexpr kernels::reference::binary_dims tile_dims(int rows, int c) {
+    return {2, {rows, c}, {c, 1}, {c, 1}, A.a_offset, A.b_offset};
+  }
+
+  /// max |v + offset| over the values v of T.
+  template <class V>
+  static constexpr std::int64_t largest_magnitude(std::int32_t offset) {
+    const std::int64_t lo = std::int64_t{std::numeric_limits<V>::min()} + offset;
+    const std::int64_t hi = std::int64_t{std::numeric_limits<V>::max()} + offset;
+    return lo < 0 && -lo > hi ? -lo : (hi < 0 ? -hi : hi);
+  }
+
+  /// max |b + b_offset|: over the constant's values, or over the run-time operand's type.
+  template <auto const& T>
+  static constexpr std::int64_t largest_b_magnitude() {
+    if constexpr (b_is_constant) {
+      std::int64_t largest = 0;
+      for (std::size_t i = 0; i < ConstantB.size(); ++i) {
+        const std::int64_t v = std::int64_t{ConstantB.values[i]} + A.b_offset;
+        largest = std::max(largest, v < 0 ? -v : v);
+      }
+      return largest;
+    } else {
+      return largest_magnitude<b_t<T>>(A.b_offset);
+    }
   }
 
   template <auto const& T>
@@ -82,6 +118,11 @@ struct binary_node {
     shape expected;
     if (!detail::broadcast_shape(T[A.a].dims, b_shape<T>(), expected)) return {check_error::input_shape};
     if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
+    // The kernels multiply in int32: the operands (offsets included) must keep the product there.
+    if constexpr (Op == kernels::reference::binary_op::mul) {
+      if (largest_magnitude<a_t<T>>(A.a_offset) * largest_b_magnitude<T>() > std::int64_t{INT32_MAX})
+        return {check_error::dtype};
+    }
     return tessera::detail::expect_shape(out.dims, expected);
   }
 
@@ -103,10 +144,9 @@ struct binary_node {
       kernels::choose_binary<F, a_t<T>, b_t<T>, out_t<T>>(Op, dims<T>(), Requant.params());
   /// Tiles are dense rows of the output: the same kernel choice on a contiguous shape.
   template <auto const& T, kernels::kernel_family F>
-  static constexpr kernels::kernel_family tile_family = kernels::choose_binary<F, a_t<T>, b_t<T>, out_t<T>>(
-      Op, kernels::reference::binary_dims{2, {1, T[A.output].dims.from_back(0)}, {T[A.output].dims.from_back(0), 1},
-                                          {T[A.output].dims.from_back(0), 1}},
-      Requant.params());
+  static constexpr kernels::kernel_family tile_family =
+      kernels::choose_binary<F, a_t<T>, b_t<T>, out_t<T>>(Op, tile_dims(1, T[A.output].dims.from_back(0)),
+                                                         Requant.params());
 
   template <auto const& T, kernels::kernel_family F>
   static constexpr const char* kernel_name() {
@@ -120,7 +160,7 @@ struct binary_node {
 
   template <auto const& T, kernels::kernel_family F>
   static constexpr std::size_t tile_scratch(const tile_geometry&, const tile_shape& s) {
-    return kernels::binary_scratch_bytes<tile_family<T, F>>({2, {s.h, s.c}, {s.c, 1}, {s.c, 1}});
+    return kernels::binary_scratch_bytes<tile_family<T, F>>(tile_dims(s.h, s.c));
   }
   template <auto const&>
   static constexpr std::int64_t macs() { return 0; }
@@ -150,9 +190,8 @@ struct binary_node {
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
     if constexpr (!b_is_constant) {
-      const kernels::reference::binary_dims td{2, {t.h, t.c}, {t.c, 1}, {t.c, 1}};
       kernels::binary<tile_family<T, kernels::runnable(F)>>(
-          Op, td, static_cast<const a_t<T>*>(t.input[0]), static_cast<const b_t<T>*>(t.input[1]),
+          Op, tile_dims(t.h, t.c), static_cast<const a_t<T>*>(t.input[0]), static_cast<const b_t<T>*>(t.input[1]),
           requant_for_tile(Requant.params(), T[A.output].dims.from_back(0), t.y0, t.c0, t.h, t.c),
           static_cast<out_t<T>*>(t.output), t.scratch);
     }
@@ -173,5 +212,7 @@ template <fixed_name Name, binary_attrs A, auto const& ConstantB = none, auto co
 using add = binary_node<kernels::reference::binary_op::add, op_kind::add, Name, A, ConstantB, Requant>;
 template <fixed_name Name, binary_attrs A, auto const& ConstantB = none, auto const& Requant = none>
 using sub = binary_node<kernels::reference::binary_op::sub, op_kind::sub, Name, A, ConstantB, Requant>;
+template <fixed_name Name, binary_attrs A, auto const& ConstantB = none, auto const& Requant = none>
+using mul = binary_node<kernels::reference::binary_op::mul, op_kind::mul, Name, A, ConstantB, Requant>;
 
 }  // namespace tessera::op

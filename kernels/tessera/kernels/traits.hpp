@@ -13,6 +13,8 @@
 //   gemm_accepts<TA,TW,TOut>(dims, rq), gemm_scratch_bytes(dims)
 //   matmul_accepts<TA,TB,TOut>(dims, rq), matmul_scratch_bytes(dims)
 //   binary_accepts<TA,TB,TOut>(op, dims, rq), binary_scratch_bytes(dims)
+//                                                 (families implement reference::is_plain_add_sub
+//                                                 cases only: mul and input offsets run the reference)
 //   max_pool_accepts<T>(dims), average_pool_accepts<T>(dims, count_include_pad),
 //   max_pool2d_scratch_bytes(dims), average_pool2d_scratch_bytes(dims)
 //

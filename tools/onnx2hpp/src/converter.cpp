@@ -12,6 +12,7 @@
 #include "model_loader.hpp"
 #include "naming.hpp"
 #include "npz.hpp"
+#include "requant_widening.hpp"
 #include "to_device.hpp"
 #include "types.hpp"
 
@@ -31,6 +32,7 @@ std::string convert_model(onnx::ModelProto model, const options& o, const std::s
   if (!o.sample_inputs_path.empty()) samples = tools::read_npz(o.sample_inputs_path);
   assign_input_types(g, o.input_types, samples ? &*samples : nullptr);
   propagate_types(g);
+  widen_requant_shifts(g);
   if (o.fuse) fuse(g);
   return emit_header(to_device(g), ns);
 }

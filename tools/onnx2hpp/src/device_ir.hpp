@@ -64,7 +64,8 @@ struct matmul {
   std::optional<requant_table> rq;
 };
 struct binary {
-  bool subtract = false;
+  ops::binary_kind kind = ops::binary_kind::add;
+  std::int64_t a_offset = 0, b_offset = 0;
   tensor_id a = 0, b = -1, output = 0;  ///< b == -1: the constant operand
   dims b_shape;                         ///< physical shape of the constant operand
   std::vector<std::int64_t> constant_b;
@@ -101,8 +102,13 @@ struct requant_shift {
   tensor_id input = 0, output = 0;
   requant_table rq;
 };
+struct lookup_table {
+  tensor_id input = 0, output = 0;
+  std::vector<std::int64_t> table;  ///< 256 entries of the output's type
+};
 
-using any_op = std::variant<conv, gemm, matmul, binary, pool, pad, reshape, concat, slice, transpose, requant_shift>;
+using any_op = std::variant<conv, gemm, matmul, binary, pool, pad, reshape, concat, slice, transpose, requant_shift,
+                            lookup_table>;
 
 struct node {
   std::string name;  ///< raw layer name; the emitter sanitizes it

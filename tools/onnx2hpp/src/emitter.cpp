@@ -226,7 +226,12 @@ class header_writer {
     fields f;
     f.add("a", o.a).add("b", o.b).add("output", o.output);
     if (o.b < 0) f.add("b_shape", braced(o.b_shape));
-    return node_text(o.subtract ? "sub" : "add", name_argument(i), f, constant_arguments({}, b, rq));
+    if (o.a_offset != 0) f.add("a_offset", o.a_offset);
+    if (o.b_offset != 0) f.add("b_offset", o.b_offset);
+    const char* op = o.kind == ops::binary_kind::add   ? "add"
+                     : o.kind == ops::binary_kind::sub ? "sub"
+                                                       : "mul";
+    return node_text(op, name_argument(i), f, constant_arguments({}, b, rq));
   }
 
   std::string node_type(std::size_t i, const device::pool& o) {
@@ -270,6 +275,19 @@ class header_writer {
     fields f;
     f.add("input", o.input).add("output", o.output).add("perm", braced(o.perm));
     return node_text("transpose", name_argument(i), f, {});
+  }
+
+  std::string node_type(std::size_t i, const device::lookup_table& o) {
+    const std::string& layer = layer_names_[i];
+    const tessera::dtype out = tensor(o.output).type;
+    const std::string table =
+        constant(layer + "_table", out == tessera::dtype::u8 ? "std::uint8_t" : "std::int8_t", o.table,
+                 fmt::format("{}: table [256], entry k for input {}", layer,
+                             tensor(o.input).type == tessera::dtype::u8 ? "k" : "k - 128"));
+    constants_ += "\n";
+    fields f;
+    f.add("input", o.input).add("output", o.output);
+    return node_text("lookup_table", name_argument(i), f, {table});
   }
 
   std::string node_type(std::size_t i, const device::requant_shift& o) {

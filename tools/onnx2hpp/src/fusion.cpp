@@ -38,7 +38,9 @@ void fold_bias_adds(graph& g) {
     if (c < 0) continue;
     node& add_node = g.nodes[static_cast<std::size_t>(c)];
     const auto* add = std::get_if<ops::binary>(&add_node.operation);
-    if (add == nullptr || add->subtract || !add->constant_b || add_node.fused_requant) continue;
+    if (add == nullptr || add->kind != ops::binary_kind::add || add->a_offset != 0 || !add->constant_b ||
+        add_node.fused_requant)
+      continue;
     if (!is_last_axis_vector(*add->constant_b)) continue;
     const auto& product_shape = g.tensors[static_cast<std::size_t>(n.outputs[0])].shape;
     if (g.tensors[static_cast<std::size_t>(add_node.outputs[0])].shape != product_shape) continue;  // Add broadcasts

@@ -36,6 +36,16 @@ struct tensor {
   bool type_from_samples = false;  ///< graph inputs typed from sample data may be widened (types.cpp)
 };
 
+/// The real-valued requantization a standard quantized ONNX op asked for,
+/// y = round(scale_in[c] * (x - zero_in) / scale_out) + zero_out, kept beside its integer form
+/// so that widen_requant_shifts (quantization.hpp) can redo the integer form with more bits.
+struct requant_source {
+  std::vector<double> scale_in;
+  std::int64_t zero_in = 0;
+  double scale_out = 1;
+  std::int64_t zero_out = 0;
+};
+
 /// RequantShift parameters: y = clamp((x*mul + add + 2^(shift-1)) >> shift, lo, hi).
 /// `mul`/`add` have the output's rank and broadcast against it (each dim 1 or the output's).
 struct requant {
@@ -45,6 +55,7 @@ struct requant {
   std::int64_t lo = 0;
   std::int64_t hi = 0;
   tessera::dtype type = tessera::dtype::s8;
+  std::optional<requant_source> source;  ///< set for QDQ/QOperator requantizations
 };
 
 /// Height/width pairs of a 1D or 2D window op; a 1D op has height 1 (no padding, stride 1).
@@ -71,8 +82,11 @@ struct gemm {
   std::optional<int_array> bias;  ///< [N], int32
 };
 struct matmul {};  ///< two run-time operands
+enum class binary_kind { add, sub, mul };
 struct binary {
-  bool subtract = false;
+  binary_kind kind = binary_kind::add;
+  std::int64_t a_offset = 0;  ///< added to every value of a first (a Mul's -za); 0 for Add/Sub
+  std::int64_t b_offset = 0;
   std::optional<int_array> constant_b;  ///< right operand when constant, at the output's rank
 };
 struct pool {
@@ -99,10 +113,16 @@ struct transpose {
 struct requant_shift {
   requant rq;
 };
+/// y = table[x - min(input)] for an 8-bit x: a quantized elementwise float function.
+struct lookup_table {
+  std::vector<std::int64_t> table;  ///< 256 entries; entry k serves input value min(input) + k
+  tessera::dtype input = tessera::dtype::s8;   ///< the input type the table is indexed for
+  tessera::dtype output = tessera::dtype::s8;  ///< s8 or u8
+};
 }  // namespace ops
 
 using any_op = std::variant<ops::conv, ops::gemm, ops::matmul, ops::binary, ops::pool, ops::pad, ops::reshape,
-                            ops::concat, ops::slice, ops::transpose, ops::requant_shift>;
+                            ops::concat, ops::slice, ops::transpose, ops::requant_shift, ops::lookup_table>;
 
 struct node {
   std::string name;     ///< ONNX node name (possibly empty), the layer name's source

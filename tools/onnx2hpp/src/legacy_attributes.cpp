@@ -32,7 +32,10 @@ bool attribute_to_input(onnx::GraphProto& g, onnx::NodeProto& node, const std::s
     const onnx::AttributeProto& attr = attributes->Get(a);
     if (attr.name() != attribute) continue;
     onnx::TensorProto* t = g.add_initializer();
-    t->set_name(unused_name(g, (node.name().empty() ? node.output(0) : node.name()) + "_" + attribute));
+    // A node may have neither a name nor an output here (the checker runs later): fuzzer finding.
+    const std::string& base =
+        !node.name().empty() ? node.name() : node.output_size() > 0 ? node.output(0) : node.op_type();
+    t->set_name(unused_name(g, base + "_" + attribute));
     if (attr.type() == onnx::AttributeProto::FLOAT) {
       t->set_data_type(onnx::TensorProto::FLOAT);
       t->add_float_data(attr.f());

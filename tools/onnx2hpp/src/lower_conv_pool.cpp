@@ -1,5 +1,7 @@
 // Conv and the pools: 1D (N, C, W) and 2D (N, C, H, W) windows. A 1D op is stored as a 2D
 // one of height 1, which is how the device kernels see it.
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "lower_ops.hpp"
@@ -40,6 +42,11 @@ window2d read_window(const onnx::NodeProto& n, const node_context& where, std::s
     if (kernel[i] < 1 || strides[i] < 1 || dilations[i] < 1)
       where.fail("kernel sizes, strides and dilations must be positive");
     if (pads[i] < 0 || pads[i + spatial] < 0) where.fail("negative pads are not supported");
+    // Bounded so that window_extent's sums and products stay far inside int64 (fuzzed models).
+    constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+    if (kernel[i] > limit || strides[i] > limit || dilations[i] > limit || pads[i] > limit ||
+        pads[i + spatial] > limit)
+      where.fail("kernel sizes, strides, dilations and pads must be below 2^31");
   }
   window2d w;
   const std::size_t first = 2 - spatial;  // 1D fills the width slot only
@@ -65,6 +72,8 @@ dims feature_map_shape(lowering_context& cx, const onnx::NodeProto& n, const nod
 dims window_output(const dims& x, std::int64_t channels, const window2d& w, const node_context& where) {
   const std::int64_t h = x.size() == 4 ? x[2] : 1;
   const std::int64_t width = x.back();
+  if (h > std::numeric_limits<std::int32_t>::max() || width > std::numeric_limits<std::int32_t>::max())
+    where.fail("spatial extents of " + to_string(x) + " must be below 2^31");
   const std::int64_t ho = window_extent(h, w.pad_begin[0], w.pad_end[0], w.dilation[0], w.kernel[0], w.stride[0]);
   const std::int64_t wo = window_extent(width, w.pad_begin[1], w.pad_end[1], w.dilation[1], w.kernel[1], w.stride[1]);
   if (ho < 1 || wo < 1) where.fail("the window is larger than the padded input " + to_string(x));

@@ -1,5 +1,6 @@
 // Ops that move or relabel data without arithmetic: Constant, the reshapes (Reshape,
-// Flatten, Identity, Squeeze, Unsqueeze), Pad, Concat, Slice and Transpose.
+// Flatten, Identity, Squeeze, Unsqueeze), Pad, Concat, Slice and Transpose; and the constant
+// plumbing of exporters (Cast, ConstantOfShape).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,6 +9,7 @@
 
 #include "lower_ops.hpp"
 #include "onnx_values.hpp"
+#include "quantization.hpp"
 #include "shape_math.hpp"
 
 namespace tessera::onnx2hpp {
@@ -185,7 +187,11 @@ void lower_pad(lowering_context& cx, const onnx::NodeProto& n, const node_contex
     op.before[axis] = pads[i];
     op.after[axis] = pads[i + axes.size()];
     if (op.before[axis] < 0 || op.after[axis] < 0) where.fail("negative pads (cropping) are not supported");
-    y[axis] += op.before[axis] + op.after[axis];
+    // A fuzzed model's pads can overflow int64 (undefined behaviour): refuse them.
+    if (__builtin_add_overflow(y[axis], op.before[axis], &y[axis]) ||
+        __builtin_add_overflow(y[axis], op.after[axis], &y[axis]))
+      where.fail(fmt::format("pads {} and {} on axis {} make the output extent overflow", op.before[axis],
+                             op.after[axis], axis));
   }
   const tensor_ref output = cx.define_output(n, 0, y, where);
   cx.add_node(where, std::move(op), {input}, {output});
@@ -266,6 +272,122 @@ void lower_transpose(lowering_context& cx, const onnx::NodeProto& n, const node_
   op.perm = normalized_axes(perm_attr, x.size(), where);
   const tensor_ref output = cx.define_output(n, 0, permute_dims(x, op.perm), where);
   cx.add_node(where, std::move(op), {input}, {output});
+}
+
+// ---------------------------------------------------------------------------- Cast, ConstantOfShape
+// PyTorch's exporter writes both around every quantized op: Cast(QuantizeLinear(..), to = UINT8)
+// in front of each DequantizeLinear, and Cast(ConstantOfShape(shape), to = INT32) as a bias zero
+// point. onnx2hpp folds them when they are constants and lets a Cast that keeps the type through.
+
+namespace {
+
+bool is_integer_type(int t) {
+  using tp = onnx::TensorProto;
+  return t == tp::INT8 || t == tp::UINT8 || t == tp::INT16 || t == tp::UINT16 || t == tp::INT32 || t == tp::INT64;
+}
+
+/// A constant of ONNX type `type` (integer, FLOAT or DOUBLE) holding `values`, which fit it.
+onnx::TensorProto typed_constant(int type, const dims& shape, const std::vector<double>& real,
+                                 const std::vector<std::int64_t>& ints) {
+  using tp = onnx::TensorProto;
+  tp t;
+  t.set_data_type(type);
+  for (auto d : shape) t.add_dims(d);
+  if (type == tp::FLOAT) for (double v : real) t.add_float_data(static_cast<float>(v));
+  else if (type == tp::DOUBLE) for (double v : real) t.add_double_data(v);
+  else if (type == tp::INT64) for (auto v : ints) t.add_int64_data(v);
+  else for (auto v : ints) t.add_int32_data(static_cast<std::int32_t>(v));
+  return t;
+}
+
+std::int64_t type_min(int type) {
+  using tp = onnx::TensorProto;
+  switch (type) {
+    case tp::INT8: return -128;
+    case tp::INT16: return -32768;
+    case tp::INT32: return std::numeric_limits<std::int32_t>::min();
+    case tp::INT64: return std::numeric_limits<std::int64_t>::min();
+    default: return 0;
+  }
+}
+std::int64_t type_max(int type) {
+  using tp = onnx::TensorProto;
+  switch (type) {
+    case tp::INT8: return 127;
+    case tp::UINT8: return 255;
+    case tp::INT16: return 32767;
+    case tp::UINT16: return 65535;
+    case tp::INT32: return std::numeric_limits<std::int32_t>::max();
+    default: return std::numeric_limits<std::int64_t>::max();
+  }
+}
+
+}  // namespace
+
+/// Cast. Of a constant: the constant in the target type (integers that fit an integer type, or
+/// any number to FLOAT/DOUBLE). Of a run-time tensor: only when `to` is the type the tensor
+/// already has, then nothing happens (an alias): Tessera changes types only in arithmetic ops.
+void lower_cast(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  using tp = onnx::TensorProto;
+  if (!has_attribute(n, "to")) where.fail("missing attribute 'to'");
+  const int to = static_cast<int>(int_attribute(n, "to", 0));
+  const std::string to_name = tp::DataType_IsValid(to) ? tp::DataType_Name(static_cast<tp::DataType>(to))
+                                                       : std::to_string(to);
+  if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
+  if (const onnx::TensorProto* c = cx.constant_proto(n, 0)) {
+    const dims shape(c->dims().begin(), c->dims().end());
+    if (to == tp::FLOAT || to == tp::DOUBLE) {
+      std::vector<double> real;
+      if (c->data_type() == tp::FLOAT || c->data_type() == tp::DOUBLE) {
+        real = float_values(*c, where, "input '" + n.input(0) + "'");
+      } else {
+        for (auto v : integer_tensor(*c, where, "input '" + n.input(0) + "'").values)
+          real.push_back(static_cast<double>(v));
+      }
+      cx.define_constant(n.output(0), typed_constant(to, shape, real, {}));
+      return;
+    }
+    if (!is_integer_type(to)) where.fail("a Cast to " + to_name + " is not supported");
+    const int_array values = integer_tensor(*c, where, "input '" + n.input(0) + "'");
+    require_range(values, type_min(to), type_max(to), where, "input '" + n.input(0) + "'", to_name);
+    cx.define_constant(n.output(0), typed_constant(to, shape, {}, values.values));
+    return;
+  }
+  const int from = cx.element_type(n.input(0));
+  if (from != to)
+    where.fail("a Cast of a run-time tensor is supported only when it keeps the element type (" + to_name +
+               "): Tessera converts types only in its arithmetic ops");
+  lower_identity(cx, n, where);
+  cx.set_element_type(n.output(0), to);
+}
+
+/// ConstantOfShape of a constant shape: a constant (value 0.0f when the attribute is absent).
+void lower_constant_of_shape(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  using tp = onnx::TensorProto;
+  const int_array shape = cx.constant_input(n, 0, where, "shape");
+  std::int64_t count = 1;
+  for (auto d : shape.values) {
+    if (d < 0) where.fail("shape has a negative dimension");
+    count *= d;
+    if (count > (std::int64_t{1} << 24)) where.fail("the constant is too large");
+  }
+  tp value;
+  value.set_data_type(tp::FLOAT);
+  value.add_float_data(0.0f);
+  if (const onnx::AttributeProto* a = find_attribute(n, "value")) value = a->t();
+  if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
+  const auto u = static_cast<std::size_t>(count);
+  if (value.data_type() == tp::FLOAT || value.data_type() == tp::DOUBLE) {
+    const std::vector<double> v = float_values(value, where, "value");
+    if (v.size() != 1) where.fail("value must hold one element");
+    cx.define_constant(n.output(0), typed_constant(value.data_type(), shape.values, std::vector<double>(u, v[0]), {}));
+    return;
+  }
+  if (!is_integer_type(value.data_type())) where.fail("value must be an integer or float tensor");
+  const int_array v = integer_tensor(value, where, "value");
+  if (v.values.size() != 1) where.fail("value must hold one element");
+  cx.define_constant(n.output(0),
+                     typed_constant(value.data_type(), shape.values, {}, std::vector<std::int64_t>(u, v.values[0])));
 }
 
 }  // namespace tessera::onnx2hpp

@@ -1,4 +1,4 @@
-// Add, Sub and the dialect's RequantShift.
+// Add, Sub, Mul and the dialect's RequantShift.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -10,12 +10,12 @@
 namespace tessera::onnx2hpp {
 namespace {
 
-void lower_binary(lowering_context& cx, const onnx::NodeProto& n, const node_context& where, bool subtract) {
+void lower_binary(lowering_context& cx, const onnx::NodeProto& n, const node_context& where, ops::binary_kind kind) {
   int left = 0, right = 1;
   if (cx.is_constant_input(n, 0)) {
     if (cx.is_constant_input(n, 1)) where.fail("both operands are constants (fold them before converting)");
-    if (subtract) where.fail("a constant left operand of Sub is not supported");
-    std::swap(left, right);  // Add commutes: the kernel takes its constant on the right
+    if (kind == ops::binary_kind::sub) where.fail("a constant left operand of Sub is not supported");
+    std::swap(left, right);  // Add and Mul commute: the kernel takes its constant on the right
   }
   const dims a = cx.input_shape(n, left, where);
   const dims b = cx.input_shape(n, right, where);
@@ -23,7 +23,7 @@ void lower_binary(lowering_context& cx, const onnx::NodeProto& n, const node_con
   if (!broadcast_shapes(a, b, y)) where.fail("operands " + to_string(a) + " and " + to_string(b) + " do not broadcast");
 
   ops::binary op;
-  op.subtract = subtract;
+  op.kind = kind;
   std::vector<tensor_ref> inputs{cx.tensor_input(n, left, where, "operand")};
   if (cx.is_constant_input(n, right)) {
     int_array c = cx.constant_input(n, right, where, "constant operand");
@@ -75,10 +75,13 @@ std::int64_t integer_attribute(const onnx::NodeProto& n, const node_context& whe
 }  // namespace
 
 void lower_add(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
-  lower_binary(cx, n, where, false);
+  lower_binary(cx, n, where, ops::binary_kind::add);
 }
 void lower_sub(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
-  lower_binary(cx, n, where, true);
+  lower_binary(cx, n, where, ops::binary_kind::sub);
+}
+void lower_mul(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  lower_binary(cx, n, where, ops::binary_kind::mul);
 }
 
 void lower_requant_shift(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {

@@ -30,6 +30,7 @@ void lower_matmul(lowering_context&, const onnx::NodeProto&, const node_context&
 // lower_elementwise.cpp
 void lower_add(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_sub(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_mul(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_requant_shift(lowering_context&, const onnx::NodeProto&, const node_context&);
 
 // lower_quantized.cpp: standard quantized ONNX (QOperator and QDQ)
@@ -43,7 +44,13 @@ void lower_qlinear_add(lowering_context&, const onnx::NodeProto&, const node_con
 void lower_qlinear_concat(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_qlinear_average_pool(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_qlinear_global_average_pool(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_qlinear_mul(lowering_context&, const onnx::NodeProto&, const node_context&);
+/// QLinearSigmoid, QLinearLeakyRelu: a lookup table computed from the float function.
+void lower_qlinear_function(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_relu_clip(lowering_context&, const onnx::NodeProto&, const node_context&);
+/// Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu: only on a dequantized tensor (QDQ), where
+/// the QuantizeLinear that reads the result makes them a lookup table.
+void lower_float_function(lowering_context&, const onnx::NodeProto&, const node_context&);
 /// A node of the default domain with at least one dequantized (QDQ) float input: lowered on
 /// the integers, or rejected naming the op when onnx2hpp cannot fold it.
 void lower_on_dequantized(lowering_context&, const onnx::NodeProto&, const node_context&, lowering_function plain);
@@ -59,5 +66,7 @@ void lower_pad(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_concat(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_slice(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_transpose(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_cast(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_constant_of_shape(lowering_context&, const onnx::NodeProto&, const node_context&);
 
 }  // namespace tessera::onnx2hpp

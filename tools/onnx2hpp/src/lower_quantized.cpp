@@ -1,8 +1,10 @@
 // Standard quantized ONNX: the QOperator ops (QLinearConv, QLinearMatMul, ConvInteger,
-// MatMulInteger, com.microsoft QLinearAdd/QLinearAveragePool/QLinearGlobalAveragePool) and
-// QDQ graphs (DequantizeLinear -> float op -> QuantizeLinear), lowered onto the same integer
-// IR ops as the Deeploy dialect: conv/gemm/matmul/add with zero points folded into their
-// constants, and a requant_shift that the fusion pass folds into them.
+// MatMulInteger, com.microsoft QLinearAdd/QLinearMul/QLinearAveragePool/QLinearGlobalAveragePool/
+// QLinearSigmoid/QLinearLeakyRelu) and QDQ graphs (DequantizeLinear -> float op ->
+// QuantizeLinear), lowered onto the same integer IR ops as the Deeploy dialect: conv/gemm/
+// matmul/add with zero points folded into their constants (a mul takes them as input offsets),
+// and a requant_shift that the fusion pass folds into them. Elementwise float functions
+// (Sigmoid, ...) become a lookup table computed from their float definition.
 //
 // In a QDQ graph a DequantizeLinear emits nothing: its float output is recorded as a
 // `quantized_value` (lowering.hpp) and every reader works on the integers. A QOperator op is
@@ -92,13 +94,24 @@ quantized_value qoperator_input(lowering_context& cx, const onnx::NodeProto& n, 
   return v;
 }
 
+/// The integers of a constant quantized tensor (weights, a DequantizeLinear's x), which ONNX
+/// types int8, uint8 or int32. A float tensor holding integers is refused: nothing bounds its
+/// values before sums of them are formed (a fuzzer-style finding: int64 overflow, UBSan).
+int_array quantized_integers(lowering_context& cx, const onnx::NodeProto& n, int i, const node_context& where,
+                             const std::string& role) {
+  const onnx::TensorProto* t = cx.constant_proto(n, i);
+  if (t == nullptr) where.fail(role + " must be a constant (initializer or Constant node)");
+  zero_point_type(t->data_type(), where, role + " '" + n.input(i) + "'");
+  return cx.constant_input(n, i, where, role);
+}
+
 /// A constant quantized input given as (w, scale, zero point) inputs of a QOperator node;
 /// per-axis scale and zero point vary along `axis`.
 quantized_constant qoperator_constant(lowering_context& cx, const onnx::NodeProto& n, int w, int scale, int zp,
                                       int axis, const node_context& where, const std::string& role) {
   quantized_constant c;
   if (!cx.is_constant_input(n, w)) where.fail(role + " must be a constant (initializer or Constant node)");
-  c.values = cx.constant_input(n, w, where, role);
+  c.values = quantized_integers(cx, n, w, where, role);
   c.scale = scale_input(cx, n, scale, where, role + " scale");
   c.zero_point = zero_point_input(cx, n, zp, where, role + " zero point", nullptr);
   c.axis = axis;
@@ -124,10 +137,23 @@ const quantized_constant& dequantized_constant_input(lowering_context& cx, const
   return *c;
 }
 
-/// Scale or zero point entry `i` of a per-tensor (1 value) or per-axis list.
+/// Scale or zero point entry `i` of a per-tensor (1 value) or per-axis list. Callers check the
+/// list's length against the channel count first (require_axis, require_per_channel); the check
+/// here only turns a missed one into an error rather than a read past the end (fuzzer finding).
 template <class T>
-T entry(const std::vector<T>& v, std::int64_t i) {
-  return v.size() == 1 ? v.front() : v[static_cast<std::size_t>(i)];
+T entry(const std::vector<T>& v, std::int64_t i, const node_context& where) {
+  if (v.size() == 1) return v.front();
+  if (i < 0 || static_cast<std::size_t>(i) >= v.size())
+    where.fail(fmt::format("a per-channel scale or zero point has {} values, channel {} has none", v.size(), i));
+  return v[static_cast<std::size_t>(i)];
+}
+
+/// Checks that per-channel parameters have one value or `extent` values.
+template <class T>
+void require_per_channel(const std::vector<T>& v, std::int64_t extent, const node_context& where,
+                         const std::string& role) {
+  if (v.size() != 1 && static_cast<std::int64_t>(v.size()) != extent)
+    where.fail(fmt::format("{} have {} scales or zero points for {} channels", role, v.size(), extent));
 }
 
 /// Checks that a constant's per-axis parameters run along `axis` with `extent` entries.
@@ -138,9 +164,8 @@ void require_axis(const quantized_constant& c, int axis, std::int64_t extent, co
   if (c.axis != axis)
     where.fail(fmt::format("{} are quantized per axis {}; onnx2hpp supports only axis {} (per output channel)", role,
                            c.axis, axis));
-  for (std::size_t size : {c.scale.size(), c.zero_point.size()})
-    if (size != 1 && static_cast<std::int64_t>(size) != extent)
-      where.fail(fmt::format("{} have {} scales or zero points for {} channels", role, size, extent));
+  require_per_channel(c.scale, extent, where, role);
+  require_per_channel(c.zero_point, extent, where, role);
 }
 
 // ---------------------------------------------------------------------------- requantization
@@ -163,12 +188,39 @@ void emit_requant(lowering_context& cx, const node_context& where, const quantiz
   if (im.mul.size() > 1) table[static_cast<std::size_t>(v.axis)] = static_cast<std::int64_t>(im.mul.size());
   rq.mul = int_array{table, im.mul};
   rq.add = int_array{table, im.add};
+  rq.source = requant_source{v.scale, v.zero_point, scale_out, zero_out};
   cx.add_node(where, ops::requant_shift{std::move(rq)}, {v.tensor}, {output});
 }
 
 bool is_identity(const quantized_value& v, double scale_out, std::int64_t zero_out, tessera::dtype type) {
   return v.scale.size() == 1 && v.scale.front() == scale_out && v.zero_point == zero_out && v.type == type &&
-         !std::isfinite(v.lo) && !std::isfinite(v.hi);
+         !std::isfinite(v.lo) && !std::isfinite(v.hi) && !v.function;
+}
+
+/// A pending float function (QDQ Sigmoid, ...) is applied only by a QuantizeLinear.
+void require_no_function(const node_context& where, const quantized_value& v, const std::string& role) {
+  if (v.function)
+    where.fail(role + " is the float output of " + v.function_op +
+               ": quantize it (QuantizeLinear, then DequantizeLinear) before this op reads it");
+}
+
+/// The lookup table of `v`'s pending function for an output (s_y, zy) of `type`: entry k is
+/// QuantizeLinear(f(clamp(s_x * (q - zx), lo, hi))) for q = min(v.type) + k, computed in double
+/// precision like the ONNX float reference, so the table is that reference on every input.
+ops::lookup_table function_table(const node_context& where, const quantized_value& v, double scale_out,
+                                 std::int64_t zero_out, tessera::dtype type) {
+  if (v.type != tessera::dtype::s8 && v.type != tessera::dtype::u8)
+    where.fail(v.function_op + " needs an 8-bit quantized input, not " + c_type_name(v.type));
+  ops::lookup_table op;
+  op.input = v.type;
+  op.output = type;
+  const double scale = per_tensor(v.scale, where, "input scale");
+  for (std::int64_t q = tessera::min_of(v.type); q <= tessera::max_of(v.type); ++q) {
+    const double x = std::min(std::max(scale * static_cast<double>(q - v.zero_point), v.lo), v.hi);
+    const std::int64_t y = quantize_real(v.function(x), scale_out, zero_out);
+    op.table.push_back(std::clamp(y, tessera::min_of(type), tessera::max_of(type)));
+  }
+  return op;
 }
 
 /// QuantizeLinear of `v` as output `index` of `n`: a requant_shift, or nothing when it
@@ -184,6 +236,10 @@ void quantize_to_output(lowering_context& cx, const onnx::NodeProto& n, int inde
   }
   const dims shape = cx.ir().tensors[static_cast<std::size_t>(v.tensor)].shape;
   const tensor_ref output = cx.define_output(n, index, shape, where);
+  if (v.function) {
+    cx.add_node(where, function_table(where, v, scale_out, zero_out, type), {v.tensor}, {output});
+    return;
+  }
   emit_requant(cx, where, v, scale_out, zero_out, type, output);
 }
 
@@ -206,6 +262,7 @@ quantized_value materialized(lowering_context& cx, const node_context& where, co
 /// An 8-bit, per-tensor activation an integer op can read.
 quantized_value activation(lowering_context& cx, const node_context& where, const quantized_value& v,
                            const std::string& role) {
+  require_no_function(where, v, role);
   if (v.type == tessera::dtype::s32)
     where.fail(role + " is an int32 accumulator: insert QuantizeLinear/DequantizeLinear before this op");
   per_tensor(v.scale, where, role + " scale");
@@ -229,6 +286,7 @@ quantized_value integer_conv(lowering_context& cx, const onnx::NodeProto& n, con
   if (w.values.shape.size() != xs.size())
     where.fail("weights " + to_string(w.values.shape) + " do not match the input rank");
   const std::int64_t channels = xs[1], filters = w.values.shape[0];
+  if (element_count(w.values.shape) == 0) where.fail("weights " + to_string(w.values.shape) + " are empty");
   require_axis(w, 0, filters, where, "weights");
 
   ops::conv op;
@@ -252,7 +310,7 @@ quantized_value integer_conv(lowering_context& cx, const onnx::NodeProto& n, con
     std::int64_t sum = 0;
     for (std::int64_t k = 0; k < per_filter; ++k) {
       const auto i = static_cast<std::size_t>(f * per_filter + k);
-      shifted[i] = w.values.values[i] - entry(w.zero_point, f);
+      shifted[i] = w.values.values[i] - entry(w.zero_point, f, where);
       sum += shifted[i];
     }
     b[static_cast<std::size_t>(f)] = (bias ? (*bias)[static_cast<std::size_t>(f)] : 0) - x.zero_point * sum;
@@ -294,7 +352,7 @@ quantized_value integer_conv(lowering_context& cx, const onnx::NodeProto& n, con
   acc.tensor = out;
   acc.type = tessera::dtype::s32;
   acc.axis = 1;
-  for (std::int64_t f = 0; f < filters; ++f) acc.scale.push_back(x.scale.front() * entry(w.scale, f));
+  for (std::int64_t f = 0; f < filters; ++f) acc.scale.push_back(x.scale.front() * entry(w.scale, f, where));
   if (w.scale.size() == 1) {
     acc.scale.resize(1);
     acc.axis = -1;
@@ -317,6 +375,7 @@ quantized_value integer_gemm(lowering_context& cx, const node_context& where, co
   const std::int64_t nn = transposed ? bs[0] : bs[1];
   if (as.back() != k)
     where.fail(fmt::format("A {} and B {} do not agree on K", to_string(as), to_string(b.values.shape)));
+  if (k <= 0 || nn <= 0) where.fail("weights B " + to_string(b.values.shape) + " are empty");
   // The axis of B that indexes the output columns, in B's own rank.
   const int n_axis = static_cast<int>(b.values.shape.size()) - (transposed ? 2 : 1);
   require_axis(b, n_axis, nn, where, "weights B");
@@ -333,7 +392,7 @@ quantized_value integer_gemm(lowering_context& cx, const node_context& where, co
     std::int64_t sum = 0;
     for (std::int64_t i = 0; i < k; ++i) {
       const auto at = static_cast<std::size_t>(j * k + i);
-      op.weights.values[at] = w.values[at] - entry(b.zero_point, j);
+      op.weights.values[at] = w.values[at] - entry(b.zero_point, j, where);
       sum += op.weights.values[at];
     }
     bsum[static_cast<std::size_t>(j)] = (bias ? (*bias)[static_cast<std::size_t>(j)] : 0) - a.zero_point * sum;
@@ -354,7 +413,7 @@ quantized_value integer_gemm(lowering_context& cx, const node_context& where, co
   acc.type = tessera::dtype::s32;
   if (b.scale.size() > 1) {
     acc.axis = static_cast<int>(y.size()) - 1;
-    for (std::int64_t j = 0; j < nn; ++j) acc.scale.push_back(a.scale.front() * entry(b.scale, j));
+    for (std::int64_t j = 0; j < nn; ++j) acc.scale.push_back(a.scale.front() * entry(b.scale, j, where));
   } else {
     acc.scale = {a.scale.front() * b.scale.front()};
   }
@@ -422,6 +481,48 @@ quantized_value integer_add(lowering_context& cx, const node_context& where, con
   const tensor_ref out = output(y);
   cx.add_node(where, ops::binary{}, {a.tensor, b.tensor}, {out});
   acc.tensor = out;
+  return acc;
+}
+
+/// real(a) * real(b) as an accumulator: (a - za) * (b - zb) with scale s_a * s_b, exact in
+/// int32 (|a - za|, |b - zb| <= 255). The zero points become the kernel's input offsets; a
+/// constant b (`b_constant`, already b - zb) is the op's constant operand.
+quantized_value integer_mul(lowering_context& cx, const node_context& where, const quantized_value& a_value,
+                            const quantized_value* b_value, const quantized_constant* b_constant,
+                            const make_output& output) {
+  const quantized_value a = activation(cx, where, a_value, "input A");
+  const dims as = cx.ir().tensors[static_cast<std::size_t>(a.tensor)].shape;
+  ops::binary op;
+  op.kind = ops::binary_kind::mul;
+  op.a_offset = -a.zero_point;
+  std::vector<tensor_ref> inputs{a.tensor};
+  dims bs;
+  double b_scale = 0;
+  if (b_value != nullptr) {
+    const quantized_value b = activation(cx, where, *b_value, "input B");
+    inputs.push_back(b.tensor);
+    bs = cx.ir().tensors[static_cast<std::size_t>(b.tensor)].shape;
+    op.b_offset = -b.zero_point;
+    b_scale = b.scale.front();
+  } else {
+    bs = b_constant->values.shape;
+    b_scale = per_tensor(b_constant->scale, where, "constant operand scale");
+    const std::int64_t zb = per_tensor(b_constant->zero_point, where, "constant operand zero point");
+    int_array c = b_constant->values;
+    for (auto& v : c.values) v -= zb;
+    require_fits(c, tessera::dtype::s16, where, "constant operand minus its zero point");
+    op.constant_b = std::move(c);
+  }
+  dims y;
+  if (!broadcast_shapes(as, bs, y))
+    where.fail("operands " + to_string(as) + " and " + to_string(bs) + " do not broadcast");
+  if (op.constant_b) op.constant_b->shape = with_rank(op.constant_b->shape, y.size());
+  const tensor_ref out = output(y);
+  cx.add_node(where, std::move(op), std::move(inputs), {out});
+  quantized_value acc;
+  acc.tensor = out;
+  acc.type = tessera::dtype::s32;
+  acc.scale = {a.scale.front() * b_scale};
   return acc;
 }
 
@@ -509,10 +610,15 @@ std::optional<std::vector<std::int64_t>> qdq_bias(lowering_context& cx, const on
     if (element_count(c->values.shape) != channels)
       where.fail(fmt::format("bias {} must have one value per output channel ({})", to_string(c->values.shape),
                              channels));
+    // With as many values as channels, a per-axis scale of `channels` values runs along them.
+    for (std::size_t size : {c->scale.size(), c->zero_point.size()})
+      if (size != 1 && static_cast<std::int64_t>(size) != channels)
+        where.fail(fmt::format("bias is quantized with {} scales or zero points for {} output channels", size,
+                               channels));
     std::vector<std::int64_t> out;
     for (std::int64_t f = 0; f < channels; ++f) {
-      const double s = entry(c->scale, f), as = entry(acc_scale, f);
-      const std::int64_t q = c->values.values[static_cast<std::size_t>(f)] - entry(c->zero_point, f);
+      const double s = entry(c->scale, f, where), as = entry(acc_scale, f, where);
+      const std::int64_t q = c->values.values[static_cast<std::size_t>(f)] - entry(c->zero_point, f, where);
       out.push_back(std::fabs(s / as - 1.0) < 1e-6 ? q : quantize_real(s * static_cast<double>(q), as, 0));
     }
     return out;
@@ -524,7 +630,7 @@ std::optional<std::vector<std::int64_t>> qdq_bias(lowering_context& cx, const on
     where.fail(fmt::format("bias has {} values for {} output channels", real.size(), channels));
   std::vector<std::int64_t> out;
   for (std::int64_t f = 0; f < channels; ++f)
-    out.push_back(quantize_real(real[static_cast<std::size_t>(f)], entry(acc_scale, f), 0));
+    out.push_back(quantize_real(real[static_cast<std::size_t>(f)], entry(acc_scale, f, where), 0));
   return out;
 }
 
@@ -535,10 +641,13 @@ make_output internal_output(lowering_context& cx) {
   return [&cx](const dims& y) { return cx.new_tensor(y); };
 }
 
-/// Per-output-channel accumulator scales of a conv/gemm: s_x * s_w[c].
-std::vector<double> accumulator_scales(const quantized_value& x, const quantized_constant& w, std::int64_t channels) {
+/// Per-output-channel accumulator scales of a conv/gemm: s_x * s_w[c], where the weights'
+/// per-axis parameters must run along `axis` (the output channels) with `channels` entries.
+std::vector<double> accumulator_scales(const quantized_value& x, const quantized_constant& w, int axis,
+                                       std::int64_t channels, const node_context& where, const std::string& role) {
+  require_axis(w, axis, channels, where, role);
   std::vector<double> s;
-  for (std::int64_t c = 0; c < channels; ++c) s.push_back(x.scale.front() * entry(w.scale, c));
+  for (std::int64_t c = 0; c < channels; ++c) s.push_back(x.scale.front() * entry(w.scale, c, where));
   return s;
 }
 
@@ -549,7 +658,7 @@ void qdq_conv(lowering_context& cx, const onnx::NodeProto& n, const node_context
   const quantized_constant& w = dequantized_constant_input(cx, n, 1, where, "weights");
   if (w.values.shape.empty()) where.fail("weights must have rank 3 or 4");
   const std::int64_t filters = w.values.shape[0];
-  const auto bias = qdq_bias(cx, n, 2, where, accumulator_scales(x, w, filters), filters);
+  const auto bias = qdq_bias(cx, n, 2, where, accumulator_scales(x, w, 0, filters, where, "weights"), filters);
   cx.set_dequantized(n.output(0), integer_conv(cx, n, where, x, w, bias, onnx_output(cx, n, where)));
 }
 
@@ -563,7 +672,7 @@ void qdq_gemm(lowering_context& cx, const onnx::NodeProto& n, const node_context
   if (b.values.shape.size() != 2) where.fail("B must be a matrix, got " + to_string(b.values.shape));
   const std::int64_t nn = trans_b ? b.values.shape[0] : b.values.shape[1];
   quantized_constant b_axis = b;  // scale per column of the output
-  const auto bias = qdq_bias(cx, n, 2, where, accumulator_scales(a, b, nn), nn);
+  const auto bias = qdq_bias(cx, n, 2, where, accumulator_scales(a, b, trans_b ? 0 : 1, nn, where, "weights B"), nn);
   cx.set_dequantized(n.output(0), integer_gemm(cx, where, a, b_axis, trans_b, bias, onnx_output(cx, n, where)));
 }
 
@@ -588,7 +697,8 @@ int_array constant_operand(lowering_context& cx, const onnx::NodeProto& n, int i
     const std::int64_t inner = c->values.shape.empty() ? 1 : c->values.shape.back();
     for (std::size_t k = 0; k < c->values.values.size(); ++k) {
       const std::int64_t j = static_cast<std::int64_t>(k) % inner;
-      real.push_back(entry(c->scale, j) * static_cast<double>(c->values.values[k] - entry(c->zero_point, j)));
+      const double scale = entry(c->scale, j, where);
+      real.push_back(scale * static_cast<double>(c->values.values[k] - entry(c->zero_point, j, where)));
     }
     return c->values;
   }
@@ -623,7 +733,7 @@ void qdq_add_constant(lowering_context& cx, const onnx::NodeProto& n, const node
                                      ? (static_cast<std::int64_t>(k) / strides[static_cast<std::size_t>(v.axis)]) %
                                            cs[static_cast<std::size_t>(v.axis)]
                                      : 0;
-    b.values.push_back(quantize_real(real[k], entry(v.scale, channel), 0));
+    b.values.push_back(quantize_real(real[k], entry(v.scale, channel, where), 0));
   }
   if (v.scale.size() > 1 && (v.axis < 0 || cs[static_cast<std::size_t>(v.axis)] == 1))
     where.fail("a scalar constant added to a per-channel accumulator is not supported");
@@ -646,9 +756,78 @@ void qdq_add(lowering_context& cx, const onnx::NodeProto& n, const node_context&
   cx.set_dequantized(n.output(0), integer_add(cx, where, a, b, onnx_output(cx, n, where)));
 }
 
+/// Mul of two dequantized tensors, or of one and a DequantizeLinear of a constant (either side).
+void qdq_mul(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  for (int i : {0, 1}) {
+    const quantized_constant* c = cx.has_input(n, 1 - i) ? cx.dequantized_constant(n.input(1 - i)) : nullptr;
+    if (c != nullptr && cx.dequantized(n.input(i)) != nullptr) {
+      const quantized_value& a = dequantized_input(cx, n, i, where, "operand");
+      cx.set_dequantized(n.output(0), integer_mul(cx, where, a, nullptr, c, onnx_output(cx, n, where)));
+      return;
+    }
+  }
+  const quantized_value& a = dequantized_input(cx, n, 0, where, "input A");
+  const quantized_value& b = dequantized_input(cx, n, 1, where, "input B");
+  cx.set_dequantized(n.output(0), integer_mul(cx, where, a, &b, nullptr, onnx_output(cx, n, where)));
+}
+
+/// The float definition of an elementwise op that becomes a lookup table, in double precision
+/// (float attributes are read as the float32 values the model stores). Written like
+/// testing/quantized_reference.py evaluates it, so the tables match that reference exactly.
+std::function<double(double)> float_function(const onnx::NodeProto& n, const std::string& op) {
+  if (op == "Sigmoid" || op == "QLinearSigmoid") return [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+  if (op == "Tanh") return [](double x) { return std::tanh(x); };
+  if (op == "HardSwish") return [](double x) { return x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5)); };
+  if (op == "HardSigmoid") {
+    const double alpha = float_attribute(n, "alpha", 0.2f), beta = float_attribute(n, "beta", 0.5f);
+    return [alpha, beta](double x) { return std::max(0.0, std::min(1.0, alpha * x + beta)); };
+  }
+  const double alpha = float_attribute(n, "alpha", 0.01f);  // LeakyRelu, QLinearLeakyRelu
+  return [alpha](double x) { return x >= 0 ? x : alpha * x; };
+}
+
+/// `x` with the function of `n` pending (composed after any function already pending).
+quantized_value with_function(const onnx::NodeProto& n, const node_context& where, const quantized_value& x) {
+  if (x.type == tessera::dtype::s32)
+    where.fail("the input is an int32 accumulator: insert QuantizeLinear/DequantizeLinear before this op");
+  per_tensor(x.scale, where, "input scale");
+  quantized_value v = x;
+  std::function<double(double)> f = float_function(n, n.op_type());
+  if (v.function) f = [first = v.function, f](double r) { return f(first(r)); };
+  v.function = std::move(f);
+  v.function_op = v.function_op.empty() ? n.op_type() : v.function_op + " -> " + n.op_type();
+  return v;
+}
+
 void qdq_average(lowering_context& cx, const onnx::NodeProto& n, const node_context& where, bool global) {
   const quantized_value& x = dequantized_input(cx, n, 0, where, "input");
   cx.set_dequantized(n.output(0), integer_average(cx, n, where, x, global, onnx_output(cx, n, where)));
+}
+
+/// Pad (constant mode, value 0) of a dequantized tensor: the real value 0 is the zero point, so
+/// the integers are padded with zx and keep the quantization. PyTorch exports AvgPool2d as a
+/// Pad (of zero width) in front of the AveragePool.
+void qdq_pad(lowering_context& cx, const onnx::NodeProto& n, const node_context& where, lowering_function plain) {
+  const quantized_value x = dequantized_input(cx, n, 0, where, "input");
+  if (x.type == tessera::dtype::s32 || x.scale.size() > 1 || std::isfinite(x.lo) || std::isfinite(x.hi))
+    where.fail("a Pad of an int32 accumulator or of a Relu/Clip result: insert QuantizeLinear before it");
+  double value = 0;
+  if (cx.opset() < 11) {
+    value = float_attribute(n, "value", 0.0f);
+  } else if (cx.has_input(n, 2)) {
+    const onnx::TensorProto* t = cx.constant_proto(n, 2);
+    if (t == nullptr) where.fail("constant_value must be a constant");
+    const std::vector<double> v = float_values(*t, where, "constant_value");
+    if (v.size() != 1) where.fail("constant_value must be a scalar");
+    value = v[0];
+  }
+  if (value != 0)
+    where.fail(fmt::format("a Pad of a dequantized tensor must pad with 0 (the zero point), not {}", value));
+  plain(cx, n, where);
+  std::get<ops::pad>(cx.ir().nodes.back().operation).value = x.zero_point;
+  quantized_value v = x;
+  v.tensor = cx.tensor_named(n.output(0));
+  cx.set_dequantized(n.output(0), std::move(v));
 }
 
 bool same_quantization(const quantized_value& a, const quantized_value& b) {
@@ -667,18 +846,25 @@ void lower_on_dequantized(lowering_context& cx, const onnx::NodeProto& n, const 
   if (op == "Gemm") return qdq_gemm(cx, n, where);
   if (op == "MatMul") return qdq_matmul(cx, n, where);
   if (op == "Add") return qdq_add(cx, n, where);
+  if (op == "Mul") return qdq_mul(cx, n, where);
   if (op == "AveragePool") return qdq_average(cx, n, where, false);
   if (op == "GlobalAveragePool") return qdq_average(cx, n, where, true);
+  if (op == "Pad") return qdq_pad(cx, n, where, plain);
   if (op == "Relu" || op == "Clip" || op == "DequantizeLinear") return plain(cx, n, where);
+  if (op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu") {
+    if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
+    return cx.set_dequantized(n.output(0), with_function(n, where, dequantized_input(cx, n, 0, where, "input")));
+  }
   static const char* const data_movement[] = {"MaxPool", "GlobalMaxPool", "Reshape", "Flatten", "Identity",
                                               "Squeeze", "Unsqueeze",     "Transpose", "Slice", "Concat"};
   if (std::find_if(std::begin(data_movement), std::end(data_movement), [&](const char* s) { return op == s; }) ==
       std::end(data_movement))
     where.fail("this op on a dequantized (float) tensor is not supported: onnx2hpp folds QDQ around Conv, Gemm, "
-               "MatMul, Add, average pools, Relu/Clip and data movement (MaxPool, Reshape, Flatten, Transpose, "
-               "Squeeze, Unsqueeze, Slice, Concat)");
+               "MatMul, Add, Mul, average pools, Relu/Clip, Sigmoid/Tanh/HardSigmoid/HardSwish/LeakyRelu and data "
+               "movement (MaxPool, Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Slice, Concat, Pad with 0)");
   // Data movement: the same op on the integers, same quantization.
   const quantized_value& first = dequantized_input(cx, n, 0, where, "input");
+  require_no_function(where, first, "the input");
   if (first.type == tessera::dtype::s32 || first.scale.size() > 1)
     where.fail("data movement of an int32 accumulator: insert QuantizeLinear before this op");
   for (int i = 1; i < n.input_size(); ++i) {
@@ -716,7 +902,7 @@ void lower_dequantize_linear(lowering_context& cx, const onnx::NodeProto& n, con
   }
   if (cx.is_constant_input(n, 0)) {
     quantized_constant c;
-    c.values = cx.constant_input(n, 0, where, "x");
+    c.values = quantized_integers(cx, n, 0, where, "x");
     c.scale = scale;
     c.zero_point = zp;
     c.axis = axis;
@@ -747,6 +933,8 @@ void lower_quantize_linear(lowering_context& cx, const onnx::NodeProto& n, const
   const quantized_value value = *v;
   quantize_to_output(cx, n, 0, where, value, per_tensor(scale, where, "y_scale (per-axis output quantization)"),
                      per_tensor(zp, where, "y_zero_point"), type);
+  const onnx::TensorProto* zp_proto = cx.constant_proto(n, 2);
+  cx.set_element_type(n.output(0), zp_proto != nullptr ? zp_proto->data_type() : onnx::TensorProto::UINT8);
 }
 
 void lower_relu_clip(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
@@ -755,6 +943,7 @@ void lower_relu_clip(lowering_context& cx, const onnx::NodeProto& n, const node_
     where.fail("unsupported operator on an integer tensor: onnx2hpp reads " + n.op_type() +
                " only in quantized graphs (between DequantizeLinear and QuantizeLinear, or after a quantized "
                "Conv/Gemm/MatMul/Add)");
+  require_no_function(where, *in, "the input");
   quantized_value v = *in;
   if (n.op_type() == "Relu") {
     v.lo = std::max(v.lo, 0.0);
@@ -823,7 +1012,7 @@ void lower_conv_integer(lowering_context& cx, const onnx::NodeProto& n, const no
   x.type = activation_type(cx, x.tensor, n, 2, where);
   quantized_constant w;
   if (!cx.is_constant_input(n, 1)) where.fail("weights must be a constant (initializer or Constant node)");
-  w.values = cx.constant_input(n, 1, where, "weights");
+  w.values = quantized_integers(cx, n, 1, where, "weights");
   w.scale = {1.0};
   w.zero_point = zero_point_input(cx, n, 3, where, "w_zero_point", nullptr);
   w.axis = 0;
@@ -840,7 +1029,7 @@ void lower_matmul_integer(lowering_context& cx, const onnx::NodeProto& n, const 
   if (cx.is_constant_input(n, 1)) {
     const dims bs = cx.input_shape(n, 1, where);
     quantized_constant b;
-    b.values = cx.constant_input(n, 1, where, "B");
+    b.values = quantized_integers(cx, n, 1, where, "B");
     b.scale = {1.0};
     b.zero_point = zero_point_input(cx, n, 3, where, "b_zero_point", nullptr);
     b.axis = static_cast<int>(bs.size()) - 1;
@@ -863,6 +1052,30 @@ void lower_qlinear_add(lowering_context& cx, const onnx::NodeProto& n, const nod
   const std::int64_t y_zp = per_tensor(zero_point_input(cx, n, 7, where, "C_zero_point", &type), where, "C_zero_point");
   const quantized_value acc = integer_add(cx, where, a, b, internal_output(cx));
   quantize_to_output(cx, n, 0, where, acc, y_scale, y_zp, type);
+}
+
+void lower_qlinear_mul(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  const quantized_value a = qoperator_input(cx, n, 0, 1, 2, where, "A");
+  const quantized_value b = qoperator_input(cx, n, 3, 4, 5, where, "B");
+  const double y_scale = per_tensor(scale_input(cx, n, 6, where, "C_scale"), where, "C_scale");
+  tessera::dtype type{};
+  const std::int64_t y_zp = per_tensor(zero_point_input(cx, n, 7, where, "C_zero_point", &type), where, "C_zero_point");
+  const quantized_value acc = integer_mul(cx, where, a, &b, nullptr, internal_output(cx));
+  quantize_to_output(cx, n, 0, where, acc, y_scale, y_zp, type);
+}
+
+void lower_qlinear_function(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  const quantized_value x = qoperator_input(cx, n, 0, 1, 2, where, "X");
+  const double y_scale = per_tensor(scale_input(cx, n, 3, where, "Y_scale"), where, "Y_scale");
+  tessera::dtype type{};
+  const std::int64_t y_zp = per_tensor(zero_point_input(cx, n, 4, where, "Y_zero_point", &type), where, "Y_zero_point");
+  quantize_to_output(cx, n, 0, where, with_function(n, where, x), y_scale, y_zp, type);
+}
+
+void lower_float_function(lowering_context&, const onnx::NodeProto& n, const node_context& where) {
+  // lower_on_dequantized takes the quantized case; here the input is an integer tensor.
+  where.fail("unsupported operator on an integer tensor: onnx2hpp reads " + n.op_type() +
+             " only in quantized graphs (between DequantizeLinear and QuantizeLinear)");
 }
 
 void lower_qlinear_concat(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {

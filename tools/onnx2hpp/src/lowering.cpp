@@ -31,6 +31,7 @@ constexpr op_entry standard_ops[] = {
     {"MatMul", lower_matmul},
     {"Add", lower_add},
     {"Sub", lower_sub},
+    {"Mul", lower_mul},
     {"Identity", lower_identity},
     {"Reshape", lower_reshape},
     {"Flatten", lower_flatten},
@@ -40,6 +41,8 @@ constexpr op_entry standard_ops[] = {
     {"Concat", lower_concat},
     {"Slice", lower_slice},
     {"Transpose", lower_transpose},
+    {"Cast", lower_cast},
+    {"ConstantOfShape", lower_constant_of_shape},
     // Standard quantized ONNX (lower_quantized.cpp).
     {"QuantizeLinear", lower_quantize_linear},
     {"DequantizeLinear", lower_dequantize_linear},
@@ -49,6 +52,11 @@ constexpr op_entry standard_ops[] = {
     {"MatMulInteger", lower_matmul_integer},
     {"Relu", lower_relu_clip},
     {"Clip", lower_relu_clip},
+    {"Sigmoid", lower_float_function},
+    {"Tanh", lower_float_function},
+    {"HardSigmoid", lower_float_function},
+    {"HardSwish", lower_float_function},
+    {"LeakyRelu", lower_float_function},
 };
 
 // Ops of ONNX Runtime's 'com.microsoft' domain (quantized operators it adds).
@@ -57,6 +65,9 @@ constexpr op_entry microsoft_ops[] = {
     {"QLinearConcat", lower_qlinear_concat},
     {"QLinearAveragePool", lower_qlinear_average_pool},
     {"QLinearGlobalAveragePool", lower_qlinear_global_average_pool},
+    {"QLinearMul", lower_qlinear_mul},
+    {"QLinearSigmoid", lower_qlinear_function},
+    {"QLinearLeakyRelu", lower_qlinear_function},
 };
 
 // QuantLib exports RequantShift in the default domain, in 'PACTOps' or in 'ai.onnx.contrib'.
@@ -134,6 +145,7 @@ lowering_context::lowering_context(const onnx::ModelProto& model, const shape_ma
     t.onnx_name = value.name();
     t.shape = std::move(shape);
     t.onnx_elem_type = value.type().tensor_type().elem_type();
+    element_types_[value.name()] = t.onnx_elem_type;
     const auto ref = static_cast<tensor_ref>(graph_.tensors.size());
     graph_.tensors.push_back(std::move(t));
     graph_.inputs.push_back(ref);

@@ -6,6 +6,7 @@
 // afterwards (types.hpp).
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -31,6 +32,11 @@ struct quantized_value {
   tessera::dtype type = tessera::dtype::s8;  ///< of `tensor`: s8/u8, or s32 for an accumulator
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
+  /// A pending elementwise float function of the clamped real value (a QDQ Sigmoid, Tanh, ...):
+  /// the QuantizeLinear that reads it becomes a lookup table over the 256 values of `tensor`.
+  /// Empty for none; `function_op` names it for messages.
+  std::function<double(double)> function;
+  std::string function_op;
 };
 
 /// A DequantizeLinear of a constant (weights, biases): integers with their scale and zero point.
@@ -92,6 +98,13 @@ class lowering_context {
   void set_dequantized_constant(const std::string& name, quantized_constant value) {
     dequantized_constants_[name] = std::move(value);
   }
+  /// The ONNX element type of a run-time tensor where the lowering knows it (graph inputs, the
+  /// outputs of QuantizeLinear and Cast), else 0 (TensorProto::UNDEFINED).
+  int element_type(const std::string& name) const {
+    const auto it = element_types_.find(name);
+    return it == element_types_.end() ? 0 : it->second;
+  }
+  void set_element_type(const std::string& name, int onnx_elem_type) { element_types_[name] = onnx_elem_type; }
   /// Makes the ONNX name `name` refer to an existing tensor (a QuantizeLinear that changes nothing).
   void alias(const std::string& name, tensor_ref t) { tensors_by_name_[name] = t; }
   /// The shape ONNX shape inference gives a tensor, if any.
@@ -113,6 +126,7 @@ class lowering_context {
   std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
   std::unordered_map<std::string, onnx::TensorProto> constant_nodes_;
   std::unordered_map<std::string, tensor_ref> tensors_by_name_;
+  std::unordered_map<std::string, int> element_types_;
   std::unordered_map<std::string, quantized_value> dequantized_;
   std::unordered_map<std::string, quantized_constant> dequantized_constants_;
 };

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "diagnostics.hpp"
 
@@ -32,8 +34,13 @@ int opset_of(const onnx::ModelProto& model, const std::string& domain) {
 
 /// Moves every node that has no registered schema into the private domain.
 void hide_custom_ops(onnx::ModelProto& model) {
+  // "ai.onnx" is another name of the default domain, which the registry and the checker know
+  // only as "": renamed, its nodes are checked like any standard node rather than hidden.
+  for (auto& import : *model.mutable_opset_import())
+    if (import.domain() == "ai.onnx") import.set_domain("");
   bool moved = false;
   for (auto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.domain() == "ai.onnx") node.set_domain("");
     const int version = opset_of(model, node.domain());
     const bool known =
         version >= 0 && onnx::OpSchemaRegistry::Schema(node.op_type(), version, node.domain()) != nullptr;
@@ -91,12 +98,114 @@ void reject_non_positive_strides(const onnx::GraphProto& g) {
   }
 }
 
+/// ONNX 1.12's conv shape inference, when `kernel_shape` is absent, takes the kernel rank from
+/// the weights and indexes the input-rank-sized dilations with it: weights of a higher rank than
+/// the input read past the end (a SEGV inside libonnx, fuzzer finding). In the copy that is
+/// inferred, every Conv/ConvInteger/QLinearConv without kernel_shape gets it from its constant
+/// weights (an initializer, a Constant or a DequantizeLinear of one), which libonnx then checks
+/// against the input rank; one whose weights are not such a constant is kept out of inference
+/// (private domain), since lowering rejects it anyway.
+void pin_conv_kernel_shapes(onnx::ModelProto& model) {
+  onnx::GraphProto& g = *model.mutable_graph();
+  std::unordered_map<std::string, std::vector<std::int64_t>> constant_dims;
+  for (const auto& t : g.initializer()) constant_dims[t.name()].assign(t.dims().begin(), t.dims().end());
+  for (const auto& node : g.node()) {  // topologically sorted: a producer comes first
+    if (node.output_size() < 1) continue;
+    if (node.op_type() == "Constant") {
+      for (const auto& a : node.attribute())
+        if (a.name() == "value" && a.has_t())
+          constant_dims[node.output(0)].assign(a.t().dims().begin(), a.t().dims().end());
+    } else if (node.op_type() == "DequantizeLinear" && node.input_size() > 0) {
+      const auto it = constant_dims.find(node.input(0));
+      if (it != constant_dims.end()) constant_dims[node.output(0)] = it->second;
+    }
+  }
+  bool hidden = false;
+  for (auto& node : *g.mutable_node()) {
+    if (!node.domain().empty()) continue;
+    const std::string& op = node.op_type();
+    const int w = op == "QLinearConv" ? 3 : op == "Conv" || op == "ConvInteger" ? 1 : -1;
+    if (w < 0 || std::any_of(node.attribute().begin(), node.attribute().end(),
+                             [](const onnx::AttributeProto& a) { return a.name() == "kernel_shape"; }))
+      continue;
+    const auto it = node.input_size() > w ? constant_dims.find(node.input(w)) : constant_dims.end();
+    if (it == constant_dims.end()) {
+      node.set_domain(private_domain);
+      hidden = true;
+      continue;
+    }
+    onnx::AttributeProto* kernel = node.add_attribute();
+    kernel->set_name("kernel_shape");
+    kernel->set_type(onnx::AttributeProto::INTS);
+    for (std::size_t i = 2; i < it->second.size(); ++i) kernel->add_ints(it->second[i]);
+  }
+  const bool imported = std::any_of(model.opset_import().begin(), model.opset_import().end(),
+                                    [](const onnx::OperatorSetIdProto& o) { return o.domain() == private_domain; });
+  if (hidden && !imported) {
+    auto* import = model.add_opset_import();
+    import->set_domain(private_domain);
+    import->set_version(1);
+  }
+}
+
+/// The newest opset of the default ONNX domain that ONNX 1.12 defines (17).
+int newest_known_opset() {
+  return onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second;
+}
+
+/// A standard op in a model whose opset predates it (DequantizeLinear under opset 9): the
+/// checker never sees it, since hide_custom_ops takes an op without a schema for a dialect op.
+/// Ops that no ONNX opset defines (RequantShift in the default domain) are left alone.
+void reject_ops_newer_than_the_opset(const onnx::ModelProto& model) {
+  const int version = opset_of(model, "");
+  for (const auto& node : model.graph().node()) {
+    if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+    if (onnx::OpSchemaRegistry::Schema(node.op_type(), onnx::ONNX_DOMAIN) == nullptr) continue;
+    if (version >= 1 && onnx::OpSchemaRegistry::Schema(node.op_type(), version, onnx::ONNX_DOMAIN) != nullptr)
+      continue;
+    int first = 1;
+    while (onnx::OpSchemaRegistry::Schema(node.op_type(), first, onnx::ONNX_DOMAIN) == nullptr) ++first;
+    const std::string imported =
+        version < 0 ? "imports no opset of the default ONNX domain" : "imports ONNX opset " + std::to_string(version);
+    throw conversion_error(node.name(), node.op_type(),
+                           "the model " + imported + ", but " + node.op_type() + " first appears in opset " +
+                               std::to_string(first) + " (export the model with opset " + std::to_string(first) +
+                               " or later)");
+  }
+}
+
+/// Checks every standard node against its ONNX 1.12 schema (what the checker's check_node
+/// does), so that a rejected node is named. A model of a newer opset than 1.12 knows is read
+/// with 1.12's newest definitions; where a later opset added an attribute, an input or an
+/// element type, the node does not verify and the message says why.
+void verify_nodes(const onnx::ModelProto& model) {
+  for (const auto& node : model.graph().node()) {
+    const int version = opset_of(model, node.domain());
+    const onnx::OpSchema* schema =
+        version < 0 ? nullptr : onnx::OpSchemaRegistry::Schema(node.op_type(), version, node.domain());
+    if (schema == nullptr) continue;
+    try {
+      schema->Verify(node);
+    } catch (const std::exception& e) {
+      std::string reason = "the ONNX checker rejects the model: " + one_line(e.what());
+      const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+      if (default_domain && version > newest_known_opset())
+        reason += " (the model imports ONNX opset " + std::to_string(version) + "; onnx2hpp's ONNX 1.12 knows opsets " +
+                  "up to " + std::to_string(newest_known_opset()) + " and reads " + node.op_type() +
+                  " as defined there: export the model with opset " + std::to_string(newest_known_opset()) + ")";
+      throw conversion_error(node.name(), node.op_type(), reason);
+    }
+  }
+}
+
 }  // namespace
 
 shape_map check_and_infer_shapes(const onnx::ModelProto& model) {
   reject_non_positive_strides(model.graph());
+  reject_ops_newer_than_the_opset(model);
   onnx::ModelProto copy = model;
   hide_custom_ops(copy);
+  verify_nodes(copy);
   // Debian's ONNX 1.12 knows IR versions up to 8; later versions add element types (float8,
   // int4, ...) that integerized models do not use, so the copy is checked as IR 8.
   if (copy.ir_version() > onnx::Version::IR_VERSION) copy.set_ir_version(onnx::Version::IR_VERSION);
@@ -112,6 +221,7 @@ shape_map check_and_infer_shapes(const onnx::ModelProto& model) {
   // Shapes only: the dialect's declared element types are loose (int32 outputs of float
   // inputs, float tensors that hold integers), which type inference would reject.
   copy.mutable_graph()->clear_value_info();
+  pin_conv_kernel_shapes(copy);
   for (auto& output : *copy.mutable_graph()->mutable_output())
     output.mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::UNDEFINED);
   try {

@@ -9,7 +9,7 @@
 namespace tessera::onnx2hpp {
 
 integer_multipliers integer_requant(const std::vector<double>& scale_in, std::int64_t zero_in, double scale_out,
-                                    std::int64_t zero_out, const node_context& where) {
+                                    std::int64_t zero_out, const node_context& where, requant_add add_range) {
   constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
   const auto fits = [&](std::int64_t v) { return v >= -int32_max - 1 && v <= int32_max; };
   std::vector<double> m;
@@ -37,13 +37,15 @@ integer_multipliers integer_requant(const std::vector<double>& scale_in, std::in
         ok = false;
         break;
       }
-      // |zero_out| <= 2^16 and shift <= 62 would overflow: check the shift first.
-      if (shift > 31 && zero_out != 0) {
+      // zero_out * 2^shift must not overflow before it is checked: |zero_out| <= 2^16, so
+      // shift <= 46 keeps it (and zero_in * mul, < 2^47) inside int64.
+      const int shift_limit = add_range == requant_add::int32 ? 31 : 46;
+      if (shift > shift_limit && zero_out != 0) {
         ok = false;
         break;
       }
       const std::int64_t add = zero_out * (std::int64_t{1} << shift) - zero_in * mul;
-      if (!fits(add)) {
+      if (add_range == requant_add::int32 && !fits(add)) {
         ok = false;
         break;
       }

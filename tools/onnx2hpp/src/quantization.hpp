@@ -22,11 +22,15 @@
 
 namespace tessera::onnx2hpp {
 
+/// Whether the `add` of a requantization must fit the library's int32 (`int32`), or may be any
+/// int64 because it will be split into the producer's bias (`unbounded`, see widen_requant_shifts).
+enum class requant_add { int32, unbounded };
+
 /// The integer form of y = round(scale_in[c] * (acc - zero_in) / scale_out) + zero_out:
 ///   M[c]  = scale_in[c] / scale_out
 ///   shift = the largest s in [0, 62] such that every mul[c] = round(M[c] * 2^s) (half away
 ///           from zero) is at most 2^31 - 1 and every add[c] = zero_out * 2^s - zero_in * mul[c]
-///           fits int32;
+///           fits int32 (`requant_add::int32`; with `unbounded`, s <= 46 when zero_out != 0);
 /// fails naming the node when no shift works (M >= 2^31).
 struct integer_multipliers {
   std::vector<std::int64_t> mul;
@@ -34,7 +38,8 @@ struct integer_multipliers {
   int shift = 0;
 };
 integer_multipliers integer_requant(const std::vector<double>& scale_in, std::int64_t zero_in, double scale_out,
-                                    std::int64_t zero_out, const node_context& where);
+                                    std::int64_t zero_out, const node_context& where,
+                                    requant_add add_range = requant_add::int32);
 
 /// ONNX QuantizeLinear of one real value, before saturation: round half to even (r / scale) + zp.
 std::int64_t quantize_real(double r, double scale, std::int64_t zero_point);

@@ -60,7 +60,7 @@ class layout_pass {
       const any_op& o = g_.nodes[static_cast<std::size_t>(c)].operation;
       if (std::holds_alternative<ops::conv>(o) || std::holds_alternative<ops::pool>(o)) return true;
       const bool follows = std::holds_alternative<ops::requant_shift>(o) || std::holds_alternative<ops::pad>(o) ||
-                           std::holds_alternative<ops::slice>(o);
+                           std::holds_alternative<ops::slice>(o) || std::holds_alternative<ops::lookup_table>(o);
       if (follows && feeds_window_op(g_.nodes[static_cast<std::size_t>(c)].outputs[0])) return true;
     }
     return false;
@@ -232,7 +232,9 @@ class layout_pass {
       return in_layout(t, shape_of(t).size() == y.size() ? l : identity_permutation(shape_of(t).size()), where);
     };
     device::binary d;
-    d.subtract = o.subtract;
+    d.kind = o.kind;
+    d.a_offset = o.a_offset;
+    d.b_offset = o.b_offset;
     d.a = operand(n.inputs[0]);
     if (n.inputs.size() > 1) {
       d.b = operand(n.inputs[1]);
@@ -263,6 +265,13 @@ class layout_pass {
     const device::tensor_id out = place_output(n, out_layout);
     add_node(n.name,
              device::requant_shift{in, out, make_requant_table(o.rq, shape_of(n.outputs[0]), out_layout, where)});
+  }
+
+  void lower(const node& n, const ops::lookup_table& o) {
+    const placement& p = plain_input(n, {n.name, n.onnx_op});
+    const device::tensor_id in = p.id;
+    const device::tensor_id out = place_output(n, plain_layout(shape_of(n.outputs[0]), p.where.perm));
+    add_node(n.name, device::lookup_table{in, out, o.table});
   }
 
   void lower(const node& n, const ops::pad& o) {

@@ -48,6 +48,7 @@ std::string input_names(const graph& g) {
 tessera::dtype output_type(const graph& g, const node& n) {
   if (n.fused_requant) return n.fused_requant->type;
   if (const auto* rq = std::get_if<ops::requant_shift>(&n.operation)) return rq->rq.type;
+  if (const auto* lut = std::get_if<ops::lookup_table>(&n.operation)) return lut->output;
   if (accepts_fused_requant(n.operation)) return tessera::dtype::s32;  // an int32 accumulator
   return g.tensors[static_cast<std::size_t>(n.inputs[0])].type;        // data movement keeps the type
 }
@@ -111,6 +112,13 @@ bool type_nodes(graph& g) {
     if (std::holds_alternative<ops::concat>(n.operation) && widen_concat_inputs(g, producer, n)) return true;
     const tessera::dtype type = output_type(g, n);
     for (tensor_ref out : n.outputs) g.tensors[static_cast<std::size_t>(out)].type = type;
+    if (const auto* lut = std::get_if<ops::lookup_table>(&n.operation)) {
+      // The table is indexed for the type the quantization declared (its zero point's type).
+      const tessera::dtype in = g.tensors[static_cast<std::size_t>(n.inputs[0])].type;
+      if (in != lut->input)
+        node_context{n.name, n.onnx_op}.fail(fmt::format("the input is {} but its zero point says {}",
+                                                         tessera::name_of(in), tessera::name_of(lut->input)));
+    }
     if (const auto* pad = std::get_if<ops::pad>(&n.operation)) {
       if (pad->value < tessera::min_of(type) || pad->value > tessera::max_of(type))
         node_context{n.name, n.onnx_op}.fail(

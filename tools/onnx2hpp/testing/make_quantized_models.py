@@ -5,8 +5,9 @@
 
 Writes OUTDIR/cases/<case>/{network.onnx, inputs.npz, outputs.npz, tolerance[, classifier]}:
 small QOperator (QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger, com.microsoft
-QLinearAdd/QLinearAveragePool/QLinearGlobalAveragePool) and QDQ (QuantizeLinear/
-DequantizeLinear around Conv, Gemm, MatMul, Add, pools, Relu/Clip, Reshape/Flatten) models,
+QLinearAdd/QLinearMul/QLinearAveragePool/QLinearGlobalAveragePool/QLinearSigmoid/QLinearLeakyRelu)
+and QDQ (QuantizeLinear/DequantizeLinear around Conv, Gemm, MatMul, Add, Mul, pools, Relu/Clip,
+Sigmoid/Tanh/HardSigmoid/HardSwish/LeakyRelu, Reshape/Flatten) models,
 int8 and uint8, per tensor and per channel, plus a small QDQ CNN classifier. Weights and
 inputs come from fixed seeds; quantization parameters are calibrated on the float values
 like a post-training quantizer would. The golden outputs are the float reference of the ONNX
@@ -21,6 +22,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import integer_reference as iref  # noqa: E402
 import quantized_reference as qref  # noqa: E402
 
 rng = np.random.default_rng(5)
@@ -91,6 +93,15 @@ def save_case(root, name, nodes, initializers, inputs, outputs, data, tolerance=
     onnx.save(model, os.path.join(directory, 'network.onnx'))
     np.savez(os.path.join(directory, 'inputs.npz'), *[x.astype(np.int64) for x in data])
     np.savez(os.path.join(directory, 'outputs.npz'), *[y.astype(np.int64) for y in golden])
+    # The integer rule of docs/semantics.md, evaluated independently (integer_reference.py, which
+    # covers the QDQ forms of Conv, Gemm, MatMul, Add, pools, Relu/Clip and data movement):
+    # Tessera must equal it exactly where it applies.
+    try:
+        exact = iref.run(model, data)
+    except NotImplementedError:
+        exact = None
+    if exact is not None:
+        np.savez(os.path.join(directory, 'outputs_integer.npz'), *[y.astype(np.int64) for y in exact])
     with open(os.path.join(directory, 'tolerance'), 'w') as f:
         f.write('%d\n' % tolerance)
     if classifier:
@@ -196,6 +207,38 @@ def microsoft_ops(root):
              helper.make_node('QLinearAveragePool', ['x', 'x_scale', 'x_zp', 'p_scale', 'p_zp'], ['p'],
                               name='qavgpool', domain='com.microsoft', **pool_attrs)]
     save_case(root, 'qlinear_average_pools_u8', nodes, inits, ['x'], ['g', 'p'], [x], microsoft=True)
+
+
+def elementwise_cases(root):
+    # QLinearMul with zero points on both inputs (the kernel's input offsets) and broadcasting:
+    # int8 times a per-channel (1, C, 1, 1) operand, uint8 times a lower-rank (W,) operand.
+    for name, dtype, a_zp, b_zp, b_shape in (('qlinearmul_s8_broadcast_channels', np.int8, -3, 5, (1, 4, 1, 1)),
+                                             ('qlinearmul_u8_broadcast_rank', np.uint8, 131, 90, (6,))):
+        a = activations(dtype, (1, 4, 5, 6))
+        b = activations(dtype, b_shape)
+        a_scale, b_scale = np.float32(0.03), np.float32(0.045)
+        real = qref.dequantize(a, a_scale, dtype(a_zp)) * qref.dequantize(b, b_scale, dtype(b_zp))
+        y_scale, y_zp = calibrate(real, dtype)
+        inits = [tensor('a_scale', a_scale), tensor('a_zp', dtype(a_zp)), tensor('b_scale', b_scale),
+                 tensor('b_zp', dtype(b_zp)), tensor('y_scale', y_scale), tensor('y_zp', y_zp)]
+        node = helper.make_node('QLinearMul', ['a', 'a_scale', 'a_zp', 'b', 'b_scale', 'b_zp', 'y_scale', 'y_zp'],
+                                ['y'], name='qmul', domain='com.microsoft')
+        save_case(root, name, [node], inits, ['a', 'b'], ['y'], [a, b], microsoft=True)
+
+    # QLinearSigmoid (uint8, the usual 1/256 output scale) and QLinearLeakyRelu (int8): lookup
+    # tables computed from the float definition, so they match the reference exactly.
+    x = activations(np.uint8, (1, 3, 7, 7))
+    inits = [tensor('x_scale', np.float32(0.05)), tensor('x_zp', np.uint8(120)),
+             tensor('y_scale', np.float32(1 / 256)), tensor('y_zp', np.uint8(0))]
+    node = helper.make_node('QLinearSigmoid', ['x', 'x_scale', 'x_zp', 'y_scale', 'y_zp'], ['y'], name='qsigmoid',
+                            domain='com.microsoft')
+    save_case(root, 'qlinearsigmoid_u8', [node], inits, ['x'], ['y'], [x], tolerance=0, microsoft=True)
+    x = activations(np.int8, (2, 20))
+    inits = [tensor('x_scale', np.float32(0.04)), tensor('x_zp', np.int8(-10)),
+             tensor('y_scale', np.float32(0.035)), tensor('y_zp', np.int8(-60))]
+    node = helper.make_node('QLinearLeakyRelu', ['x', 'x_scale', 'x_zp', 'y_scale', 'y_zp'], ['y'], name='qleaky',
+                            domain='com.microsoft', alpha=0.1)
+    save_case(root, 'qlinearleakyrelu_s8', [node], inits, ['x'], ['y'], [x], tolerance=0, microsoft=True)
 
 
 # ---------------------------------------------------------------------------- QDQ
@@ -339,6 +382,40 @@ def qdq_cases(root):
               [xa, xb])
 
 
+def qdq_elementwise_cases(root):
+    # Mul of two int8 tensors, then of the product by a DequantizeLinear of a constant (the
+    # constant is stored as c - zc; a per-channel gate like squeeze-and-excitation's).
+    b = qdq_builder()
+    xa, xb = activations(np.int8, (1, 4, 3, 5)), activations(np.int8, (1, 4, 3, 5))
+    ra, rb = qref.dequantize(xa, 0.03, np.int8(4)), qref.dequantize(xb, 0.02, np.int8(-7))
+    p_real = ra * rb
+    p_scale, p_zp = calibrate(p_real, np.int8)
+    p = b.q(b.op('Mul', [b.dq('a', np.float32(0.03), np.int8(4)), b.dq('b', np.float32(0.02), np.int8(-7))]),
+            p_scale, p_zp, 'product')
+    gate = rng.integers(0, 256, (1, 4, 1, 1)).astype(np.uint8)
+    g_real = qref.dequantize(qref.quantize(p_real, p_scale, p_zp), p_scale, p_zp) * \
+        qref.dequantize(gate, np.float32(0.004), np.uint8(30))
+    g_scale, g_zp = calibrate(g_real, np.uint8)
+    b.q(b.op('Mul', [b.dq(b.constant(gate, 'gate'), np.float32(0.004), np.uint8(30)), b.dq(p, p_scale, p_zp)]),
+        g_scale, g_zp, 'y')
+    save_case(root, 'qdq_mul_s8_constant_gate', b.nodes, b.inits, ['a', 'b'], ['product', 'y'], [xa, xb])
+
+    # Sigmoid, and the other elementwise float ops, each between DequantizeLinear and
+    # QuantizeLinear; a Relu before a Sigmoid is part of its table. Exact (tolerance 0).
+    b = qdq_builder()
+    x = activations(np.int8, (1, 6, 4, 4))
+    xd = b.dq('x', np.float32(0.06), np.int8(3))
+    b.q(b.op('Sigmoid', [xd]), np.float32(1 / 256), np.int8(-128), 'sigmoid')
+    b.q(b.op('Sigmoid', [b.op('Relu', [xd])]), np.float32(1 / 256), np.int8(-128), 'relu_sigmoid')
+    b.q(b.op('Tanh', [xd]), np.float32(1 / 128), np.int8(0), 'tanh')
+    b.q(b.op('HardSigmoid', [xd], alpha=0.25, beta=0.4), np.float32(1 / 255), np.uint8(0), 'hardsigmoid')
+    b.q(b.op('HardSwish', [xd]), np.float32(0.04), np.int8(-100), 'hardswish')
+    b.q(b.op('LeakyRelu', [xd], alpha=0.2), np.float32(0.05), np.int8(-20), 'leakyrelu')
+    save_case(root, 'qdq_sigmoid_and_activations_s8', b.nodes, b.inits, ['x'],
+              ['sigmoid', 'relu_sigmoid', 'tanh', 'hardsigmoid', 'hardswish', 'leakyrelu'], [x], tolerance=0,
+              opset=14)  # HardSwish
+
+
 def qdq_small_cnn(root, name, seed_inputs):
     """A small QDQ CNN classifier (conv-relu, depthwise conv-relu6, pointwise conv-relu, GAP,
     Gemm to 10 classes), calibrated on random inputs; several samples."""
@@ -437,10 +514,19 @@ def broken_models(root):
          [helper.make_tensor_value_info('x', u8, [1, 2])], [helper.make_tensor_value_info('y', u8, [1, 2])],
          r"node 'dq_axis' \(DequantizeLinear\): a per-axis DequantizeLinear of a run-time tensor")
     # An unsupported com.microsoft op.
-    save('qlinear_sigmoid',
-         [helper.make_node('QLinearSigmoid', ['x', 's', 'z', 's2', 'z2'], ['y'], name='qsig', domain='com.microsoft')],
+    save('qlinear_softmax',
+         [helper.make_node('QLinearSoftmax', ['x', 's', 'z', 's2', 'z2'], ['y'], name='qsoftmax',
+                           domain='com.microsoft')],
          common, [helper.make_tensor_value_info('x', u8, [1, 4])], [helper.make_tensor_value_info('y', u8, [1, 4])],
-         r"node 'qsig' \(QLinearSigmoid\): unsupported operator \(domain 'com.microsoft'\)", microsoft=True)
+         r"node 'qsoftmax' \(QLinearSoftmax\): unsupported operator \(domain 'com.microsoft'\)", microsoft=True)
+    # The float output of a Sigmoid read by another op than QuantizeLinear.
+    save('sigmoid_not_quantized',
+         [helper.make_node('DequantizeLinear', ['x', 's', 'z'], ['d'], name='dq'),
+          helper.make_node('Sigmoid', ['d'], ['e'], name='sigmoid'),
+          helper.make_node('Add', ['e', 'd'], ['f'], name='add'),
+          helper.make_node('QuantizeLinear', ['f', 's2', 'z2'], ['y'], name='q')], common,
+         [helper.make_tensor_value_info('x', u8, [1, 4])], [helper.make_tensor_value_info('y', u8, [1, 4])],
+         r"node 'add' \(Add\): input A is the float output of Sigmoid: quantize it")
     with open(os.path.join(directory, 'expected.txt'), 'w') as f:
         f.write('\n'.join(expected) + '\n')
 
@@ -461,6 +547,8 @@ def main():
     microsoft_ops(root)
     qdq_cases(root)
     qdq_small_cnn(root, 'qdq_small_cnn', 3)
+    elementwise_cases(root)
+    qdq_elementwise_cases(root)
 
 
 if __name__ == '__main__':

@@ -112,8 +112,31 @@ def pool(x, a, average, global_pool=False):
     return out[:, :, 0, :] if one_d else out
 
 
-def run(model, inputs):
-    """The graph outputs of `model` (a ModelProto) for the graph inputs `inputs` (a list)."""
+def float_function(op, a):
+    """The float definition of an elementwise op, written as onnx2hpp's lookup tables evaluate it
+    (float attributes are the float32 values the model stores)."""
+    if op in ('Sigmoid', 'QLinearSigmoid'):
+        return lambda x: 1.0 / (1.0 + np.exp(-x))
+    if op == 'Tanh':
+        return np.tanh
+    if op == 'HardSwish':
+        return lambda x: x * np.maximum(0.0, np.minimum(1.0, x / 6.0 + 0.5))
+    if op == 'HardSigmoid':
+        alpha, beta = float(np.float32(a.get('alpha', 0.2))), float(np.float32(a.get('beta', 0.5)))
+        return lambda x: np.maximum(0.0, np.minimum(1.0, alpha * x + beta))
+    if op in ('LeakyRelu', 'QLinearLeakyRelu'):
+        alpha = float(np.float32(a.get('alpha', 0.01)))
+        return lambda x: np.where(x >= 0, x, alpha * x)
+    return None
+
+
+def run(model, inputs, forced=None, differences=None):
+    """The graph outputs of `model` (a ModelProto) for the graph inputs `inputs` (a list).
+
+    With `forced` (tensor name -> integers), each listed tensor is compared with the float
+    reference's value (largest |difference| into `differences[name]`) and then replaced by the
+    forced value: every op is evaluated on the inputs another implementation gave it, which
+    measures each op's own error rather than the errors it inherits."""
     env = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     names = [i.name for i in model.graph.input if i.name not in env]
     for name, value in zip(names, inputs):
@@ -151,6 +174,12 @@ def run(model, inputs):
             y = np.matmul(x, w).astype(np.int32)
         elif op == 'QLinearAdd':
             y = quantize(dequantize(ins[0], ins[1], ins[2]) + dequantize(ins[3], ins[4], ins[5]), ins[6], ins[7])
+        elif op == 'QLinearMul':
+            y = quantize(dequantize(ins[0], ins[1], ins[2]) * dequantize(ins[3], ins[4], ins[5]), ins[6], ins[7])
+        elif op in ('QLinearSigmoid', 'QLinearLeakyRelu'):
+            y = quantize(float_function(op, a)(dequantize(ins[0], ins[1], ins[2])), ins[3], ins[4])
+        elif float_function(op, a) is not None:
+            y = float_function(op, a)(ins[0])
         elif op == 'QLinearConcat':
             parts = [dequantize(ins[i], ins[i + 1], ins[i + 2]) for i in range(2, len(node.input), 3)]
             y = quantize(np.concatenate(parts, axis=a['axis']), ins[0], ins[1])
@@ -169,6 +198,8 @@ def run(model, inputs):
             y = np.matmul(ins[0], ins[1])
         elif op == 'Add':
             y = ins[0] + ins[1]
+        elif op == 'Mul':
+            y = ins[0] * ins[1]
         elif op == 'Relu':
             y = np.maximum(ins[0], 0)
         elif op == 'Clip':
@@ -184,7 +215,23 @@ def run(model, inputs):
         elif op == 'Flatten':
             axis = a.get('axis', 1)
             y = ins[0].reshape(int(np.prod(ins[0].shape[:axis])), -1)
+        elif op == 'Cast':  # float to integer truncates, as ONNX does
+            y = np.asarray(ins[0]).astype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[a['to']])
+        elif op == 'ConstantOfShape':
+            value = numpy_helper.to_array(a['value']).reshape(-1) if 'value' in a else np.zeros(1, np.float32)
+            y = np.full([int(d) for d in ins[0]], value[0], value.dtype)
+        elif op == 'Pad':
+            pads = list(a['pads']) if opset < 11 else [int(p) for p in ins[1]]
+            value = a.get('value', 0.0) if opset < 11 else (0 if ins[2] is None else np.asarray(ins[2]).item())
+            if a.get('mode', 'constant') != 'constant':
+                raise NotImplementedError('Pad mode ' + a['mode'])
+            rank = ins[0].ndim
+            y = np.pad(ins[0], [(pads[i], pads[i + rank]) for i in range(rank)], constant_values=value)
         else:
             raise NotImplementedError(op)
+        if forced is not None and node.output[0] in forced:
+            given = np.asarray(forced[node.output[0]])
+            differences[node.output[0]] = int(np.abs(given.astype(np.int64) - np.asarray(y).astype(np.int64)).max())
+            y = given.astype(np.asarray(y).dtype)
         env[node.output[0]] = y
     return [env[o.name] for o in model.graph.output]

@@ -230,10 +230,10 @@ struct family_traits<kernel_family::arm_dsp> {
   }
 
   template <class TA, class TB, class TOut>
-  static constexpr bool binary_accepts(reference::binary_op, const reference::binary_dims& d,
+  static constexpr bool binary_accepts(reference::binary_op op, const reference::binary_dims& d,
                                        const requant_params& rq) {
-    return arm_dsp::is_8bit_int<TA> && arm_dsp::is_8bit_int<TB> && arm_dsp::is_output_int<TOut> &&
-           arm_dsp::binary_layout_supported(d) && d.rank >= 1 &&
+    return reference::is_plain_add_sub(op, d) && arm_dsp::is_8bit_int<TA> && arm_dsp::is_8bit_int<TB> &&
+           arm_dsp::is_output_int<TOut> && arm_dsp::binary_layout_supported(d) && d.rank >= 1 &&
            is_channelwise(rq, d.out[static_cast<std::size_t>(d.rank - 1)]);
   }
   static constexpr std::size_t binary_scratch_bytes(const reference::binary_dims& d) {

@@ -226,10 +226,11 @@ struct family_traits<kernel_family::arm_mve> {
   }
 
   template <class TA, class TB, class TOut>
-  static constexpr bool binary_accepts(reference::binary_op, const reference::binary_dims& d,
+  static constexpr bool binary_accepts(reference::binary_op op, const reference::binary_dims& d,
                                        const requant_params& rq) {
-    return arm_mve::is_8bit_int<TA> && arm_mve::is_8bit_int<TB> && arm_mve::is_output_int<TOut> &&
-           arm_mve::binary_layout_supported(d) && is_channelwise(rq, arm_mve::binary_channels(d));
+    return reference::is_plain_add_sub(op, d) && arm_mve::is_8bit_int<TA> && arm_mve::is_8bit_int<TB> &&
+           arm_mve::is_output_int<TOut> && arm_mve::binary_layout_supported(d) &&
+           is_channelwise(rq, arm_mve::binary_channels(d));
   }
   static constexpr std::size_t binary_scratch_bytes(const reference::binary_dims& d) {
     return arm_mve::binary_scratch(d).total;

@@ -7,6 +7,7 @@
 #include <tessera/kernels/reference/concat.hpp>
 #include <tessera/kernels/reference/conv2d.hpp>
 #include <tessera/kernels/reference/gemm.hpp>
+#include <tessera/kernels/reference/lookup_table.hpp>
 #include <tessera/kernels/reference/matmul.hpp>
 #include <tessera/kernels/reference/pad.hpp>
 #include <tessera/kernels/reference/pool.hpp>

@@ -140,10 +140,13 @@ struct family_traits<kernel_family::x86> {
     return x86::matmul_scratch_bytes(d);
   }
 
-  /// Any layout: rows whose inner stride is 1 (A) and 1 or 0 (B) run vectorized, others scalar.
+  /// Add and Sub without offsets, any layout: rows whose inner stride is 1 (A) and 1 or 0 (B)
+  /// run vectorized, others scalar. Mul runs the reference.
   template <class TA, class TB, class TOut>
-  static constexpr bool binary_accepts(reference::binary_op, const reference::binary_dims&, const requant_params&) {
-    return x86::is_8bit_int<TA> && x86::is_8bit_int<TB> && x86::is_output_int<TOut>;
+  static constexpr bool binary_accepts(reference::binary_op op, const reference::binary_dims& d,
+                                       const requant_params&) {
+    return reference::is_plain_add_sub(op, d) && x86::is_8bit_int<TA> && x86::is_8bit_int<TB> &&
+           x86::is_output_int<TOut>;
   }
   static constexpr std::size_t binary_scratch_bytes(const reference::binary_dims&) { return 0; }
 

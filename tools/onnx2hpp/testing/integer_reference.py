@@ -1,0 +1,351 @@
+"""The integer rule of docs/semantics.md ("Standard quantized ONNX"), evaluated in numpy.
+
+    run(model, inputs) -> graph outputs
+
+An independent evaluation of what onnx2hpp's output must compute, bit for bit, on a QDQ
+model (DequantizeLinear -> float op -> QuantizeLinear), written from the documented rule and
+not from the converter's code:
+
+- an integer op accumulates exactly in int64: sum((x - zx) * (w - zw)) + bias, where padding
+  reads x = zx (real 0); an int32 bias whose DequantizeLinear scale is s_x * s_w[c] (to float32
+  precision) is taken as it is, any other is rounded to accumulator units half to even;
+- the accumulator has the real value s_in[c] * (acc - z_in) with s_in[c] = s_x * s_w[c] in
+  double precision and z_in = 0, except an Add of two equal-scale tensors (acc = a + b,
+  z_in = za + zb); an Add of different scales first requantizes both inputs to int16 on
+  s_c = max(s_a, s_b) / 128;
+- an average pool with a constant window count is the exact sum of (x - zx), scale s_x / count;
+- QuantizeLinear is the RequantShift: M[c] = s_in[c] / s_y, shift the largest s in [0, 62]
+  with every mul[c] = round_half_away(M[c] * 2^s) <= 2^31 - 1 and every
+  add[c] = zy * 2^s - z_in * mul[c] in int32 -- except when the accumulator comes straight
+  from a Conv/Gemm (or an average pool, a depthwise conv of ones): then add is unbounded
+  (shift <= 46 when zy != 0), as long as the device accumulator with the excess of add moved
+  into the bias, |bias[c] + floor(add[c] / mul[c])| + sum|w[c] - zw| * max|x|, fits int32; then
+  y = clamp((acc * mul[c] + add[c] + 2^(shift-1)) >> shift, lo, hi), the clamp being the
+  output type's range narrowed by a Relu (lo = zy) or Clip (round_half_even(bound / s_y) + zy);
+  a QuantizeLinear that keeps scale, zero point and type after data movement changes nothing;
+- MaxPool, Flatten, Reshape, Pad (with the zero point), Cast and the like move the integers.
+"""
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
+RANGES = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int16): (-32768, 32767)}
+
+
+class quantized:
+    """Integers q standing for scale[c] * (q - zero_point), clamped to [lo, hi] (real) when
+    quantized next. `scale` is a float64 vector (one entry, or one per index of `axis`)."""
+
+    def __init__(self, q, scale, zero_point, dtype, axis=-1, lo=-np.inf, hi=np.inf, producer=None):
+        self.q, self.scale, self.zero_point, self.dtype = np.asarray(q, np.int64), np.atleast_1d(scale), \
+            int(zero_point), np.dtype(dtype)
+        self.axis, self.lo, self.hi = axis, lo, hi
+        # For a Conv/Gemm accumulator: (device bias[c], sum|w[c] - zw|, max|x|) of the op, where the
+        # device bias holds the zero-point term -zx * sum(w[c] - zw) (the kernel reads raw x).
+        self.producer = producer
+
+    def with_q(self, q):
+        return quantized(q, self.scale, self.zero_point, self.dtype, self.axis, self.lo, self.hi)
+
+
+class constant_q:
+    """A DequantizeLinear of a constant: integers, per-tensor or per-axis scale and zero point."""
+
+    def __init__(self, q, scale, zero_point, axis):
+        self.q, self.scale, self.zero_point, self.axis = np.asarray(q, np.int64), \
+            np.atleast_1d(np.asarray(scale, np.float64)), np.atleast_1d(np.asarray(zero_point, np.int64)), axis
+
+
+def entry(v, i):
+    return v[0] if len(v) == 1 else v[i]
+
+
+def round_half_away(x):
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+def multipliers(scale_in, zero_in, scale_out, zero_out, int32_add=True):
+    """(mul[c], add[c], shift) of docs/semantics.md."""
+    m = [float(s) / float(scale_out) for s in scale_in]
+    for shift in range(62, -1, -1):
+        if zero_out != 0 and shift > (31 if int32_add else 46):
+            continue
+        mul = [int(round_half_away(x * 2.0 ** shift)) for x in m]
+        add = [zero_out * 2 ** shift - zero_in * k for k in mul]
+        if all(k <= INT32_MAX for k in mul) and (not int32_add or all(INT32_MIN <= a <= INT32_MAX for a in add)):
+            return mul, add, shift
+    raise ValueError('multiplier %r cannot be expressed' % m)
+
+
+def widened(v, scale_out, zero_out):
+    """The unbounded-add multipliers for a Conv/Gemm accumulator, or None when the excess of add
+    would not fit the device's int32 bias and accumulator."""
+    if v.producer is None:
+        return None
+    bias, weight_sums, max_x = v.producer
+    mul, add, shift = multipliers(v.scale, v.zero_point, scale_out, zero_out, int32_add=False)
+    for c in range(len(bias)):
+        q = entry(add, c) // entry(mul, c)
+        if abs(int(bias[c]) + q) + int(weight_sums[c]) * max_x > INT32_MAX:
+            return None
+    return mul, add, shift
+
+
+def quantize_real(r, scale, zero_point):
+    return int(np.rint(r / scale)) + zero_point
+
+
+def requantize(v, scale_out, zero_out, dtype):
+    """The RequantShift from the accumulator (or 8-bit tensor) `v` to (scale_out, zero_out, dtype)."""
+    mul, add, shift = widened(v, scale_out, zero_out) or multipliers(v.scale, v.zero_point, scale_out, zero_out)
+    lo, hi = RANGES[np.dtype(dtype)]
+    if np.isfinite(v.lo):
+        lo = max(lo, quantize_real(v.lo, scale_out, zero_out))
+    if np.isfinite(v.hi):
+        hi = min(hi, quantize_real(v.hi, scale_out, zero_out))
+    hi = max(lo, hi)
+    shape = [1] * v.q.ndim
+    if len(mul) > 1:
+        shape[v.axis] = len(mul)
+    mul = np.array(mul, np.int64).reshape(shape)
+    add = np.array(add, np.int64).reshape(shape)
+    rounding = (1 << (shift - 1)) if shift > 0 else 0
+    y = (v.q * mul + add + rounding) >> shift  # |acc * mul| < 2^62, |add| < 2^55: int64 is exact
+    return np.clip(y, lo, hi)
+
+
+def materialized(v):
+    """An 8-bit tensor with its pending clamp applied (requantized to its own quantization)."""
+    if not np.isfinite(v.lo) and not np.isfinite(v.hi):
+        return v
+    return quantized(requantize(v, v.scale[0], v.zero_point, v.dtype), v.scale, v.zero_point, v.dtype)
+
+
+def activation(v):
+    assert v.dtype in (np.dtype(np.int8), np.dtype(np.uint8)) and len(v.scale) == 1, \
+        'an integer op reads an 8-bit per-tensor tensor'
+    return materialized(v)
+
+
+def conv_int(x, w, pads, strides, dilations, group):
+    """Exact int64 convolution of (N, C, H, W) x with (F, C/group, KH, KW) w, zero padding."""
+    n, c, h, width = x.shape
+    f, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    ho = (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+    wo = (width + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+    out = np.zeros((n, f, ho, wo), np.int64)
+    fg = f // group
+    for g in range(group):
+        cols = []  # im2col: (N, HO, WO, CG * KH * KW), channel-major like w
+        xg = xp[:, g * cg:(g + 1) * cg]
+        for ci in range(cg):
+            for i in range(kh):
+                for j in range(kw):
+                    y0, x0 = i * dilations[0], j * dilations[1]
+                    cols.append(xg[:, ci, y0:y0 + strides[0] * (ho - 1) + 1:strides[0],
+                                   x0:x0 + strides[1] * (wo - 1) + 1:strides[1]])
+        cols = np.stack(cols, axis=-1)
+        wg = w[g * fg:(g + 1) * fg].reshape(fg, -1)
+        out[:, g * fg:(g + 1) * fg] = np.einsum('nhwk,fk->nfhw', cols, wg)
+    return out
+
+
+def bias_in_accumulator_units(b, acc_scale):
+    """An int32 DequantizeLinear bias with scale s_x * s_w[c] is exact; others are rounded."""
+    out = []
+    for c in range(len(acc_scale)):
+        s, q = entry(b.scale, c), int(b.q.reshape(-1)[c]) - int(entry(b.zero_point, c))
+        exact = abs(s / acc_scale[c] - 1) < 1e-6  # the product in float32, as exporters write it
+        out.append(q if exact else int(np.rint(s * q / acc_scale[c])))
+    return np.array(out, np.int64)
+
+
+def device_terms(x, rows, bias):
+    """(device bias, sum|w|, max|x|) of an op whose weights are `rows` (one per output channel)
+    and whose real bias in accumulator units is `bias`: the device bias also holds -zx * sum(w)."""
+    lo, hi = RANGES[x.dtype]
+    return bias - x.zero_point * rows.sum(axis=1), np.abs(rows).sum(axis=1), max(abs(lo), abs(hi))
+
+
+def weights_minus_zero_point(w, axis=0):
+    shape = [1] * w.q.ndim
+    if len(w.zero_point) > 1:
+        shape[axis] = len(w.zero_point)
+    return w.q - w.zero_point.reshape(shape)
+
+
+def conv(x, w, b, a):
+    x = activation(x)
+    wz = weights_minus_zero_point(w)
+    filters = wz.shape[0]
+    acc_scale = np.array([np.float64(x.scale[0]) * np.float64(entry(w.scale, c)) for c in range(filters)])
+    k = 2 if x.q.ndim == 4 else 1
+    pads = list(a.get('pads', [0] * 2 * k))
+    strides, dilations = list(a.get('strides', [1] * k)), list(a.get('dilations', [1] * k))
+    xq, wq = x.q - x.zero_point, wz
+    if k == 1:
+        xq, wq, pads, strides, dilations = xq[:, :, None], wq[:, :, None], [0, pads[0], 0, pads[1]], \
+            [1] + strides, [1] + dilations
+    acc = conv_int(xq, wq, pads, strides, dilations, a.get('group', 1))
+    if k == 1:
+        acc = acc[:, :, 0]
+    bias = bias_in_accumulator_units(b, acc_scale) if b is not None else np.zeros(filters, np.int64)
+    acc = acc + bias.reshape([1, -1] + [1] * k)
+    per_channel = len(w.scale) > 1
+    return quantized(acc, acc_scale if per_channel else acc_scale[:1], 0, np.int32, axis=1 if per_channel else -1,
+                     producer=device_terms(x, wz.reshape(filters, -1), bias))
+
+
+def gemm(x, w, b, trans_b):
+    x = activation(x)
+    axis = 0 if trans_b else 1
+    wz = weights_minus_zero_point(w, axis)
+    wt = wz if trans_b else wz.T  # (N, K)
+    acc_scale = np.array([np.float64(x.scale[0]) * np.float64(entry(w.scale, j)) for j in range(wt.shape[0])])
+    bias = bias_in_accumulator_units(b, acc_scale) if b is not None else np.zeros(wt.shape[0], np.int64)
+    acc = (x.q - x.zero_point) @ wt.T + bias
+    per_channel = len(w.scale) > 1
+    return quantized(acc, acc_scale if per_channel else acc_scale[:1], 0, np.int32,
+                     axis=acc.ndim - 1 if per_channel else -1, producer=device_terms(x, wt, bias))
+
+
+def add(a, b):
+    a, b = activation(a), activation(b)
+    if a.scale[0] == b.scale[0]:
+        return quantized(a.q + b.q, a.scale, a.zero_point + b.zero_point, np.int32)
+    common = max(a.scale[0], b.scale[0]) / 128.0
+    ra, rb = (requantize(v, common, 0, np.int16) for v in (a, b))
+    return quantized(ra + rb, [common], 0, np.int32)
+
+
+def average(x, kernel, strides, pads, include_pad):
+    x = activation(x)
+    padded = any(pads)
+    assert not padded or include_pad, 'a padded pool without count_include_pad is not modelled here'
+    q = np.pad(x.q - x.zero_point, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    n, c, h, w = q.shape
+    ho, wo = (h - kernel[0]) // strides[0] + 1, (w - kernel[1]) // strides[1] + 1
+    acc = np.zeros((n, c, ho, wo), np.int64)
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            acc += q[:, :, i:i + strides[0] * (ho - 1) + 1:strides[0], j:j + strides[1] * (wo - 1) + 1:strides[1]]
+    count = kernel[0] * kernel[1]
+    return quantized(acc, [x.scale[0] / count], 0, np.int32,
+                     producer=device_terms(x, np.ones((c, count), np.int64), np.zeros(c, np.int64)))
+
+
+def max_pool(x, a):
+    kernel, strides = a['kernel_shape'], a.get('strides', [1, 1])
+    pads = a.get('pads', [0, 0, 0, 0])
+    info = RANGES[x.dtype]
+    q = np.pad(x.q, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])), constant_values=info[0])
+    n, c, h, w = q.shape
+    ho, wo = (h - kernel[0]) // strides[0] + 1, (w - kernel[1]) // strides[1] + 1
+    y = np.full((n, c, ho, wo), info[0], np.int64)
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            y = np.maximum(y, q[:, :, i:i + strides[0] * (ho - 1) + 1:strides[0], j:j + strides[1] * (wo - 1) + 1:
+                                 strides[1]])
+    return x.with_q(y)
+
+
+def attributes(node):
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def run(model, inputs, quantized_tensors=None):
+    """The graph outputs (integer arrays) of the QDQ `model` for the integer `inputs`."""
+    # `quantized_tensors` (a dict), when given, receives the integers of every QuantizeLinear
+    # output, for quantized_reference.run's `forced`.
+    env = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    names = [i.name for i in model.graph.input if i.name not in env]
+    for name, value in zip(names, inputs):  # integers whose quantization the DequantizeLinear gives
+        env[name] = quantized(value, [np.nan], 0, np.asarray(value).dtype)
+    for node in model.graph.node:
+        a = attributes(node)
+        ins = [env[i] if i else None for i in node.input] + [None] * 4
+        op = node.op_type
+        if op == 'Constant':
+            y = numpy_helper.to_array(a['value'])
+        elif op == 'ConstantOfShape':
+            value = numpy_helper.to_array(a['value']).reshape(-1) if 'value' in a else np.zeros(1, np.float32)
+            y = np.full([int(d) for d in ins[0]], value[0], value.dtype)
+        elif op == 'Cast':
+            x = ins[0]
+            target = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[a['to']]
+            if isinstance(x, quantized):  # only a cast that keeps the type is an integer op
+                assert np.dtype(target) == x.dtype, 'Cast changes the type of a run-time tensor'
+                y = x
+            else:
+                y = np.asarray(x).astype(target)
+        elif op == 'DequantizeLinear':
+            x = ins[0]
+            zp = ins[2] if ins[2] is not None else np.zeros(1, np.uint8)
+            if isinstance(x, quantized):  # a run-time tensor (the output of QuantizeLinear)
+                assert np.asarray(ins[1]).size == 1
+                y = quantized(x.q, [np.float64(np.asarray(ins[1]).reshape(-1)[0])], int(np.asarray(zp).reshape(-1)[0]),
+                              x.dtype)
+            else:
+                y = constant_q(x, ins[1], zp, a.get('axis', 1))
+        elif op == 'QuantizeLinear':
+            x = ins[0]
+            zp = ins[2] if ins[2] is not None else np.zeros(1, np.uint8)
+            scale, zero, dtype = np.float64(np.asarray(ins[1]).reshape(-1)[0]), int(np.asarray(zp).reshape(-1)[0]), \
+                np.asarray(zp).dtype
+            keeps = len(x.scale) == 1 and x.scale[0] == scale and x.zero_point == zero and x.dtype == dtype and \
+                not np.isfinite(x.lo) and not np.isfinite(x.hi)
+            q = x.q if keeps else requantize(x, scale, zero, dtype)
+            y = quantized(q, [scale], zero, dtype)
+        elif op == 'Conv':
+            y = conv(ins[0], ins[1], ins[2], a)
+        elif op == 'Gemm':
+            assert not a.get('transA', 0) and a.get('alpha', 1.0) == 1.0 and a.get('beta', 1.0) == 1.0
+            y = gemm(ins[0], ins[1], ins[2], a.get('transB', 0))
+        elif op == 'MatMul' and isinstance(ins[1], constant_q):
+            y = gemm(ins[0], ins[1], None, False)
+        elif op == 'Add' and isinstance(ins[0], quantized) and isinstance(ins[1], quantized):
+            y = add(ins[0], ins[1])
+        elif op == 'Relu':
+            x = ins[0]
+            y = quantized(x.q, x.scale, x.zero_point, x.dtype, x.axis, max(x.lo, 0.0), x.hi, x.producer)
+        elif op == 'Clip':
+            x = ins[0]
+            lo = -np.inf if ins[1] is None else float(ins[1])
+            hi = np.inf if ins[2] is None else float(ins[2])
+            y = quantized(x.q, x.scale, x.zero_point, x.dtype, x.axis, max(x.lo, lo), min(x.hi, hi), x.producer)
+        elif op == 'GlobalAveragePool':
+            y = average(ins[0], ins[0].q.shape[2:], [1, 1], [0, 0, 0, 0], False)
+        elif op == 'AveragePool':
+            y = average(ins[0], a['kernel_shape'], a.get('strides', [1, 1]), a.get('pads', [0, 0, 0, 0]),
+                        a.get('count_include_pad', 0))
+        elif op in ('MaxPool', 'Pad', 'Flatten', 'Reshape', 'Identity'):
+            x = ins[0]
+            assert len(x.scale) == 1 and x.dtype != np.dtype(np.int32), 'data movement of an 8-bit tensor'
+            if op == 'MaxPool':
+                y = max_pool(x, a)
+            elif op == 'Pad':  # real 0 is the zero point
+                pads = [int(p) for p in ins[1]]
+                assert ins[2] is None or float(ins[2]) == 0 and a.get('mode', 'constant') == 'constant'
+                rank = x.q.ndim
+                y = x.with_q(np.pad(x.q, [(pads[i], pads[i + rank]) for i in range(rank)],
+                                    constant_values=x.zero_point))
+            elif op == 'Flatten':
+                axis = a.get('axis', 1)
+                y = x.with_q(x.q.reshape(int(np.prod(x.q.shape[:axis])), -1))
+            elif op == 'Reshape':
+                shape = [d if d != 0 else x.q.shape[i] for i, d in enumerate(ins[1])]
+                y = x.with_q(x.q.reshape(shape))
+            else:
+                y = x
+        else:
+            raise NotImplementedError(op)
+        env[node.output[0]] = y
+        if quantized_tensors is not None and op == 'QuantizeLinear':
+            quantized_tensors[node.output[0]] = y.q.astype(y.dtype)
+    outputs = []
+    for o in model.graph.output:
+        v = env[o.name]
+        outputs.append(v.q.astype(v.dtype) if isinstance(v, quantized) else v)
+    return outputs
