@@ -91,10 +91,14 @@ def main():
         if os.path.isdir(models_dir):
             for f in sorted(os.listdir(models_dir)):
                 if f.startswith("qemu_models_") and "." not in f.replace(".elf", ""):
-                    for line in qemu(board, os.path.join(models_dir, f)).splitlines():
+                    elf = os.path.join(models_dir, f)
+                    for line in qemu(board, elf).splitlines():
                         m = re.match(r"(\S+) \[(\S+) kernels\]: (\S+), (\d+) MACs, (\d+) guest instructions", line)
                         if m:
-                            models.setdefault(m.group(1), {"macs": int(m.group(4))})[preset] = (int(m.group(5)), m.group(3))
+                            row = models.setdefault(m.group(1), {"macs": int(m.group(4))})
+                            row[preset] = (int(m.group(5)), m.group(3))
+                            row.setdefault("sizes", {})[preset] = dict(
+                                lib=library_text_bytes(elf), **{k.strip("."): v for k, v in sections(elf).items()})
     text = render(layers, kws, models)
     print(text)
     doc = os.path.join(ROOT, "docs", "benchmarks.md")
@@ -165,6 +169,18 @@ def render(layers, kws, models):
             for c in cores:
                 s += f" {row[c][0] / row['macs']:>16.3f}" if c in row else f" {'-':>16}"
             s += "  " + ("yes" if all(row[c][1] == "bit-exact" for c in cores if c in row) else "NO")
+            lines.append(s)
+        lines += ["```", "",
+                  "Their firmware sizes in bytes (each firmware also holds the model's golden input and",
+                  "output in .rodata and its check code in .text; library = code in namespace tessera):", "", "```"]
+        size_cores = [c for c in ("cortex-m4", "cortex-m55") if c in cores]
+        lines.append(f"{'model':<36}" + "".join(f" {c + ' ' + k:>19}" for c in size_cores
+                                                   for k in (".text", "library", ".rodata", ".bss")))
+        for name, row in models.items():
+            s = f"{name:<36}"
+            for c in size_cores:
+                z = row.get("sizes", {}).get(c, {})
+                s += "".join(f" {z.get(k, 0):>19}" for k in ("text", "lib", "rodata", "bss"))
             lines.append(s)
         lines += ["```", ""]
     return "\n".join(lines) + "\n"

@@ -100,6 +100,7 @@ void lower_matmul(lowering_context& cx, const onnx::NodeProto& n, const node_con
   const dims b = cx.input_shape(n, 1, where);
   if (cx.is_constant_input(n, 0)) where.fail("a constant left operand is not supported");
   const tensor_ref input = cx.tensor_input(n, 0, where, "input A");
+  if (a.empty()) where.fail("input A is a scalar; MatMul needs rank >= 1");
 
   if (cx.is_constant_input(n, 1)) {
     int_array w = cx.constant_input(n, 1, where, "B");
