@@ -29,6 +29,8 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+import reference
+
 INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
 RANGES = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int16): (-32768, 32767)}
 
@@ -130,26 +132,7 @@ def activation(v):
 
 def conv_int(x, w, pads, strides, dilations, group):
     """Exact int64 convolution of (N, C, H, W) x with (F, C/group, KH, KW) w, zero padding."""
-    n, c, h, width = x.shape
-    f, cg, kh, kw = w.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
-    ho = (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
-    wo = (width + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
-    out = np.zeros((n, f, ho, wo), np.int64)
-    fg = f // group
-    for g in range(group):
-        cols = []  # im2col: (N, HO, WO, CG * KH * KW), channel-major like w
-        xg = xp[:, g * cg:(g + 1) * cg]
-        for ci in range(cg):
-            for i in range(kh):
-                for j in range(kw):
-                    y0, x0 = i * dilations[0], j * dilations[1]
-                    cols.append(xg[:, ci, y0:y0 + strides[0] * (ho - 1) + 1:strides[0],
-                                   x0:x0 + strides[1] * (wo - 1) + 1:strides[1]])
-        cols = np.stack(cols, axis=-1)
-        wg = w[g * fg:(g + 1) * fg].reshape(fg, -1)
-        out[:, g * fg:(g + 1) * fg] = np.einsum('nhwk,fk->nfhw', cols, wg)
-    return out
+    return reference.conv(np.asarray(x, np.int64), np.asarray(w, np.int64), None, strides, pads, dilations, group)
 
 
 def bias_in_accumulator_units(b, acc_scale):

@@ -10,6 +10,8 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+import reference
+
 
 def attributes(node):
     out = {}
@@ -46,36 +48,13 @@ def quantize(x, scale, zero_point):
 
 def conv(x, w, b, a, pad_value=0.0):
     """Float (or exact integer, in float64) convolution with ONNX attributes `a`."""
-    one_d = x.ndim == 3
-    if one_d:
-        x, w = x[:, :, None, :], w[:, :, None, :]
-    x = x.astype(np.float64)
-    w = w.astype(np.float64)
-    kh, kw = w.shape[2], w.shape[3]
-    strides = list(a.get('strides', [1] * (2 - one_d)))
-    dilations = list(a.get('dilations', [1] * (2 - one_d)))
-    pads = list(a.get('pads', [0] * (4 - 2 * one_d)))
-    if one_d:
-        strides, dilations, pads = [1] + strides, [1] + dilations, [0, pads[0], 0, pads[1]]
-    group = a.get('group', 1)
-    n, _, h, width = x.shape
-    f, cg = w.shape[0], w.shape[1]
-    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])), constant_values=pad_value)
-    ho = (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
-    wo = (width + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
-    out = np.zeros((n, f, ho, wo), np.float64)
-    per_group = f // group
-    for o in range(f):
-        g = o // per_group
-        for i in range(kh):
-            for j in range(kw):
-                y0, x0 = i * dilations[0], j * dilations[1]
-                patch = xp[:, g * cg:(g + 1) * cg, y0:y0 + strides[0] * (ho - 1) + 1:strides[0],
-                           x0:x0 + strides[1] * (wo - 1) + 1:strides[1]]
-                out[:, o] += np.einsum('nchw,c->nhw', patch, w[o, :, i, j])
-    if b is not None:
-        out += np.asarray(b, np.float64).reshape(1, -1, 1, 1)
-    return out[:, :, 0, :] if one_d else out
+    k = x.ndim - 2
+    strides = list(a.get('strides', [1] * k))
+    dilations = list(a.get('dilations', [1] * k))
+    pads = list(a.get('pads', [0] * 2 * k))
+    return reference.conv(x.astype(np.float64), w.astype(np.float64),
+                          None if b is None else np.asarray(b, np.float64), strides, pads, dilations,
+                          a.get('group', 1), pad_value)
 
 
 def pool(x, a, average, global_pool=False):

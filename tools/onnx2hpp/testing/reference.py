@@ -27,17 +27,19 @@ def scalar(v):
     return np.asarray(v).reshape(-1)[0].item()
 
 
-def conv(x, w, b, strides, pads, dilations, group):
+def conv(x, w, b, strides, pads, dilations, group, pad_value=0):
+    """Convolution of (N, C, [H,] W) x with (F, C/group, [KH,] KW) w in the inputs' dtype (int64:
+    exact; float64 for quantized_reference.py), padding with `pad_value`."""
     one_d = x.ndim == 3
     if one_d:
         x, w = x[:, :, None, :], w[:, :, None, :]
         strides, dilations, pads = [1] + list(strides), [1] + list(dilations), [0, pads[0], 0, pads[1]]
     n, _, h, width = x.shape
     f, cg, kh, kw = w.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])), constant_values=pad_value)
     ho = (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
     wo = (width + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
-    out = np.zeros((n, f, ho, wo), np.int64)
+    out = np.zeros((n, f, ho, wo), np.result_type(x, w))
     per_group = f // group
     for o in range(f):
         g = o // per_group
