@@ -113,6 +113,18 @@ inline bool verify(const char* kernel, int case_index, std::size_t out_bytes, st
   return ok;
 }
 
+/// One case the family accepted: runs `run` (the family kernel writing `actual` with `scratch`)
+/// between guard bands and counts it; skipped when its scratch exceeds the buffer.
+template <class Run>
+void check_accepted(equivalence_stats& stats, const char* kernel, int case_index, std::size_t out_bytes,
+                    std::size_t scratch_bytes, Run&& run) {
+  if (scratch_bytes > buffer_bytes) return;
+  arm_guards(out_bytes, scratch_bytes);
+  run();
+  ++stats.cases;
+  if (!verify(kernel, case_index, out_bytes, scratch_bytes)) ++stats.failures;
+}
+
 template <class F>
 void with_8bit_type(bool is_signed, F&& f) {
   if (is_signed) f(std::int8_t{});
@@ -183,13 +195,11 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
           }
           for (int variant = 0; variant < 2; ++variant) {
             const std::size_t sb = variant == 0 ? traits::depthwise_hwc_scratch_bytes(d) : traits::depthwise_chw_scratch_bytes(d);
-            if (sb > buffer_bytes) continue;
-            arm_guards(out_bytes, sb);
-            auto* out = reinterpret_cast<TOut*>(actual);
-            if (variant == 0) kernels::family_kernels<F>::depthwise_hwc(d, in, w, b, rq, out, scratch);
-            else kernels::family_kernels<F>::depthwise_chw(d, in, w, b, rq, out, scratch);
-            ++stats.cases;
-            if (!verify(variant == 0 ? "depthwise_hwc" : "depthwise_chw", it, out_bytes, sb)) ++stats.failures;
+            check_accepted(stats, variant == 0 ? "depthwise_hwc" : "depthwise_chw", it, out_bytes, sb, [&] {
+              auto* out = reinterpret_cast<TOut*>(actual);
+              if (variant == 0) kernels::family_kernels<F>::depthwise_hwc(d, in, w, b, rq, out, scratch);
+              else kernels::family_kernels<F>::depthwise_chw(d, in, w, b, rq, out, scratch);
+            });
           }
           return;
         }
@@ -197,12 +207,10 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
           ++stats.rejected;
           return;
         }
-        const std::size_t sb = traits::conv2d_scratch_bytes(d);
-        if (sb > buffer_bytes) return;
-        arm_guards(out_bytes, sb);
-        kernels::family_kernels<F>::conv2d(d, in, w, b, rq, reinterpret_cast<TOut*>(actual), scratch);
-        ++stats.cases;
-        if (!verify(shape == conv_shape::pointwise ? "conv2d(1x1)" : "conv2d", it, out_bytes, sb)) ++stats.failures;
+        check_accepted(stats, shape == conv_shape::pointwise ? "conv2d(1x1)" : "conv2d", it, out_bytes,
+                       traits::conv2d_scratch_bytes(d), [&] {
+                         kernels::family_kernels<F>::conv2d(d, in, w, b, rq, reinterpret_cast<TOut*>(actual), scratch);
+                       });
       });
     });
   }
@@ -239,12 +247,9 @@ equivalence_stats check_gemm(std::uint32_t seed, int iterations) {
           ++stats.rejected;
           return;
         }
-        const std::size_t sb = traits::gemm_scratch_bytes(d);
-        if (sb > buffer_bytes) return;
-        arm_guards(out_bytes, sb);
-        kernels::family_kernels<F>::gemm(d, a, w, b, rq, reinterpret_cast<TOut*>(actual), scratch);
-        ++stats.cases;
-        if (!verify("gemm", it, out_bytes, sb)) ++stats.failures;
+        check_accepted(stats, "gemm", it, out_bytes, traits::gemm_scratch_bytes(d), [&] {
+          kernels::family_kernels<F>::gemm(d, a, w, b, rq, reinterpret_cast<TOut*>(actual), scratch);
+        });
       });
     });
   }
@@ -287,12 +292,9 @@ equivalence_stats check_matmul(std::uint32_t seed, int iterations) {
             ++stats.rejected;
             return;
           }
-          const std::size_t sb = traits::matmul_scratch_bytes(d);
-          if (sb > buffer_bytes) return;
-          arm_guards(out_bytes, sb);
-          kernels::family_kernels<F>::matmul(d, a, b, rq, reinterpret_cast<TOut*>(actual), scratch);
-          ++stats.cases;
-          if (!verify("matmul", it, out_bytes, sb)) ++stats.failures;
+          check_accepted(stats, "matmul", it, out_bytes, traits::matmul_scratch_bytes(d), [&] {
+            kernels::family_kernels<F>::matmul(d, a, b, rq, reinterpret_cast<TOut*>(actual), scratch);
+          });
         });
       });
     });
@@ -353,12 +355,9 @@ equivalence_stats check_binary(std::uint32_t seed, int iterations) {
             std::printf("INCONSISTENT binary case %d: the layer is accepted, its one-row tile is not\n", it);
             ++stats.failures;
           }
-          const std::size_t sb = traits::binary_scratch_bytes(d);
-          if (sb > buffer_bytes) return;
-          arm_guards(out_bytes, sb);
-          kernels::family_kernels<F>::binary(op, d, a, b, rq, reinterpret_cast<TOut*>(actual), scratch);
-          ++stats.cases;
-          if (!verify("binary", it, out_bytes, sb)) ++stats.failures;
+          check_accepted(stats, "binary", it, out_bytes, traits::binary_scratch_bytes(d), [&] {
+            kernels::family_kernels<F>::binary(op, d, a, b, rq, reinterpret_cast<TOut*>(actual), scratch);
+          });
         });
       });
     });
@@ -402,12 +401,10 @@ equivalence_stats check_pool(std::uint32_t seed, int iterations) {
         return;
       }
       const std::size_t sb = is_max ? traits::max_pool2d_scratch_bytes(d) : traits::average_pool2d_scratch_bytes(d);
-      if (sb > buffer_bytes) return;
-      arm_guards(out_bytes, sb);
-      if (is_max) kernels::family_kernels<F>::max_pool2d(d, in, reinterpret_cast<T*>(actual), scratch);
-      else kernels::family_kernels<F>::average_pool2d(d, count_include_pad, in, reinterpret_cast<T*>(actual), scratch);
-      ++stats.cases;
-      if (!verify(is_max ? "max_pool2d" : "average_pool2d", it, out_bytes, sb)) ++stats.failures;
+      check_accepted(stats, is_max ? "max_pool2d" : "average_pool2d", it, out_bytes, sb, [&] {
+        if (is_max) kernels::family_kernels<F>::max_pool2d(d, in, reinterpret_cast<T*>(actual), scratch);
+        else kernels::family_kernels<F>::average_pool2d(d, count_include_pad, in, reinterpret_cast<T*>(actual), scratch);
+      });
     });
   }
   return stats;

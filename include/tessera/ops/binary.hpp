@@ -170,21 +170,14 @@ struct binary_node {
   template <auto const& T>
   static constexpr tile_geometry tile_geometry_of() {
     const shape& s = T[A.output].dims;
-    tile_geometry g{};
     const int c = s.from_back(0);
     bool tileable = !b_is_constant && requant_tiles(Requant.params().length, Requant.params().inner, c, 1) &&
                     Requant.params().inner == 1;
     if constexpr (!b_is_constant) {
       tileable = tileable && T[A.a].dims == s && T[A.b].dims == s && size_of(T[A.a].type) == size_of(T[A.b].type);
     }
-    g.kind = tileable ? tiling_kind::tiled : tiling_kind::in_place;
-    g.out_h = g.in_h = static_cast<int>(s.elements() / c);
-    g.out_c = g.in_c = c;
-    g.channel_lockstep = true;
-    g.in_operands = 2;
-    g.in_elem_bytes = static_cast<int>(size_of(T[A.a].type));
-    g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
-    return g;
+    return elementwise_rows(s.elements(), c, tileable ? tiling_kind::tiled : tiling_kind::in_place,
+                            static_cast<int>(size_of(T[A.a].type)), static_cast<int>(size_of(T[A.output].type)), 2);
   }
 
   template <auto const& T, kernels::kernel_family F = kernels::native_family>

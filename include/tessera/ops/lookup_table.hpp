@@ -52,15 +52,8 @@ struct lookup_table : unary_node<Name, op_kind::lookup_table, A> {
   template <auto const& T>
   static constexpr tile_geometry tile_geometry_of() {
     const shape& s = T[A.input].dims;
-    tile_geometry g{};
-    const int c = s.from_back(0);
-    g.kind = tiling_kind::tiled;
-    g.out_h = g.in_h = static_cast<int>(s.elements() / c);
-    g.out_c = g.in_c = c;
-    g.channel_lockstep = true;
-    g.in_elem_bytes = static_cast<int>(size_of(T[A.input].type));
-    g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
-    return g;
+    return elementwise_rows(s.elements(), s.from_back(0), tiling_kind::tiled, static_cast<int>(size_of(T[A.input].type)),
+                            static_cast<int>(size_of(T[A.output].type)));
   }
 
   template <auto const& T, kernels::kernel_family = kernels::native_family>

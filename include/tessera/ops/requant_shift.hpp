@@ -34,17 +34,11 @@ struct requant_shift : unary_node<Name, op_kind::requant_shift, A> {
   template <auto const& T>
   static constexpr tile_geometry tile_geometry_of() {
     const shape& s = T[A.input].dims;
-    tile_geometry g{};
     const int c = s.from_back(0);
-    g.kind = requant_tiles(Requant.params().length, Requant.params().inner, c, 1) && Requant.params().inner == 1
-                 ? tiling_kind::tiled
-                 : tiling_kind::in_place;
-    g.out_h = g.in_h = static_cast<int>(s.elements() / c);
-    g.out_c = g.in_c = c;
-    g.channel_lockstep = true;
-    g.in_elem_bytes = static_cast<int>(size_of(T[A.input].type));
-    g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
-    return g;
+    const bool tileable = requant_tiles(Requant.params().length, Requant.params().inner, c, 1) &&
+                          Requant.params().inner == 1;
+    return elementwise_rows(s.elements(), c, tileable ? tiling_kind::tiled : tiling_kind::in_place,
+                            static_cast<int>(size_of(T[A.input].type)), static_cast<int>(size_of(T[A.output].type)));
   }
 
   template <auto const& T, kernels::kernel_family = kernels::native_family>

@@ -46,6 +46,21 @@ struct tile_geometry {
   }
 };
 
+/// An elementwise op over `elements` values whose last dimension holds `channels`: rows of
+/// {elements / channels, channels}, each output element read from the same index of every input.
+constexpr tile_geometry elementwise_rows(std::int64_t elements, int channels, tiling_kind kind, int in_elem_bytes,
+                                         int out_elem_bytes, int in_operands = 1) {
+  tile_geometry g{};
+  g.kind = kind;
+  g.out_h = g.in_h = static_cast<int>(elements / channels);
+  g.out_c = g.in_c = channels;
+  g.channel_lockstep = true;
+  g.in_operands = in_operands;
+  g.in_elem_bytes = in_elem_bytes;
+  g.out_elem_bytes = out_elem_bytes;
+  return g;
+}
+
 /// An output tile: rows, columns and channels of the output map.
 struct tile_shape {
   int h = 1, w = 1, c = 1;

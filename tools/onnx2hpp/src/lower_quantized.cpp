@@ -223,6 +223,23 @@ ops::lookup_table function_table(const node_context& where, const quantized_valu
   return op;
 }
 
+/// The per-tensor quantization a QOperator node gives its output: the scale at input
+/// `scale_index`, the zero point (whose element type is the output's) right after it.
+struct output_quantization {
+  double scale = 1;
+  std::int64_t zero_point = 0;
+  tessera::dtype type{};
+};
+output_quantization qoperator_output(lowering_context& cx, const onnx::NodeProto& n, int scale_index,
+                                     const node_context& where, const std::string& scale_name,
+                                     const std::string& zero_point_name) {
+  output_quantization q;
+  q.scale = per_tensor(scale_input(cx, n, scale_index, where, scale_name), where, scale_name);
+  q.zero_point =
+      per_tensor(zero_point_input(cx, n, scale_index + 1, where, zero_point_name, &q.type), where, zero_point_name);
+  return q;
+}
+
 /// QuantizeLinear of `v` as output `index` of `n`: a requant_shift, or nothing when it
 /// changes nothing (DequantizeLinear -> data movement -> QuantizeLinear with equal parameters).
 void quantize_to_output(lowering_context& cx, const onnx::NodeProto& n, int index, const node_context& where,
@@ -959,9 +976,7 @@ void lower_qlinear_conv(lowering_context& cx, const onnx::NodeProto& n, const no
   const quantized_constant w = qoperator_constant(cx, n, 3, 4, 5, 0, where, "w");
   if (w.values.shape.empty()) where.fail("weights must have rank 3 or 4");
   const std::int64_t filters = w.values.shape[0];
-  const double y_scale = per_tensor(scale_input(cx, n, 6, where, "y_scale"), where, "y_scale");
-  tessera::dtype type{};
-  const std::int64_t y_zp = per_tensor(zero_point_input(cx, n, 7, where, "y_zero_point", &type), where, "y_zero_point");
+  const output_quantization out_q = qoperator_output(cx, n, 6, where, "y_scale", "y_zero_point");
   std::optional<std::vector<std::int64_t>> bias;
   if (cx.has_input(n, 8)) {
     const int_array b = cx.constant_input(n, 8, where, "bias B");
@@ -970,14 +985,12 @@ void lower_qlinear_conv(lowering_context& cx, const onnx::NodeProto& n, const no
     bias = b.values;
   }
   const quantized_value acc = integer_conv(cx, n, where, x, w, bias, internal_output(cx));
-  quantize_to_output(cx, n, 0, where, acc, y_scale, y_zp, type);
+  quantize_to_output(cx, n, 0, where, acc, out_q.scale, out_q.zero_point, out_q.type);
 }
 
 void lower_qlinear_matmul(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
   const quantized_value a = qoperator_input(cx, n, 0, 1, 2, where, "a");
-  const double y_scale = per_tensor(scale_input(cx, n, 6, where, "y_scale"), where, "y_scale");
-  tessera::dtype type{};
-  const std::int64_t y_zp = per_tensor(zero_point_input(cx, n, 7, where, "y_zero_point", &type), where, "y_zero_point");
+  const output_quantization out_q = qoperator_output(cx, n, 6, where, "y_scale", "y_zero_point");
   quantized_value acc;
   if (cx.is_constant_input(n, 3)) {
     const dims bs = cx.input_shape(n, 3, where);
@@ -989,7 +1002,7 @@ void lower_qlinear_matmul(lowering_context& cx, const onnx::NodeProto& n, const 
     const quantized_value b = qoperator_input(cx, n, 3, 4, 5, where, "b");
     acc = integer_matmul(cx, n, where, a, b, internal_output(cx));
   }
-  quantize_to_output(cx, n, 0, where, acc, y_scale, y_zp, type);
+  quantize_to_output(cx, n, 0, where, acc, out_q.scale, out_q.zero_point, out_q.type);
 }
 
 void lower_conv_integer(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
@@ -1036,29 +1049,23 @@ void lower_matmul_integer(lowering_context& cx, const onnx::NodeProto& n, const 
 void lower_qlinear_add(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
   const quantized_value a = qoperator_input(cx, n, 0, 1, 2, where, "A");
   const quantized_value b = qoperator_input(cx, n, 3, 4, 5, where, "B");
-  const double y_scale = per_tensor(scale_input(cx, n, 6, where, "C_scale"), where, "C_scale");
-  tessera::dtype type{};
-  const std::int64_t y_zp = per_tensor(zero_point_input(cx, n, 7, where, "C_zero_point", &type), where, "C_zero_point");
+  const output_quantization out_q = qoperator_output(cx, n, 6, where, "C_scale", "C_zero_point");
   const quantized_value acc = integer_add(cx, where, a, b, internal_output(cx));
-  quantize_to_output(cx, n, 0, where, acc, y_scale, y_zp, type);
+  quantize_to_output(cx, n, 0, where, acc, out_q.scale, out_q.zero_point, out_q.type);
 }
 
 void lower_qlinear_mul(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
   const quantized_value a = qoperator_input(cx, n, 0, 1, 2, where, "A");
   const quantized_value b = qoperator_input(cx, n, 3, 4, 5, where, "B");
-  const double y_scale = per_tensor(scale_input(cx, n, 6, where, "C_scale"), where, "C_scale");
-  tessera::dtype type{};
-  const std::int64_t y_zp = per_tensor(zero_point_input(cx, n, 7, where, "C_zero_point", &type), where, "C_zero_point");
+  const output_quantization out_q = qoperator_output(cx, n, 6, where, "C_scale", "C_zero_point");
   const quantized_value acc = integer_mul(cx, where, a, &b, nullptr, internal_output(cx));
-  quantize_to_output(cx, n, 0, where, acc, y_scale, y_zp, type);
+  quantize_to_output(cx, n, 0, where, acc, out_q.scale, out_q.zero_point, out_q.type);
 }
 
 void lower_qlinear_function(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
   const quantized_value x = qoperator_input(cx, n, 0, 1, 2, where, "X");
-  const double y_scale = per_tensor(scale_input(cx, n, 3, where, "Y_scale"), where, "Y_scale");
-  tessera::dtype type{};
-  const std::int64_t y_zp = per_tensor(zero_point_input(cx, n, 4, where, "Y_zero_point", &type), where, "Y_zero_point");
-  quantize_to_output(cx, n, 0, where, with_function(n, where, x), y_scale, y_zp, type);
+  const output_quantization out_q = qoperator_output(cx, n, 3, where, "Y_scale", "Y_zero_point");
+  quantize_to_output(cx, n, 0, where, with_function(n, where, x), out_q.scale, out_q.zero_point, out_q.type);
 }
 
 void lower_float_function(lowering_context&, const onnx::NodeProto& n, const node_context& where) {
@@ -1070,11 +1077,9 @@ void lower_float_function(lowering_context&, const onnx::NodeProto& n, const nod
 void lower_qlinear_concat(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
   if (n.input_size() < 5 || (n.input_size() - 2) % 3 != 0)
     where.fail("inputs must be Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) for each input");
-  const double y_scale = per_tensor(scale_input(cx, n, 0, where, "Y_scale"), where, "Y_scale");
-  tessera::dtype type{};
-  const std::int64_t y_zp = per_tensor(zero_point_input(cx, n, 1, where, "Y_zero_point", &type), where, "Y_zero_point");
-  if (type != tessera::dtype::s8 && type != tessera::dtype::u8)
-    where.fail("the output zero point must be int8 or uint8, not " + c_type_name(type));
+  const output_quantization out_q = qoperator_output(cx, n, 0, where, "Y_scale", "Y_zero_point");
+  if (out_q.type != tessera::dtype::s8 && out_q.type != tessera::dtype::u8)
+    where.fail("the output zero point must be int8 or uint8, not " + c_type_name(out_q.type));
   if (!has_attribute(n, "axis")) where.fail("missing attribute 'axis'");
   std::vector<tensor_ref> parts;
   dims y;
@@ -1092,13 +1097,14 @@ void lower_qlinear_concat(lowering_context& cx, const onnx::NodeProto& n, const 
       if (!agree) where.fail(role + " " + to_string(xs) + " does not match " + to_string(y) + " outside the axis");
       y[static_cast<std::size_t>(axis)] += xs[static_cast<std::size_t>(axis)];
     }
-    if (is_identity(x, y_scale, y_zp, type)) {
+    if (is_identity(x, out_q.scale, out_q.zero_point, out_q.type)) {
       parts.push_back(x.tensor);
       continue;
     }
     // An input in another quantization is requantized to the output's first.
     const tensor_ref t = cx.new_tensor(xs);
-    emit_requant(cx, {fmt::format("{}_requant_{}", where.name, (i - 2) / 3), where.op}, x, y_scale, y_zp, type, t);
+    emit_requant(cx, {fmt::format("{}_requant_{}", where.name, (i - 2) / 3), where.op}, x, out_q.scale,
+                 out_q.zero_point, out_q.type, t);
     parts.push_back(t);
   }
   const tensor_ref out = cx.define_output(n, 0, y, where);
@@ -1109,13 +1115,11 @@ namespace {
 void qlinear_average(lowering_context& cx, const onnx::NodeProto& n, const node_context& where, bool global) {
   if (int_attribute(n, "channels_last", 0) != 0) where.fail("channels_last = 1 is not supported");
   const quantized_value x = qoperator_input(cx, n, 0, 1, 2, where, "X");
-  const double y_scale = per_tensor(scale_input(cx, n, 3, where, "y_scale"), where, "y_scale");
-  tessera::dtype type{};
-  const std::int64_t y_zp = per_tensor(zero_point_input(cx, n, 4, where, "y_zero_point", &type), where, "y_zero_point");
+  const output_quantization out_q = qoperator_output(cx, n, 3, where, "y_scale", "y_zero_point");
   const quantized_value acc = integer_average(cx, n, where, x, global, internal_output(cx));
-  if (acc.type != tessera::dtype::s32 && !is_identity(acc, y_scale, y_zp, type))
+  if (acc.type != tessera::dtype::s32 && !is_identity(acc, out_q.scale, out_q.zero_point, out_q.type))
     where.fail("a padded average pool without count_include_pad must keep its input's scale and zero point");
-  quantize_to_output(cx, n, 0, where, acc, y_scale, y_zp, type);
+  quantize_to_output(cx, n, 0, where, acc, out_q.scale, out_q.zero_point, out_q.type);
 }
 }  // namespace
 

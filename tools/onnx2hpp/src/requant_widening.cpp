@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <variant>
+#include <vector>
 
 #include "quantization.hpp"
 
@@ -99,14 +100,18 @@ void widen(requant& rq, node& producer, const graph& g, const node_context& wher
 
 void widen_requant_shifts(graph& g) {
   const auto readers = g.consumers();
+  std::vector<node*> producer_of(g.tensors.size(), nullptr);  // single-output producers
+  for (node& n : g.nodes)
+    if (n.outputs.size() == 1) producer_of[static_cast<std::size_t>(n.outputs.front())] = &n;
   for (node& n : g.nodes) {
     auto* r = std::get_if<ops::requant_shift>(&n.operation);
     if (r == nullptr || !r->rq.source || n.inputs.size() != 1) continue;
-    const tensor_ref acc = n.inputs.front();
-    if (readers[static_cast<std::size_t>(acc)].size() != 1 || g.is_graph_output(acc)) continue;
-    for (node& producer : g.nodes)
-      if (producer.outputs.size() == 1 && producer.outputs.front() == acc && !producer.fused_requant)
-        widen(r->rq, producer, g, node_context{n.name, n.onnx_op});
+    const auto acc = static_cast<std::size_t>(n.inputs.front());
+    node* producer = producer_of[acc];
+    if (producer == nullptr || producer->fused_requant || readers[acc].size() != 1 ||
+        g.is_graph_output(n.inputs.front()))
+      continue;
+    widen(r->rq, *producer, g, node_context{n.name, n.onnx_op});
   }
 }
 
