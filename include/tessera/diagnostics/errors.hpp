@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include <tessera/core/fixed_name.hpp>
 #include <tessera/core/shape.hpp>
@@ -42,6 +43,22 @@ struct does_not_fit {
                 "tessera: the network does not fit the target; see 'does_not_fit<layer, memory level, bytes "
                 "needed, bytes available>'");
   static constexpr bool value = Needed <= Available;
+};
+
+}  // namespace tessera::diagnostics
+
+namespace tessera::schedule {
+enum class hazard : std::uint8_t;
+}
+
+namespace tessera::diagnostics {
+
+/// A step program would corrupt data: layer, tile (-1: the whole layer), buffer, hazard kind
+/// and the index of the offending step (schedule/hazard_check.hpp explains each kind).
+template <fixed_name Layer, long long Tile, fixed_name Buffer, schedule::hazard Kind, int Step>
+struct schedule_hazard {
+  static_assert(always_false<Tile, Kind, Step>,
+                "tessera: the schedule has a hazard; see 'schedule_hazard<layer, tile, buffer, hazard kind, step>'");
 };
 
 }  // namespace tessera::diagnostics

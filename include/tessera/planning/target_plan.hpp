@@ -20,11 +20,12 @@ namespace tessera {
 struct layer_l1_plan {
   bool tiled = false;  ///< false: runs on its L2 buffers (see tiling_kind::in_place)
   tile_solution solution{};
+  std::size_t base = 0;                  ///< L1 offset of the layer's first buffer (see place_for_prefetch)
   std::array<std::size_t, 2> input{};    ///< L1 offsets of the input tile buffers (ping, pong)
   std::array<std::size_t, 2> output{};   ///< ... of the output tile buffers
   std::array<std::size_t, 2> weights{};  ///< ... of the filter tile buffers
   std::size_t scratch = 0;
-  std::size_t bytes = 0;  ///< L1 bytes the layer uses
+  std::size_t bytes = 0;  ///< L1 bytes the layer uses, from `base`
   /// Three-level targets: filters live in L3 and reach L1 through L2 in chunks of this many
   /// output channels (a multiple of the L1 tile's channels, or all of them); 0 = not staged.
   int stage_channels = 0;
@@ -82,6 +83,41 @@ constexpr layer_l1_plan lay_out_l1(const tile_solution& s) {
   at += tiling_detail::aligned(s.cost.scratch_bytes);
   l.bytes = at;
   return l;
+}
+
+/// Whether two layers' L1 buffers are disjoint, so that one can load while the other computes.
+constexpr bool l1_disjoint(const layer_l1_plan& a, const layer_l1_plan& b) {
+  return a.base + a.bytes <= b.base || b.base + b.bytes <= a.base;
+}
+
+/// Cross-layer prefetch needs the next layer's buffers apart from the current one's: tiled
+/// layers sit alternately at the bottom and at the top of the L1 the plan uses, and that L1
+/// grows to hold each pair of consecutive tiled layers that fits the level together (a pair
+/// that does not fit overlaps and runs one after the other). Example: layers of 20, 30 and
+/// 50 kB in a 64 kB L1 use 50 kB: the first two (bottom, top) can overlap, the last two not.
+template <std::size_t NT, std::size_t NN>
+constexpr void place_for_prefetch(target_plan<NT, NN>& plan, std::size_t capacity) {
+  std::size_t total = plan.l1_bytes;
+  const layer_l1_plan* previous = nullptr;
+  for (const layer_l1_plan& l : plan.layers) {
+    if (!l.tiled) continue;
+    if (previous != nullptr && previous->bytes + l.bytes <= capacity && previous->bytes + l.bytes > total)
+      total = previous->bytes + l.bytes;
+    previous = &l;
+  }
+  bool top = false;
+  for (layer_l1_plan& l : plan.layers) {
+    if (!l.tiled) continue;
+    if (top) {
+      const std::size_t shift = total - l.bytes;
+      l.base += shift;
+      for (auto* slots : {&l.input, &l.output, &l.weights})
+        for (std::size_t& at : *slots) at += shift;
+      l.scratch += shift;
+    }
+    top = !top;
+  }
+  plan.l1_bytes = total;
 }
 
 /// The smallest filter staging a layer accepts: its filters whole, or two chunks of one L1
@@ -202,6 +238,7 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     plan.layers[n] = planning_detail::lay_out_l1(s);
     if (plan.layers[n].bytes > plan.l1_bytes) plan.l1_bytes = plan.layers[n].bytes;
   }
+  if (plan.fits) planning_detail::place_for_prefetch(plan, t.levels[0].bytes);
 
   // L2: the activation arena plus the caller's input and output buffers. Name the layer where
   // the most bytes are live: that is where the arena peaks. On a three-level target, spill

@@ -1,0 +1,384 @@
+// The step program of a plan: every transfer, wait and compute of a network run, in order.
+//
+// Per tiled layer the pipeline is: the loads of tile i+1 are issued before tile i computes,
+// the store of tile i right after it; before tile i writes an output slot, the store of tile
+// i-2 from that slot is waited for. A channel block's filters load with its first tile
+// (channel blocks are the outermost tile loop, so filters move once per layer). On
+// three-level targets filters come from L3 through double-buffered L2 staging chunks (chunk
+// k+1 is staged when chunk k is first needed) and activations the plan spilled to L3 pass
+// through double-buffered L2 slots: an input tile moves L3 -> L2 one tile ahead of its L2 -> L1
+// load, an output tile L1 -> L2 when stored and L2 -> L3 after the next tile computed.
+// Layers that do not tile run as one compute step on their L2 buffers.
+//
+// The emitter writes into a sink, twice: once to count the steps (the program's array size is
+// a template argument) and once to fill the array.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/graph/network.hpp>
+#include <tessera/planning/target_plan.hpp>
+#include <tessera/schedule/step.hpp>
+#include <tessera/schedule/tile_walk.hpp>
+
+namespace tessera::schedule {
+
+/// DMA queue entries a program may use at once (the simulator's default queue depth).
+inline constexpr int max_handles = 16;
+
+namespace detail {
+
+struct counting_sink {
+  std::size_t size = 0;
+  constexpr void push(const step&) { ++size; }
+};
+
+template <std::size_t N>
+struct filling_sink {
+  std::array<step, N> steps{};
+  std::size_t size = 0;
+  constexpr void push(const step& s) {
+    if (size < N) steps[size] = s;
+    ++size;
+  }
+};
+
+template <class Sink, std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+class emitter {
+ public:
+  constexpr emitter(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan, Sink& sink)
+      : net_(net), plan_(plan), sink_(sink) {}
+
+  constexpr void run() {
+    if (!plan_.fits) return;  // nothing to schedule: the executor reports the plan's failure
+    for (std::size_t n = 0; n < NN; ++n) {
+      if (plan_.layers[n].tiled) {
+        tiled_layer(static_cast<int>(n));
+      } else {
+        settle_all();
+        sink_.push(compute(static_cast<int>(n), -1));
+        sink_.push(layer_done(static_cast<int>(n)));
+      }
+    }
+    settle_all();
+  }
+
+  int handles_used = 0;  ///< DMA queue entries the program needs
+  bool out_of_handles = false;
+
+ private:
+  constexpr step start(transfer_role role, int layer, std::int64_t tile, int slot, int operand = 0) {
+    int h = 0;
+    while (h < max_handles && busy_[static_cast<std::size_t>(h)]) ++h;
+    if (h == max_handles) {
+      out_of_handles = true;
+      h = 0;
+    }
+    busy_[static_cast<std::size_t>(h)] = true;
+    if (h + 1 > handles_used) handles_used = h + 1;
+    const step s = issue(role, layer, tile, slot, h, operand);
+    sink_.push(s);
+    return s;
+  }
+  constexpr void wait(const step& issued) {
+    sink_.push(wait_for(issued));
+    busy_[static_cast<std::size_t>(issued.handle)] = false;
+  }
+
+  struct pending {  ///< a transfer in flight on a buffer slot
+    step s{};
+    bool on = false;
+  };
+
+  // --- across layers ------------------------------------------------------------------------
+  // While the last tile of layer n computes, layer n+1's first loads are issued (`opening_`);
+  // layer n's last stores complete while layer n+1's first tile computes (`deferred_`).
+
+  /// Whether layer `m` can load while layer `m - 1` computes: both tiled, apart in L1, and
+  /// neither passing activations through L3 across the boundary.
+  constexpr bool overlaps_previous(int m) const {
+    if (m <= 0 || m >= static_cast<int>(NN)) return false;
+    const layer_l1_plan& a = plan_.layers[static_cast<std::size_t>(m - 1)];
+    const layer_l1_plan& b = plan_.layers[static_cast<std::size_t>(m)];
+    if (!a.tiled || !b.tiled || !planning_detail::l1_disjoint(a, b)) return false;
+    const node_summary& prev = net_.nodes[static_cast<std::size_t>(m - 1)];
+    const node_summary& next = net_.nodes[static_cast<std::size_t>(m)];
+    if (plan_.in_l3[static_cast<std::size_t>(prev.outputs[0])]) return false;
+    for (int k = 0; k < next.input_count; ++k)
+      if (plan_.in_l3[static_cast<std::size_t>(next.inputs[static_cast<std::size_t>(k)])]) return false;
+    return true;
+  }
+
+  /// The highest tile of layer `producer` whose stored result tile `tile` of layer `layer`
+  /// reads through operand `k` (all tiles when the two see the tensor differently).
+  constexpr std::int64_t needed_tile(int producer, int layer, std::int64_t tile, int k) const {
+    const tile_geometry& pg = net_.nodes[static_cast<std::size_t>(producer)].geometry;
+    const layer_l1_plan& pl = plan_.layers[static_cast<std::size_t>(producer)];
+    const tile_geometry& g = net_.nodes[static_cast<std::size_t>(layer)].geometry;
+    const map_box box = input_box(g, position(g, plan_.layers[static_cast<std::size_t>(layer)].solution.tile, tile));
+    (void)k;
+    if (box.height != pg.out_h || box.width != pg.out_w || box.depth != pg.out_c || box.elem != pg.out_elem_bytes)
+      return pl.solution.cost.tiles - 1;
+    return last_tile_meeting(pg, pl.solution.tile, box);
+  }
+
+  /// Before tile `tile` of `layer` loads its inputs: waits for the deferred stores of the
+  /// previous layer that wrote bytes those loads read.
+  constexpr void settle(int layer, std::int64_t tile) {
+    if (deferred_layer_ < 0) return;
+    const node_summary& node = net_.nodes[static_cast<std::size_t>(layer)];
+    for (int k = 0; k < node.input_count; ++k) {
+      const int t = node.inputs[static_cast<std::size_t>(k)];
+      if (!produced_by(t, deferred_layer_)) continue;
+      const std::int64_t needed = needed_tile(deferred_layer_, layer, tile, k);
+      for (pending& d : deferred_)
+        if (d.on && d.s.tile <= needed) {
+          wait(d.s);
+          d.on = false;
+        }
+    }
+  }
+  /// Completes the previous layer: its last stores, then its `done` step.
+  constexpr void settle_all() {
+    if (deferred_layer_ < 0) return;
+    for (pending& d : deferred_)
+      if (d.on) {
+        wait(d.s);
+        d.on = false;
+      }
+    sink_.push(layer_done(deferred_layer_));
+    deferred_layer_ = -1;
+  }
+  constexpr bool produced_by(int tensor, int layer) const {
+    const node_summary& node = net_.nodes[static_cast<std::size_t>(layer)];
+    for (int o = 0; o < node.output_count; ++o)
+      if (node.outputs[static_cast<std::size_t>(o)] == tensor) return true;
+    return false;
+  }
+
+  /// During the last tile of `layer`: the next layer's first filter chunk (L3 -> L2) or filter
+  /// block (-> L1), and its first input tile when the stores it reads have completed.
+  constexpr void open_next(int layer, const std::array<pending, 2>& stores) {
+    const int m = layer + 1;
+    if (!overlaps_previous(m)) return;
+    const node_summary& next = net_.nodes[static_cast<std::size_t>(m)];
+    const tile_geometry& g = next.geometry;
+    const layer_l1_plan& l = plan_.layers[static_cast<std::size_t>(m)];
+    opening_ = {};
+    opening_.layer = m;
+    if (g.weight_bytes_per_channel > 0) {
+      if (l.stage_channels > 0) {
+        opening_.chunk = start(transfer_role::stage_filters, m, 0, 0);
+        opening_.has_chunk = true;
+      } else {
+        opening_.filters = start(transfer_role::filters, m, 0, 0);
+        opening_.has_filters = true;
+      }
+    }
+    // Inputs: only when every result they read is stored (the current tile's is not yet).
+    const std::int64_t last = plan_.layers[static_cast<std::size_t>(layer)].solution.cost.tiles - 1;
+    for (int k = 0; k < next.input_count; ++k) {
+      const int t = next.inputs[static_cast<std::size_t>(k)];
+      if (produced_by(t, layer) && needed_tile(layer, m, 0, k) >= last) return;
+    }
+    for (int k = 0; k < next.input_count; ++k) {
+      const int t = next.inputs[static_cast<std::size_t>(k)];
+      if (!produced_by(t, layer)) continue;
+      const std::int64_t needed = needed_tile(layer, m, 0, k);
+      for (const pending& o : stores)
+        if (o.on && o.s.tile <= needed) return;  // still in flight: load it at the layer's start
+    }
+    for (int k = 0; k < next.input_count && k < 2; ++k)
+      opening_.in[static_cast<std::size_t>(k)] = start(transfer_role::input, m, 0, 0, k);
+    opening_.has_inputs = true;
+  }
+
+  constexpr void tiled_layer(int layer) {
+    const node_summary& node = net_.nodes[static_cast<std::size_t>(layer)];
+    const tile_geometry& g = node.geometry;
+    const layer_l1_plan& l = plan_.layers[static_cast<std::size_t>(layer)];
+    const tile_shape& shape = l.solution.tile;
+    const std::int64_t count = l.solution.cost.tiles;
+    const int operands = node.input_count;
+    const bool has_weights = g.weight_bytes_per_channel > 0;
+    const bool doubled = l.solution.cost.activations_doubled;
+    const bool staged = has_weights && l.stage_channels > 0;
+
+    std::array<std::array<step, 2>, 2> in{};  // [slot][operand]
+    std::array<step, 2> weights{};
+    std::array<pending, 2> out{};
+    std::array<step, 2> chunk{};
+    int current_chunk = -1;
+    std::array<bool, 2> spilled_in{};
+    for (int k = 0; k < operands && k < 2; ++k)
+      spilled_in[static_cast<std::size_t>(k)] = plan_.in_l3[static_cast<std::size_t>(node.inputs[static_cast<std::size_t>(k)])];
+    const bool any_spilled_in = spilled_in[0] || spilled_in[1];
+    const bool spilled_out = plan_.in_l3[static_cast<std::size_t>(node.outputs[0])];
+    std::array<std::array<step, 2>, 2> spill_in{};  // [tile parity][operand]
+    std::array<pending, 2> l3_store{};
+    struct staged_output {
+      bool on = false;
+      int l1_slot = 0;
+      std::int64_t tile = 0;
+    };
+    std::array<staged_output, 2> staged_out{};
+
+    const auto slot = [&](std::int64_t i) { return doubled ? static_cast<int>(i % 2) : 0; };
+    const auto weight_slot = [&](int block) { return l.solution.cost.constants_doubled ? block % 2 : 0; };
+    const auto opens_block = [&](std::int64_t i) {
+      return i == 0 || position(g, shape, i - 1).block != position(g, shape, i).block;
+    };
+    const auto chunk_slot = [&](int k) { return l.stage_chunks > 1 ? k % 2 : 0; };
+    const bool opened = opening_.layer == layer;
+    const auto stage = [&](int k) {
+      if (k == 0 && opened && opening_.has_chunk) {  // staged during the previous layer
+        chunk[0] = opening_.chunk;
+        return;
+      }
+      chunk[static_cast<std::size_t>(chunk_slot(k))] = start(transfer_role::stage_filters, layer, k, chunk_slot(k));
+    };
+    const auto stage_in = [&](std::int64_t j) {
+      for (int k = 0; k < operands; ++k)
+        if (spilled_in[static_cast<std::size_t>(k)])
+          spill_in[static_cast<std::size_t>(j % 2)][static_cast<std::size_t>(k)] =
+              start(transfer_role::spill_input, layer, j, static_cast<int>(j % 2), k);
+    };
+    // Moves the output tile waiting in L2 spill slot `sl` on to L3.
+    const auto drain = [&](int sl) {
+      staged_output& so = staged_out[static_cast<std::size_t>(sl)];
+      if (!so.on) return;
+      pending& from = out[static_cast<std::size_t>(so.l1_slot)];
+      if (from.on) {  // its L1 -> L2 store must have landed
+        wait(from.s);
+        from.on = false;
+      }
+      l3_store[static_cast<std::size_t>(sl)] = {start(transfer_role::spill_output, layer, so.tile, sl), true};
+      so.on = false;
+    };
+    const auto load = [&](std::int64_t i) {
+      const tile_position p = position(g, shape, i);
+      const int s = slot(i);
+      if (i == 0 && opened && opening_.has_inputs) {  // loaded during the previous layer
+        for (int k = 0; k < operands && k < 2; ++k) in[0][static_cast<std::size_t>(k)] = opening_.in[static_cast<std::size_t>(k)];
+      } else {
+        settle(layer, i);
+        for (int k = 0; k < operands; ++k) {
+          if (spilled_in[static_cast<std::size_t>(k)]) wait(spill_in[static_cast<std::size_t>(i % 2)][static_cast<std::size_t>(k)]);
+          in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)] = start(transfer_role::input, layer, i, s, k);
+        }
+      }
+      if (any_spilled_in && i + 1 < count) stage_in(i + 1);
+      if (has_weights && opens_block(i)) {
+        int staging_slot = 0;
+        if (staged) {
+          const int k = p.c0 / l.stage_channels;
+          if (k != current_chunk) {  // the chunk must have landed before L1 reads it
+            wait(chunk[static_cast<std::size_t>(chunk_slot(k))]);
+            current_chunk = k;
+            if (k + 1 < l.stage_chunks) stage(k + 1);
+          }
+          staging_slot = chunk_slot(k);
+        }
+        const int ws = weight_slot(p.block);
+        if (i == 0 && opened && opening_.has_filters) weights[0] = opening_.filters;
+        else weights[static_cast<std::size_t>(ws)] = start(transfer_role::filters, layer, i, ws, staging_slot);
+      }
+    };
+
+    if (staged) stage(0);
+    if (any_spilled_in) stage_in(0);
+    load(0);
+    if (opened) opening_ = {};  // used up; the next layer's opening is made during this layer
+    for (std::int64_t i = 0; i < count; ++i) {
+      const tile_position p = position(g, shape, i);
+      const int s = slot(i);
+      const int ws = weight_slot(p.block);
+      for (int k = 0; k < operands; ++k) wait(in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)]);
+      if (has_weights && opens_block(i)) wait(weights[static_cast<std::size_t>(ws)]);
+      if (doubled && i + 1 < count) load(i + 1);  // prefetch into the other slots
+      pending& o = out[static_cast<std::size_t>(s)];
+      if (o.on) {  // the store of tile i-2 (or i-1) still reads this slot
+        wait(o.s);
+        o.on = false;
+      }
+      if (i + 1 == count) open_next(layer, out);
+      sink_.push(compute(layer, i, s, has_weights ? ws : 0));
+      if (i == 0) settle_all();  // the previous layer's last stores ran beside this first tile
+      if (spilled_out) {
+        const int sl = static_cast<int>(i % 2);
+        drain(1 - sl);  // tile i-1: L2 -> L3
+        pending& l3 = l3_store[static_cast<std::size_t>(sl)];
+        if (l3.on) {  // tile i-2 still leaves this L2 slot
+          wait(l3.s);
+          l3.on = false;
+        }
+        staged_out[static_cast<std::size_t>(sl)] = {true, s, i};
+      }
+      o = {start(transfer_role::output, layer, i, s), true};
+      if (!doubled && i + 1 < count) load(i + 1);
+    }
+    if (spilled_out) {
+      drain(static_cast<int>((count - 1) % 2));
+      for (pending& l3 : l3_store)
+        if (l3.on) wait(l3.s);
+    }
+    if (overlaps_previous(layer + 1)) {  // the next layer's first tile computes while these land
+      deferred_ = out;
+      deferred_layer_ = layer;
+      return;
+    }
+    for (pending& o : out)
+      if (o.on) wait(o.s);
+    sink_.push(layer_done(layer));
+  }
+
+  const graph_summary<NT, NI, NO, NN>& net_;
+  const target_plan<NT, NN>& plan_;
+  Sink& sink_;
+  std::array<bool, max_handles> busy_{};
+  struct opening {
+    int layer = -1;
+    bool has_inputs = false, has_filters = false, has_chunk = false;
+    std::array<step, 2> in{};
+    step filters{}, chunk{};
+  };
+  opening opening_{};
+  std::array<pending, 2> deferred_{};
+  int deferred_layer_ = -1;
+};
+
+}  // namespace detail
+
+/// A network's schedule on a target: the steps in execution order and the DMA queue entries
+/// the replay needs.
+template <std::size_t N>
+struct step_program {
+  std::array<step, N> steps{};
+  int handles = 0;
+  bool out_of_handles = false;  ///< the emitter needed more than max_handles entries (a bug)
+  static constexpr std::size_t size() { return N; }
+};
+
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::size_t count_steps(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan) {
+  detail::counting_sink sink{};
+  detail::emitter<detail::counting_sink, NT, NI, NO, NN> e(net, plan, sink);
+  e.run();
+  return sink.size;
+}
+
+template <std::size_t N, std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr step_program<N> emit_program(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan) {
+  detail::filling_sink<N> sink{};
+  detail::emitter<detail::filling_sink<N>, NT, NI, NO, NN> e(net, plan, sink);
+  e.run();
+  step_program<N> program{};
+  program.steps = sink.steps;
+  program.handles = e.handles_used;
+  program.out_of_handles = e.out_of_handles;
+  return program;
+}
+
+}  // namespace tessera::schedule

@@ -1,0 +1,579 @@
+// The compile-time proof that a step program is free of hazards.
+//
+// `check()` walks the program once, keeping what a careful engineer keeps in mind when reading
+// a double-buffered schedule: the transfers in flight on each DMA queue entry (with the exact
+// bytes their two sides touch), what every L1 and L2 buffer slot holds (which tile's input,
+// which block's filters, which tile's result) and how many reads it still owes, and how far
+// each layer's output has reached its tensor. It reports the first step that
+//   - reads a buffer before the transfer filling it was waited for, or that holds another
+//     tile's data (read_before_wait, stale_read),
+//   - writes bytes an in-flight transfer reads or writes (write_in_flight),
+//   - starts a transfer whose destination meets an in-flight transfer (refill_in_flight), or
+//     overwrites data still owed to a reader (overwrite_live),
+//   - uses buffers that overlap or leave their memory level (overlapping_buffers, out_of_bounds),
+//   - loads tensor bytes whose producing store has not completed (read_unproduced),
+//   - stores an output slot that holds no result for that tile (store_before_compute),
+//   - misuses the DMA queue (bad_wait, handle_in_use), or ends with transfers in flight or
+//     results never stored (never_waited, lost_output).
+// `proven_safe<>()` turns a report into one diagnostic naming the layer, the tile, the buffer
+// and the hazard kind. The simulated DMA (dma/simulated_policy.hpp) remains the independent
+// check at run time.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/core/fixed_name.hpp>
+#include <tessera/diagnostics/errors.hpp>
+#include <tessera/graph/network.hpp>
+#include <tessera/planning/target_plan.hpp>
+#include <tessera/schedule/emit.hpp>
+#include <tessera/schedule/step.hpp>
+#include <tessera/schedule/tile_walk.hpp>
+#include <tessera/schedule/transfers.hpp>
+
+namespace tessera::schedule {
+
+enum class hazard : std::uint8_t {
+  none,
+  read_before_wait,
+  stale_read,
+  write_in_flight,
+  refill_in_flight,
+  overwrite_live,
+  overlapping_buffers,
+  out_of_bounds,
+  read_unproduced,
+  store_before_compute,
+  bad_wait,
+  handle_in_use,
+  never_waited,
+  lost_output,
+  incomplete_layer,  ///< a layer is declared done while stores of its output are pending
+};
+
+constexpr const char* name_of(hazard h) {
+  constexpr const char* names[] = {"none",           "read before wait",    "stale read",
+                                   "write while a transfer is in flight", "refill while in flight",
+                                   "overwrite live data", "overlapping buffers", "out of bounds",
+                                   "read of unproduced data", "store before compute", "bad wait",
+                                   "queue entry in use", "never waited", "lost output", "incomplete layer"};
+  return names[static_cast<int>(h)];
+}
+
+struct hazard_report {
+  hazard kind = hazard::none;
+  int step = -1;
+  int layer = -1;
+  std::int64_t tile = -1;
+  fixed_name buffer{};  ///< e.g. "L1 input slot 1", "L2 staging slot 0", "tensor conv1_out"
+  constexpr bool ok() const { return kind == hazard::none; }
+};
+
+namespace check_detail {
+
+enum class area : std::uint8_t { l1, l2, l3, caller, filters };
+
+/// Bytes one side of a transfer or a kernel touches: a range of an area, and for tensors the
+/// exact box (two column tiles of one map interleave without sharing a byte).
+struct region {
+  area where = area::l1;
+  std::int32_t tensor = -1;
+  std::int64_t lo = 0, hi = 0;
+  bool is_box = false;
+  map_box box{};
+};
+
+constexpr bool meets(const region& a, const region& b) {
+  if (a.where != b.where || a.lo >= b.hi || b.lo >= a.hi) return false;
+  if (a.where == area::filters) return false;  // read-only constants
+  if (a.where == area::caller && a.tensor != b.tensor) return false;
+  if (a.is_box && b.is_box && a.tensor == b.tensor) return a.box.meets(b.box);
+  return true;
+}
+
+/// What a buffer slot holds.
+struct content {
+  transfer_role role = transfer_role::input;  ///< input, filters (index: block), output, stage_filters (index: chunk), spill_input, spill_output
+  int layer = -1;
+  std::int64_t index = -1;
+  int operand = 0;
+  friend constexpr bool operator==(const content&, const content&) = default;
+};
+
+struct buffer_state {
+  bool on = false;
+  region where{};
+  content what{};
+  std::int64_t readers = 0;  ///< reads it still owes
+  int filling = -1;          ///< queue entry of the transfer filling it, -1 once landed
+};
+
+struct flight {
+  bool on = false;
+  step issued{};
+  region src{}, dst{};
+};
+
+/// Tiles of a layer whose results reached their tensor: every tile below `prefix`, and the
+/// ones flagged in `window` above it (stores complete slightly out of order at a layer's end).
+struct progress {
+  std::int64_t prefix = 0;
+  std::uint64_t window = 0;
+  constexpr void complete(std::int64_t tile) {
+    if (tile < prefix || tile - prefix >= 64) return;
+    window |= std::uint64_t{1} << (tile - prefix);
+    while (window & 1u) {
+      window >>= 1;
+      ++prefix;
+    }
+  }
+};
+
+inline constexpr std::int64_t whole = INT64_MAX / 2;  ///< progress of a layer that ran at once
+inline constexpr std::size_t max_buffers = 32;  ///< live slots at once (a layer pair uses about 12)
+
+constexpr void append(fixed_name& n, std::size_t& at, const char* s) {
+  while (*s != '\0' && at + 1 < fixed_name::capacity) n.text[at++] = *s++;
+}
+constexpr void append(fixed_name& n, std::size_t& at, std::int64_t v) {
+  char digits[20]{};
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0 && count < 20);
+  while (count > 0 && at + 1 < fixed_name::capacity) n.text[at++] = digits[--count];
+}
+
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+class checker {
+ public:
+  constexpr checker(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan)
+      : net_(net), plan_(plan) {
+    for (auto& p : producer_) p = -1;
+    for (std::size_t n = 0; n < NN; ++n)
+      for (int o = 0; o < net.nodes[n].output_count; ++o)
+        producer_[static_cast<std::size_t>(net.nodes[n].outputs[static_cast<std::size_t>(o)])] = static_cast<int>(n);
+  }
+
+  hazard_report report{};
+
+  constexpr bool visit(const step& s, int index) {
+    step_ = index;
+    switch (s.kind) {
+      case step_kind::issue: start(s); break;
+      case step_kind::wait: wait(s); break;
+      case step_kind::compute: s.tile < 0 ? compute_whole(s) : compute_tile(s); break;
+      case step_kind::done: done(s); break;
+    }
+    return report.ok();
+  }
+
+  constexpr void finish(int steps) {
+    step_ = steps;
+    for (int i = 0; i < active_count_; ++i) {
+      const flight& f = flights_[static_cast<std::size_t>(active_[static_cast<std::size_t>(i)])];
+      return fail(hazard::never_waited, f.issued.layer, f.issued.tile, f.dst);
+    }
+    for (int i = 0; i < live_; ++i) {
+      const buffer_state& b = buffers_[static_cast<std::size_t>(i)];
+      if (b.what.role == transfer_role::output && b.readers > 0)
+        return fail(hazard::lost_output, b.what.layer, b.what.index, b.where);
+    }
+  }
+
+ private:
+  // --- naming -----------------------------------------------------------------------------
+  /// "L1 input slot 1", "L2 staging slot 0", "tensor conv", ...: the buffer of the plan that
+  /// `r` starts in (the one with the highest start at or below it), as layer `layer` sees L1.
+  constexpr fixed_name name(const region& r, int layer) const {
+    fixed_name n{};
+    std::size_t at = 0;
+    if (r.tensor >= 0) {
+      append(n, at, "tensor ");
+      append(n, at, net_.tensors[static_cast<std::size_t>(r.tensor)].name.c_str());
+      return n;
+    }
+    struct candidate {
+      const char* what = nullptr;
+      std::size_t offset = 0;
+      int slot = -1;
+    };
+    std::array<candidate, 7> list{};
+    if (r.where == area::l1 && layer >= 0) {
+      const layer_l1_plan& l = plan_.layers[static_cast<std::size_t>(layer)];
+      list = {{{"L1 input", l.input[0], 0}, {"L1 input", l.input[1], 1}, {"L1 output", l.output[0], 0},
+               {"L1 output", l.output[1], 1}, {"L1 filters", l.weights[0], 0}, {"L1 filters", l.weights[1], 1},
+               {"L1 scratch", l.scratch, -1}}};
+    } else if (r.where == area::l2) {
+      list = {{{"L2 staging", plan_.staging_slot[0], 0}, {"L2 staging", plan_.staging_slot[1], 1},
+               {"L2 spill input", plan_.spill_input_slot[0], 0}, {"L2 spill input", plan_.spill_input_slot[1], 1},
+               {"L2 spill output", plan_.spill_output_slot[0], 0}, {"L2 spill output", plan_.spill_output_slot[1], 1},
+               {}}};
+      if (plan_.staging_bytes + plan_.spill_staging_bytes == 0) list = {};
+    }
+    const candidate* best = nullptr;
+    for (const candidate& c : list)
+      if (c.what != nullptr && static_cast<std::int64_t>(c.offset) <= r.lo && (best == nullptr || c.offset > best->offset))
+        best = &c;
+    if (best == nullptr) {
+      append(n, at, r.where == area::l1 ? "L1 bytes " : r.where == area::l2 ? "L2 bytes " : "filters ");
+      append(n, at, r.lo);
+      return n;
+    }
+    append(n, at, best->what);
+    if (best->slot >= 0) {
+      append(n, at, " slot ");
+      append(n, at, std::int64_t{best->slot});
+    }
+    return n;
+  }
+  constexpr void fail(hazard h, int layer, std::int64_t tile, const region& r, const content* = nullptr) {
+    if (!report.ok()) return;
+    report = {h, step_, layer, tile, name(r, layer)};
+  }
+
+  // --- regions ----------------------------------------------------------------------------
+  constexpr region tensor_region(int t, const map_box* box) const {
+    const auto id = static_cast<std::size_t>(t);
+    region r{};
+    r.tensor = t;
+    const std::int64_t bytes = static_cast<std::int64_t>(net_.tensors[id].bytes());
+    std::int64_t base = 0;
+    if (plan_.in_l3[id]) {
+      r.where = area::l3;
+      base = plan_.l3.tensor_offset[id];
+    } else if (plan_.l2.tensor_offset[id] >= 0) {
+      r.where = area::l2;
+      base = plan_.l2.tensor_offset[id];
+    } else {
+      r.where = area::caller;
+    }
+    if (box == nullptr) {
+      r.lo = base;
+      r.hi = base + bytes;
+      return r;
+    }
+    r.is_box = true;
+    r.box = *box;
+    r.lo = base + box->offset();
+    r.hi = base + box->end_offset();
+    return r;
+  }
+  constexpr region side(const endpoint& e, const transfer_desc& d) const {
+    if (e.where == space::tensor) return tensor_region(e.index, &d.box);
+    region r{};
+    r.where = e.where == space::l1 ? area::l1 : e.where == space::l2 ? area::l2 : area::filters;
+    r.lo = e.offset;
+    r.hi = e.offset + static_cast<std::int64_t>(d.bytes());
+    return r;
+  }
+  constexpr bool in_bounds(const region& r) const {
+    if (r.where == area::l1) return r.lo >= 0 && r.hi <= static_cast<std::int64_t>(plan_.l1_bytes);
+    if (r.where == area::l2 && r.tensor < 0) return r.lo >= 0 && r.hi <= static_cast<std::int64_t>(plan_.l2_bytes);
+    return true;
+  }
+  static constexpr region l1(std::size_t offset, std::size_t bytes) {
+    return {area::l1, -1, static_cast<std::int64_t>(offset), static_cast<std::int64_t>(offset + bytes)};
+  }
+
+  // --- buffer slots -----------------------------------------------------------------------
+  // Live slots are kept packed in buffers_[0, live_) and transfers in flight listed in
+  // active_[0, active_count_): the walk costs a few dozen operations per step, so that long
+  // programs stay far inside the compiler's constexpr budget.
+  constexpr buffer_state* find(const content& c) {
+    for (int i = 0; i < live_; ++i)
+      if (buffers_[static_cast<std::size_t>(i)].what == c) return &buffers_[static_cast<std::size_t>(i)];
+    return nullptr;
+  }
+  constexpr void release(buffer_state* b) {
+    *b = buffers_[static_cast<std::size_t>(--live_)];
+    buffers_[static_cast<std::size_t>(live_)].on = false;
+  }
+  /// A read of the slot holding `c`, expected at `where`; false (and a report) when it fails.
+  constexpr bool consume(const content& c, const region& where, int layer, std::int64_t tile) {
+    buffer_state* b = find(c);
+    if (b == nullptr || b->where.where != where.where || b->where.lo != where.lo) {
+      fail(c.role == transfer_role::output ? hazard::store_before_compute : hazard::stale_read, layer, tile, where, &c);
+      return false;
+    }
+    if (b->filling >= 0) {
+      fail(hazard::read_before_wait, layer, tile, where, &c);
+      return false;
+    }
+    if (--b->readers <= 0) release(b);
+    return true;
+  }
+  /// Bytes about to be written (by a kernel or a transfer): nothing in flight may touch them
+  /// and no slot may still owe reads of them.
+  constexpr bool writable(const region& r, hazard in_flight, int layer, std::int64_t tile) {
+    for (int i = 0; i < active_count_; ++i) {
+      const flight& f = flights_[static_cast<std::size_t>(active_[static_cast<std::size_t>(i)])];
+      if (meets(r, f.src) || meets(r, f.dst)) {
+        fail(in_flight, layer, tile, r);
+        return false;
+      }
+    }
+    for (int i = 0; i < live_; ++i) {
+      const buffer_state& b = buffers_[static_cast<std::size_t>(i)];
+      if (b.readers > 0 && meets(r, b.where)) {
+        fail(hazard::overwrite_live, layer, tile, b.where, &b.what);
+        return false;
+      }
+    }
+    return true;
+  }
+  constexpr void hold(const region& r, const content& c, std::int64_t readers, int filling) {
+    if (live_ < static_cast<int>(max_buffers)) {
+      buffers_[static_cast<std::size_t>(live_++)] = {true, r, c, readers, filling};
+      return;
+    }
+    fail(hazard::overlapping_buffers, c.layer, c.index, r, &c);  // more live slots than the checker tracks
+  }
+
+  // --- production of tensors --------------------------------------------------------------
+  /// Whether every byte of `box` (null: the whole tensor) of tensor `t` has been produced.
+  constexpr bool produced(int t, const map_box* box) const {
+    const int p = producer_[static_cast<std::size_t>(t)];
+    if (p < 0) return true;  // a graph input
+    const progress& done = progress_[static_cast<std::size_t>(p)];
+    if (done.prefix >= whole) return true;
+    const layer_l1_plan& l = plan_.layers[static_cast<std::size_t>(p)];
+    if (!l.tiled) return false;
+    const tile_geometry& g = net_.nodes[static_cast<std::size_t>(p)].geometry;
+    const std::int64_t all = l.solution.cost.tiles;
+    const bool same_view = box != nullptr && box->height == g.out_h && box->width == g.out_w &&
+                           box->depth == g.out_c && box->elem == g.out_elem_bytes;
+    const std::int64_t needed = same_view ? last_tile_meeting(g, l.solution.tile, *box) + 1 : all;
+    return done.prefix >= needed;
+  }
+
+  // --- steps ------------------------------------------------------------------------------
+  constexpr void start(const step& s) {
+    if (s.handle < 0 || s.handle >= max_handles) return fail(hazard::bad_wait, s.layer, s.tile, {});
+    const transfer_desc d = describe(net_, plan_, s);
+    const region src = side(d.src, d), dst = side(d.dst, d);
+    if (!in_bounds(src)) return fail(hazard::out_of_bounds, s.layer, s.tile, src);
+    if (!in_bounds(dst)) return fail(hazard::out_of_bounds, s.layer, s.tile, dst);
+    const layer_l1_plan& l = plan_.layers[s.layer];
+    const tile_geometry& g = net_.nodes[s.layer].geometry;
+    // What the source must hold.
+    switch (s.role) {
+      case transfer_role::input:
+        if (d.src.where == space::l2) {
+          if (!consume({transfer_role::spill_input, s.layer, s.tile, s.operand}, src, s.layer, s.tile)) return;
+        } else if (!produced(d.src.index, &d.box)) {
+          return fail(hazard::read_unproduced, s.layer, s.tile, src);
+        }
+        break;
+      case transfer_role::spill_input:
+        if (!produced(d.src.index, &d.box)) return fail(hazard::read_unproduced, s.layer, s.tile, src);
+        break;
+      case transfer_role::filters:
+        if (d.src.where == space::l2) {
+          const int chunk = position(g, l.solution.tile, s.tile).c0 / l.stage_channels;
+          if (!consume({transfer_role::stage_filters, s.layer, chunk, 0}, region{area::l2, -1,
+                        static_cast<std::int64_t>(plan_.staging_slot[s.operand]),
+                        static_cast<std::int64_t>(plan_.staging_slot[s.operand]) + 1}, s.layer, s.tile))
+            return;
+        }
+        break;
+      case transfer_role::output:
+        if (!consume({transfer_role::output, s.layer, s.tile, 0}, src, s.layer, s.tile)) return;
+        break;
+      case transfer_role::spill_output:
+        if (!consume({transfer_role::spill_output, s.layer, s.tile, 0}, src, s.layer, s.tile)) return;
+        break;
+      case transfer_role::stage_filters: break;
+    }
+    // The destination must be free of transfers in flight and of data still owed to readers.
+    if (!writable(dst, hazard::refill_in_flight, s.layer, s.tile)) return;
+    // Only then the queue entry: a reused entry is usually the symptom of one of the above.
+    flight& f = flights_[static_cast<std::size_t>(s.handle)];
+    if (f.on) return fail(hazard::handle_in_use, s.layer, s.tile, dst);
+    // What the destination will hold.
+    switch (s.role) {
+      case transfer_role::input: hold(dst, {transfer_role::input, s.layer, s.tile, s.operand}, 1, s.handle); break;
+      case transfer_role::spill_input:
+        hold(dst, {transfer_role::spill_input, s.layer, s.tile, s.operand}, 1, s.handle);
+        break;
+      case transfer_role::filters:
+        hold(dst, {transfer_role::filters, s.layer, position(g, l.solution.tile, s.tile).block, 0},
+             grid_of(g, l.solution.tile).per_block(), s.handle);
+        break;
+      case transfer_role::stage_filters: {
+        const filter_chunk c = chunk_of(l, g, s.tile);
+        hold(dst, {transfer_role::stage_filters, s.layer, s.tile, 0}, (c.channels + l.solution.tile.c - 1) / l.solution.tile.c,
+             s.handle);
+        break;
+      }
+      case transfer_role::output:
+        if (d.dst.where == space::l2) hold(dst, {transfer_role::spill_output, s.layer, s.tile, 0}, 1, s.handle);
+        break;
+      case transfer_role::spill_output: break;
+    }
+    f = {true, s, src, dst};
+    active_[static_cast<std::size_t>(active_count_++)] = s.handle;
+  }
+
+  constexpr void wait(const step& s) {
+    if (s.handle < 0 || s.handle >= max_handles) return fail(hazard::bad_wait, s.layer, s.tile, {});
+    flight& f = flights_[static_cast<std::size_t>(s.handle)];
+    if (!f.on) return fail(hazard::bad_wait, s.layer, s.tile, {});
+    const step& w = f.issued;  // the wait names the transfer it expects: it must be the one in flight
+    if (w.role != s.role || w.layer != s.layer || w.tile != s.tile || w.operand != s.operand || w.slot != s.slot)
+      return fail(hazard::bad_wait, s.layer, s.tile, f.dst);
+    f.on = false;
+    for (int i = 0; i < active_count_; ++i)
+      if (active_[static_cast<std::size_t>(i)] == s.handle) {
+        active_[static_cast<std::size_t>(i)] = active_[static_cast<std::size_t>(--active_count_)];
+        break;
+      }
+    for (int i = 0; i < live_; ++i)
+      if (buffers_[static_cast<std::size_t>(i)].filling == s.handle) buffers_[static_cast<std::size_t>(i)].filling = -1;
+    // A store into a tensor completes part of the layer's output.
+    if ((f.issued.role == transfer_role::output || f.issued.role == transfer_role::spill_output) &&
+        f.dst.tensor >= 0)
+      progress_[f.issued.layer].complete(f.issued.tile);
+  }
+
+  constexpr void compute_tile(const step& s) {
+    const node_summary& node = net_.nodes[s.layer];
+    const tile_geometry& g = node.geometry;
+    const layer_l1_plan& l = plan_.layers[s.layer];
+    if (!l.tiled || s.tile >= l.solution.cost.tiles) return fail(hazard::stale_read, s.layer, s.tile, {});
+    const tile_position p = position(g, l.solution.tile, s.tile);
+    const std::size_t in_bytes = input_box(g, p).bytes();
+    std::array<region, 5> used{};
+    int count = 0;
+    for (int k = 0; k < node.input_count; ++k) {
+      const region r = l1(l.input[s.slot] + static_cast<std::size_t>(k) * operand_bytes(l, g), in_bytes);
+      if (!consume({transfer_role::input, s.layer, s.tile, k}, r, s.layer, s.tile)) return;
+      used[static_cast<std::size_t>(count++)] = r;
+    }
+    if (g.weight_bytes_per_channel > 0) {
+      const region r = l1(l.weights[s.operand], static_cast<std::size_t>(p.c) * g.weight_bytes_per_channel);
+      if (!consume({transfer_role::filters, s.layer, p.block, 0}, r, s.layer, s.tile)) return;
+      used[static_cast<std::size_t>(count++)] = r;
+    }
+    const region out = l1(l.output[s.slot], output_box(g, p).bytes());
+    const region scratch = l1(l.scratch, l.solution.cost.scratch_bytes);
+    used[static_cast<std::size_t>(count++)] = out;
+    if (l.solution.cost.scratch_bytes > 0) used[static_cast<std::size_t>(count++)] = scratch;
+    for (int a = 0; a < count; ++a) {
+      if (!in_bounds(used[static_cast<std::size_t>(a)]))
+        return fail(hazard::out_of_bounds, s.layer, s.tile, used[static_cast<std::size_t>(a)]);
+      for (int b = a + 1; b < count; ++b)
+        if (meets(used[static_cast<std::size_t>(a)], used[static_cast<std::size_t>(b)]))
+          return fail(hazard::overlapping_buffers, s.layer, s.tile, used[static_cast<std::size_t>(b)]);
+    }
+    // Reads of bytes a transfer is still writing.
+    for (int a = 0; a + 1 < count - (l.solution.cost.scratch_bytes > 0 ? 1 : 0); ++a)
+      for (int i = 0; i < active_count_; ++i)
+        if (meets(used[static_cast<std::size_t>(a)], flights_[static_cast<std::size_t>(active_[static_cast<std::size_t>(i)])].dst))
+          return fail(hazard::read_before_wait, s.layer, s.tile, used[static_cast<std::size_t>(a)]);
+    if (!writable(out, hazard::write_in_flight, s.layer, s.tile)) return;
+    if (l.solution.cost.scratch_bytes > 0 && !writable(scratch, hazard::write_in_flight, s.layer, s.tile)) return;
+    hold(out, {transfer_role::output, s.layer, s.tile, 0}, 1, -1);
+  }
+
+  constexpr void compute_whole(const step& s) {
+    const node_summary& node = net_.nodes[s.layer];
+    for (int k = 0; k < node.input_count; ++k) {
+      const int t = node.inputs[static_cast<std::size_t>(k)];
+      const region r = tensor_region(t, nullptr);
+      if (!produced(t, nullptr)) return fail(hazard::read_unproduced, s.layer, -1, r);
+      for (int i = 0; i < active_count_; ++i)
+        if (meets(r, flights_[static_cast<std::size_t>(active_[static_cast<std::size_t>(i)])].dst))
+          return fail(hazard::read_before_wait, s.layer, -1, r);
+    }
+    for (int o = 0; o < node.output_count; ++o) {
+      const region r = tensor_region(node.outputs[static_cast<std::size_t>(o)], nullptr);
+      if (!writable(r, hazard::write_in_flight, s.layer, -1)) return;
+    }
+    progress_[s.layer].prefix = whole;
+  }
+
+  constexpr void done(const step& s) {
+    const layer_l1_plan& l = plan_.layers[s.layer];
+    const node_summary& node = net_.nodes[s.layer];
+    for (int o = 0; o < node.output_count; ++o)
+      if (!produced(node.outputs[static_cast<std::size_t>(o)], nullptr))
+        return fail(hazard::incomplete_layer, s.layer, l.tiled ? l.solution.cost.tiles - 1 : -1,
+                    tensor_region(node.outputs[static_cast<std::size_t>(o)], nullptr));
+  }
+
+  const graph_summary<NT, NI, NO, NN>& net_;
+  const target_plan<NT, NN>& plan_;
+  int step_ = 0;
+  std::array<flight, max_handles> flights_{};
+  std::array<int, max_handles> active_{};
+  int active_count_ = 0;
+  std::array<buffer_state, max_buffers> buffers_{};
+  int live_ = 0;
+  std::array<progress, NN> progress_{};
+  std::array<int, NT> producer_{};
+};
+
+}  // namespace check_detail
+
+/// Walks `program` and returns its first hazard (kind none when there is none).
+/// Walks steps [begin, end) of `program` with checker `c` (stops at the first hazard).
+template <class Checker, std::size_t N>
+constexpr void walk(Checker& c, const step_program<N>& program, std::size_t begin, std::size_t end) {
+  if (program.out_of_handles && c.report.ok()) c.report.kind = hazard::handle_in_use;
+  for (std::size_t i = begin; i < end && i < N && c.report.ok(); ++i) c.visit(program.steps[i], static_cast<int>(i));
+  if (end >= N && c.report.ok()) c.finish(static_cast<int>(N));
+}
+
+/// Walks `program` and returns its first hazard (kind none when there is none). One constant
+/// evaluation: fine for tests and small programs; `proven_safe` splits long programs.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN, std::size_t N>
+constexpr hazard_report check(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan,
+                              const step_program<N>& program) {
+  if (!plan.fits) return {};
+  check_detail::checker<NT, NI, NO, NN> c(net, plan);
+  walk(c, program, 0, N);
+  return c.report;
+}
+
+/// Steps per constant evaluation of the proof. GCC bounds each evaluation (by default
+/// 2^25 operations); a step costs a few thousand, so a proof of tens of thousands of steps
+/// is split into chunks that each resume from the previous chunk's checker state.
+inline constexpr std::size_t steps_per_chunk = 2048;
+
+namespace check_detail {
+template <const auto& Net, const auto& Plan, const auto& Program, std::size_t Chunk>
+struct checked {
+  static constexpr auto state = [] {
+    auto c = checked<Net, Plan, Program, Chunk - 1>::state;
+    walk(c, Program, Chunk * steps_per_chunk, (Chunk + 1) * steps_per_chunk);
+    return c;
+  }();
+};
+template <const auto& Net, const auto& Plan, const auto& Program>
+struct checked<Net, Plan, Program, 0> {
+  static constexpr auto state = [] {
+    checker c(Net, Plan);
+    if (Plan.fits) walk(c, Program, 0, steps_per_chunk);
+    return c;
+  }();
+};
+}  // namespace check_detail
+
+/// True when `Program` has no hazard; otherwise one diagnostic names the layer, the tile, the
+/// buffer, the hazard kind and the step index.
+template <const auto& Net, const auto& Plan, const auto& Program>
+constexpr bool proven_safe() {
+  constexpr std::size_t chunks = Program.size() == 0 ? 1 : (Program.size() + steps_per_chunk - 1) / steps_per_chunk;
+  constexpr hazard_report r = check_detail::checked<Net, Plan, Program, chunks - 1>::state.report;
+  if constexpr (!r.ok()) {
+    diagnostics::schedule_hazard<Net.nodes[static_cast<std::size_t>(r.layer < 0 ? 0 : r.layer)].name, r.tile,
+                                 r.buffer, r.kind, r.step>{};
+  }
+  return r.ok();
+}
+
+}  // namespace tessera::schedule

@@ -1,0 +1,91 @@
+// The schedule as data: a step program is an array of steps that the executor replays and
+// the compile-time hazard checker walks.
+//
+// A step is small (16 bytes) because firmware stores the program: it names what happens
+// (issue a transfer, wait for one, compute a tile) and the layer, tile and buffer slot it
+// concerns. Everything else a transfer needs (memory levels, buffers and offsets, the 1-3D
+// box, bytes) follows from the plan and is computed by `describe()` (schedule/transfers.hpp),
+// the same constexpr function at compile time (checker, tests, reports) and at run time.
+//
+// Engines: steps carry the engine that executes them (a DMA channel for transfers, a core for
+// computes). Today's targets have one DMA engine and one compute engine; the field is where
+// multi-channel DMA, per-core compute steps and accelerators plug in.
+#pragma once
+
+#include <cstdint>
+
+namespace tessera::schedule {
+
+enum class step_kind : std::uint8_t {
+  issue,    ///< start a transfer (role, layer, tile, operand, slot) on a DMA engine; handle = its queue entry
+  wait,     ///< block until the transfer in queue entry `handle` completes
+  compute,  ///< run tile `tile` of `layer` on L1 buffers (tile < 0: the whole layer on its L2 buffers)
+  done,     ///< every output of `layer` is complete in its memory (observers may read it)
+};
+
+/// What a transfer moves. With the layer, the tile and the slot it determines the transfer.
+enum class transfer_role : std::uint8_t {
+  input,          ///< operand `operand` of tile `tile`: its tensor (or L2 spill slot) -> L1 input slot
+  filters,        ///< the filters of tile `tile`'s channel block: flash/L2 (or L2 staging) -> L1
+  output,         ///< tile `tile`'s result: L1 output slot -> its tensor (or the L2 spill slot)
+  stage_filters,  ///< filter chunk `tile` of the layer: L3 -> L2 staging slot `slot`
+  spill_input,    ///< operand `operand` of tile `tile`: L3 tensor -> L2 spill input slot
+  spill_output,   ///< tile `tile`'s result: L2 spill output slot -> L3 tensor
+};
+inline constexpr int transfer_role_count = 6;
+
+constexpr const char* name_of(transfer_role r) {
+  constexpr const char* names[transfer_role_count] = {"input",         "filters",     "output",
+                                                      "stage_filters", "spill_input", "spill_output"};
+  return names[static_cast<int>(r)];
+}
+
+struct step {
+  step_kind kind = step_kind::compute;
+  transfer_role role = transfer_role::input;
+  std::uint8_t engine = 0;   ///< DMA engine (issue, wait) or core (compute)
+  std::uint8_t operand = 0;  ///< input operand (input, spill_input); compute: the filter slot
+  std::uint8_t slot = 0;     ///< buffer slot the transfer fills or drains, or the compute's activation slot
+  std::uint8_t reserved = 0;
+  std::uint16_t layer = 0;
+  std::int32_t tile = 0;    ///< tile index in the layer's tile order (stage_filters: chunk index)
+  std::int32_t handle = 0;  ///< DMA queue entry (issue, wait)
+
+  friend constexpr bool operator==(const step&, const step&) = default;
+};
+
+constexpr step issue(transfer_role role, int layer, std::int64_t tile, int slot, int handle, int operand = 0,
+                     int engine = 0) {
+  return {step_kind::issue,
+          role,
+          static_cast<std::uint8_t>(engine),
+          static_cast<std::uint8_t>(operand),
+          static_cast<std::uint8_t>(slot),
+          0,
+          static_cast<std::uint16_t>(layer),
+          static_cast<std::int32_t>(tile),
+          handle};
+}
+constexpr step wait_for(const step& issued) {
+  step s = issued;
+  s.kind = step_kind::wait;
+  return s;
+}
+constexpr step compute(int layer, std::int64_t tile, int slot = 0, int filter_slot = 0, int core = 0) {
+  step s{};
+  s.kind = step_kind::compute;
+  s.engine = static_cast<std::uint8_t>(core);
+  s.slot = static_cast<std::uint8_t>(slot);
+  s.operand = static_cast<std::uint8_t>(filter_slot);
+  s.layer = static_cast<std::uint16_t>(layer);
+  s.tile = static_cast<std::int32_t>(tile);
+  return s;
+}
+constexpr step layer_done(int layer) {
+  step s{};
+  s.kind = step_kind::done;
+  s.layer = static_cast<std::uint16_t>(layer);
+  return s;
+}
+
+}  // namespace tessera::schedule

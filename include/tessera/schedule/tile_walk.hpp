@@ -1,0 +1,85 @@
+// The order in which a layer's tiles run and where each one lies: channel blocks outermost
+// (a block's filters load once), then images, rows and columns. The step program, its hazard
+// checker and the executor all locate tiles through these functions.
+#pragma once
+
+#include <cstdint>
+
+#include <tessera/planning/tile_geometry.hpp>
+#include <tessera/schedule/box.hpp>
+
+namespace tessera::schedule {
+
+/// Tile `index` of a layer: its output box and channel block.
+struct tile_position {
+  int n = 0, y0 = 0, x0 = 0, c0 = 0, h = 0, w = 0, c = 0, block = 0;
+};
+
+struct tile_grid {
+  int rows = 1, cols = 1, blocks = 1, batch = 1;
+  constexpr std::int64_t per_block() const { return std::int64_t{batch} * rows * cols; }
+  constexpr std::int64_t count() const { return per_block() * blocks; }
+};
+
+constexpr tile_grid grid_of(const tile_geometry& g, const tile_shape& t) {
+  const auto ceil = [](int a, int b) { return (a + b - 1) / b; };
+  return {ceil(g.out_h, t.h), ceil(g.out_w, t.w), ceil(g.out_c, t.c), g.batch};
+}
+
+constexpr tile_position position(const tile_geometry& g, const tile_shape& t, std::int64_t i) {
+  const tile_grid grid = grid_of(g, t);
+  tile_position p{};
+  p.block = static_cast<int>(i / grid.per_block());
+  std::int64_t r = i % grid.per_block();
+  p.n = static_cast<int>(r / (std::int64_t{grid.rows} * grid.cols));
+  r %= std::int64_t{grid.rows} * grid.cols;
+  p.y0 = static_cast<int>(r / grid.cols) * t.h;
+  p.x0 = static_cast<int>(r % grid.cols) * t.w;
+  p.c0 = p.block * t.c;
+  p.h = g.out_h - p.y0 < t.h ? g.out_h - p.y0 : t.h;
+  p.w = g.out_w - p.x0 < t.w ? g.out_w - p.x0 : t.w;
+  p.c = g.out_c - p.c0 < t.c ? g.out_c - p.c0 : t.c;
+  return p;
+}
+
+/// The highest index among the tiles whose output boxes meet `box` (a box of the layer's
+/// output map), or -1 when none does. Tile indices grow with block, image, row and column,
+/// so the highest one meets the box's last block, image, row and column.
+constexpr std::int64_t last_tile_meeting(const tile_geometry& g, const tile_shape& t, const map_box& box) {
+  if (box.bytes() == 0) return -1;
+  const tile_grid grid = grid_of(g, t);
+  const std::int64_t block = (box.channel + box.channels - 1) / t.c;
+  const std::int64_t row = (box.row + box.rows - 1) / t.h, col = (box.col + box.cols - 1) / t.w;
+  return block * grid.per_block() + (std::int64_t{box.n} * grid.rows + row) * grid.cols + col;
+}
+
+constexpr map_box output_box(const tile_geometry& g, const tile_position& p) {
+  return {g.out_h, g.out_w, g.out_c, g.out_elem_bytes, p.n, p.y0, p.h, p.x0, p.w, p.c0, p.c};
+}
+
+/// The input box a tile reads (padding excluded; one operand) and the tile's share of the
+/// layer's padding, in `args` (border tiles pad, inner tiles read their halo).
+constexpr map_box input_box(const tile_geometry& g, const tile_position& p, tile_args* args = nullptr) {
+  const int r0 = p.y0 * g.stride_h - g.pad_top;
+  const int r1 = r0 + (p.h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1;
+  const int q0 = p.x0 * g.stride_w - g.pad_left;
+  const int q1 = q0 + (p.w - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1;
+  const int row_begin = r0 > 0 ? r0 : 0, row_end = r1 < g.in_h ? r1 : g.in_h;
+  const int col_begin = q0 > 0 ? q0 : 0, col_end = q1 < g.in_w ? q1 : g.in_w;
+  const int rows = row_end > row_begin ? row_end - row_begin : 0;
+  const int cols = col_end > col_begin ? col_end - col_begin : 0;
+  const int channels = g.channel_lockstep ? p.c : g.in_c;
+  if (args != nullptr) {
+    args->in_rows = rows;
+    args->in_cols = cols;
+    args->in_channels = channels;
+    args->pad_top = row_begin - r0;
+    args->pad_left = col_begin - q0;
+    args->pad_bottom = r1 > g.in_h ? r1 - g.in_h : 0;
+    args->pad_right = q1 > g.in_w ? q1 - g.in_w : 0;
+  }
+  return {g.in_h, g.in_w, g.in_c, g.in_elem_bytes, p.n, row_begin, rows, col_begin, cols,
+          g.channel_lockstep ? p.c0 : 0, channels};
+}
+
+}  // namespace tessera::schedule

@@ -1,0 +1,154 @@
+// What an issue step moves: `describe()` turns a step into a full transfer description
+// (memory levels, buffers and offsets, the 1-3D box, bytes) from the plan. The executor binds
+// it to pointers at run time; the hazard checker, the tests and the reports read it at compile
+// time. One function, so the schedule that is checked is the schedule that runs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/graph/network.hpp>
+#include <tessera/planning/target_plan.hpp>
+#include <tessera/schedule/box.hpp>
+#include <tessera/schedule/step.hpp>
+#include <tessera/schedule/tile_walk.hpp>
+
+namespace tessera::schedule {
+
+/// Where one side of a transfer lies.
+enum class space : std::uint8_t {
+  l1,       ///< the L1 buffer (offset from its base)
+  l2,       ///< the L2 buffer: activation arena, filter staging and spill slots (offset from its base)
+  tensor,   ///< activation tensor `index`, wherever the plan keeps it (L2 arena, L3 arena, caller buffer)
+  filters,  ///< the constant filters of layer `index` (flash; on three-level targets they stand for L3)
+};
+
+struct endpoint {
+  space where = space::l1;
+  std::int32_t index = 0;  ///< tensor id (tensor) or layer (filters)
+  std::int64_t offset = 0;  ///< bytes from the start of the space (tensor: of the tensor)
+  std::ptrdiff_t row_stride = 0, plane_stride = 0;
+};
+
+struct transfer_desc {
+  endpoint src{}, dst{};
+  std::size_t row_bytes = 0, rows = 1, planes = 1;
+  int outer_level = 1;  ///< the level whose cost model applies (1 = L2, 2 = L3)
+  bool inbound = true;  ///< outer -> inner
+  /// The map-side box, for transfers between a tensor and a dense buffer (else bytes() == 0).
+  map_box box{};
+  constexpr std::size_t bytes() const { return row_bytes * rows * planes; }
+};
+
+namespace detail {
+/// A copy between `box` of tensor `t` and a dense buffer at `dense`.
+constexpr transfer_desc box_transfer(const map_box& box, int t, endpoint dense, bool load, int outer_level) {
+  const box_copy c = copy_of(box);
+  const endpoint map{space::tensor, t, box.offset(), c.map_row_stride, c.map_plane_stride};
+  dense.row_stride = c.dense_row_stride;
+  dense.plane_stride = c.dense_plane_stride;
+  transfer_desc d{};
+  d.src = load ? map : dense;
+  d.dst = load ? dense : map;
+  d.row_bytes = c.row_bytes;
+  d.rows = c.rows;
+  d.planes = c.planes;
+  d.outer_level = outer_level;
+  d.inbound = load;
+  d.box = box;
+  return d;
+}
+constexpr transfer_desc linear_transfer(endpoint src, endpoint dst, std::size_t bytes, bool load, int outer_level) {
+  transfer_desc d{};
+  d.src = src;
+  d.dst = dst;
+  d.row_bytes = bytes;
+  d.outer_level = outer_level;
+  d.inbound = load;
+  return d;
+}
+}  // namespace detail
+
+/// Bytes of one operand's input tile buffer (operands sit back to back in an input slot).
+constexpr std::size_t operand_bytes(const layer_l1_plan& l, const tile_geometry& g) {
+  return l.solution.cost.input_bytes / static_cast<std::size_t>(g.in_operands);
+}
+
+/// Filter chunk `k` of a staged layer: its first output channel and channel count.
+struct filter_chunk {
+  int c0 = 0, channels = 0;
+};
+constexpr filter_chunk chunk_of(const layer_l1_plan& l, const tile_geometry& g, int k) {
+  const int c0 = k * l.stage_channels;
+  return {c0, g.out_c - c0 < l.stage_channels ? g.out_c - c0 : l.stage_channels};
+}
+
+/// The transfer an issue step starts (see `transfer_role` for each role's endpoints).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr transfer_desc describe(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan,
+                                 const step& s) {
+  const node_summary& node = net.nodes[s.layer];
+  const tile_geometry& g = node.geometry;
+  const layer_l1_plan& l = plan.layers[s.layer];
+  const auto wbytes = g.weight_bytes_per_channel;
+  switch (s.role) {
+    case transfer_role::input: {
+      const map_box box = input_box(g, position(g, l.solution.tile, s.tile));
+      const auto offset = l.input[s.slot] + s.operand * operand_bytes(l, g);
+      const endpoint dense{space::l1, 0, static_cast<std::int64_t>(offset)};
+      const int t = node.inputs[s.operand];
+      if (plan.in_l3[static_cast<std::size_t>(t)]) {
+        const endpoint slot{space::l2, 0,
+                            static_cast<std::int64_t>(plan.spill_input_slot[static_cast<std::size_t>(s.tile % 2)] +
+                                                      s.operand * operand_bytes(l, g))};
+        return detail::linear_transfer(slot, dense, box.bytes(), true, 1);
+      }
+      return detail::box_transfer(box, t, dense, true, 1);
+    }
+    case transfer_role::spill_input: {
+      const map_box box = input_box(g, position(g, l.solution.tile, s.tile));
+      const endpoint slot{space::l2, 0,
+                          static_cast<std::int64_t>(plan.spill_input_slot[s.slot] + s.operand * operand_bytes(l, g))};
+      return detail::box_transfer(box, node.inputs[s.operand], slot, true, 2);
+    }
+    case transfer_role::filters: {
+      const tile_position p = position(g, l.solution.tile, s.tile);
+      const endpoint dst{space::l1, 0, static_cast<std::int64_t>(l.weights[s.slot])};
+      const std::size_t bytes = static_cast<std::size_t>(p.c) * wbytes;
+      if (l.stage_channels > 0) {  // from the L2 staging slot that holds this block's chunk
+        const int k = p.c0 / l.stage_channels;
+        const endpoint src{space::l2, 0,
+                           static_cast<std::int64_t>(plan.staging_slot[s.operand] +
+                                                     static_cast<std::size_t>(p.c0 - k * l.stage_channels) * wbytes)};
+        return detail::linear_transfer(src, dst, bytes, true, 1);
+      }
+      const endpoint src{space::filters, s.layer, static_cast<std::int64_t>(static_cast<std::size_t>(p.c0) * wbytes)};
+      return detail::linear_transfer(src, dst, bytes, true, 1);
+    }
+    case transfer_role::stage_filters: {
+      const filter_chunk c = chunk_of(l, g, s.tile);
+      const endpoint src{space::filters, s.layer, static_cast<std::int64_t>(static_cast<std::size_t>(c.c0) * wbytes)};
+      const endpoint dst{space::l2, 0, static_cast<std::int64_t>(plan.staging_slot[s.slot])};
+      return detail::linear_transfer(src, dst, static_cast<std::size_t>(c.channels) * wbytes, true, 2);
+    }
+    case transfer_role::output: {
+      const map_box box = output_box(g, position(g, l.solution.tile, s.tile));
+      const endpoint dense{space::l1, 0, static_cast<std::int64_t>(l.output[s.slot])};
+      const int t = node.outputs[0];
+      if (plan.in_l3[static_cast<std::size_t>(t)]) {
+        const endpoint slot{space::l2, 0,
+                            static_cast<std::int64_t>(plan.spill_output_slot[static_cast<std::size_t>(s.tile % 2)])};
+        return detail::linear_transfer(dense, slot, box.bytes(), false, 1);
+      }
+      return detail::box_transfer(box, t, dense, false, 1);
+    }
+    case transfer_role::spill_output: {
+      const map_box box = output_box(g, position(g, l.solution.tile, s.tile));
+      const endpoint slot{space::l2, 0, static_cast<std::int64_t>(plan.spill_output_slot[s.slot])};
+      return detail::box_transfer(box, node.outputs[0], slot, false, 2);
+    }
+  }
+  return {};
+}
+
+}  // namespace tessera::schedule

@@ -1,0 +1,8 @@
+// expect-error: schedule_hazard<.*"conv.*, 2, .*hazard::write_in_flight
+// Tile 2 of conv writes its output slot while the store of tile 0 from that slot is still in
+// flight (the wait before the slot's reuse is gone).
+#include "../support/hazard_programs.hpp"
+
+namespace hazard_test {
+static_assert(expect_safe<write_in_flight>);
+}  // namespace hazard_test

@@ -1,0 +1,101 @@
+// Compile-only tests of step programs: what the schedule moves and computes is data the
+// compiler checks. This file compiling is the test.
+#include <tessera/schedule/hazard_check.hpp>
+#include <tessera/schedule/statistics.hpp>
+#include <tessera/tessera.hpp>
+
+#include "../support/program_surgery.hpp"
+#include "../support/tiny_networks.hpp"
+
+namespace {
+
+using namespace tessera;
+using net = tiny::features::network;
+using schedule::step_kind;
+using schedule::transfer_role;
+
+template <std::size_t L1>
+inline constexpr target_desc two_levels{.name = "sweep",
+                                        .levels = {{{"L1", L1, 8, 2, 10}, {"L2", 64 * 1024, 8, 2, 10}}},
+                                        .level_count = 2,
+                                        .cores = 2};
+
+// Filters move once per layer, every output byte of a tiled layer is stored once, and every
+// transfer is waited for exactly once, at any L1 size.
+template <std::size_t L1>
+constexpr bool moves_each_filter_and_result_once() {
+  using run = tiled_executor<net, target<two_levels<L1>>>;
+  constexpr auto t = schedule::totals(net::summary, run::plan, run::program);
+  std::uint64_t filters = 0, results = 0;
+  std::int64_t tiles = 0, untiled = 0;
+  for (std::size_t n = 0; n < net::node_count; ++n) {
+    const node_summary& node = net::summary.nodes[n];
+    if (!run::plan.layers[n].tiled) {
+      ++untiled;
+      continue;
+    }
+    tiles += run::plan.layers[n].solution.cost.tiles;
+    filters += node.geometry.weight_bytes_per_channel * static_cast<std::size_t>(node.geometry.out_c);
+    results += net::tensors[node.outputs[0]].bytes();
+  }
+  return t.bytes_by_role[static_cast<std::size_t>(transfer_role::filters)] == filters &&
+         t.bytes_by_role[static_cast<std::size_t>(transfer_role::output)] == results && t.bytes_out[1] == results &&
+         t.issues == t.waits && t.tile_computes == tiles && t.computes == tiles + untiled && t.bytes_in[2] == 0 &&
+         schedule::check(net::summary, run::plan, run::program).ok();
+}
+constexpr std::size_t l1_min = smallest_l1_bytes(net::summary, two_levels<0>);
+constexpr std::size_t l1_max = untiled_l1_bytes(net::summary, two_levels<0>);
+static_assert(moves_each_filter_and_result_once<l1_min>());
+static_assert(moves_each_filter_and_result_once<l1_min + 128>());
+static_assert(moves_each_filter_and_result_once<(l1_min + l1_max) / 2>());
+static_assert(moves_each_filter_and_result_once<l1_max>());
+
+// Untiled (L1 holds every layer whole): per tiled layer one load per operand, one filter load
+// (conv, dw, fc), one store, each waited; one queue entry suffices... the schedule is serial.
+using roomy = tiled_executor<net, target<two_levels<l1_max>>>;
+constexpr auto roomy_totals = schedule::totals(net::summary, roomy::plan, roomy::program);
+static_assert(roomy_totals.tile_computes == 4);  // conv, dw, pool, fc; flatten runs in L2
+static_assert(roomy_totals.issues == 4 + 3 + 4);
+static_assert(roomy_totals.bytes_in[1] == 12 * 10 * 3 + 12 * 10 * 8 + 6 * 5 * 8 + 160 + (8 * 27 + 8 * 9 + 6 * 160));
+static_assert(roomy::program.steps.size() == 4 * 2 + 3 * 2 + 4 * 2 + 4 + 1 + 5);
+static_assert(roomy::program.handles == 2);  // a layer's input and filters are in flight together
+
+// Small L1: tiles alternate between the two input slots (double buffering), and the first
+// tiles of the conv layer load into slot 0, 1, 0, ...
+using tight = tiled_executor<net, target<two_levels<l1_min + 128>>>;
+constexpr int nth_input_slot(int nth) {
+  return tight::program.steps[static_cast<std::size_t>(
+                                  surgery::find(tight::program, surgery::is(step_kind::issue, transfer_role::input, 0), nth))]
+      .slot;
+}
+static_assert(tight::plan.layers[0].solution.cost.tiles > 2 && tight::plan.layers[0].solution.cost.activations_doubled);
+static_assert(nth_input_slot(0) == 0 && nth_input_slot(1) == 1 && nth_input_slot(2) == 0);
+// The load of tile 1 is issued before tile 0 computes (prefetch), its wait comes after.
+static_assert(surgery::find(tight::program, surgery::is(step_kind::issue, transfer_role::input, 0, 1)) <
+              surgery::find(tight::program, surgery::is_compute(0, 0)));
+static_assert(surgery::find(tight::program, surgery::is(step_kind::wait, transfer_role::input, 0, 1)) >
+              surgery::find(tight::program, surgery::is_compute(0, 0)));
+// Each input tile's transfer is exactly the box the tile reads (padding excluded): tile 0 of
+// the 3x3 conv reads rows [0, h + 1) of the 12x10x3 image.
+constexpr auto first_load = schedule::describe(
+    net::summary, tight::plan,
+    tight::program.steps[static_cast<std::size_t>(surgery::find(tight::program, surgery::is(step_kind::issue, transfer_role::input, 0, 0)))]);
+static_assert(first_load.box.row == 0 && first_load.box.rows == tight::plan.layers[0].solution.tile.h + 1);
+static_assert(first_load.src.where == schedule::space::tensor && first_load.dst.where == schedule::space::l1);
+
+// Three levels: filters come from L3 (flash) into L2 staging, then into L1; each byte moves
+// L3 -> L2 once.
+inline constexpr target_desc three_levels{
+    .name = "three",
+    .levels = {{{"L1", 1024, 8, 2, 10}, {"L2", 1200 + 384 + 2 * 320, 8, 2, 10}, {"L3", 1 << 20, 1, 50, 40}}},
+    .level_count = 3,
+    .cores = 2};
+using staged = tiled_executor<net, target<three_levels>>;
+constexpr auto staged_totals = schedule::totals(net::summary, staged::plan, staged::program);
+static_assert(staged_totals.bytes_by_role[static_cast<std::size_t>(transfer_role::stage_filters)] ==
+              8 * 27 + 8 * 9 + 6 * 160);
+static_assert(staged_totals.bytes_in[2] == 8 * 27 + 8 * 9 + 6 * 160);
+static_assert(staged::plan.layers[4].stage_chunks > 1);  // the fc filters come in chunks
+static_assert(schedule::check(net::summary, staged::plan, staged::program).ok());
+
+}  // namespace
