@@ -16,6 +16,12 @@
 // difference is stall time. Example (gap8 L2: 8 B/cycle, latency 10, setup 30): a 100-byte load
 // takes 30 + 10 + ceil(100 / 8) = 53 cycles; issued at 0 and waited after 40 cycles of
 // compute, the CPU stalls 13 cycles; `overlap()` is then 1 - 13 / 53 = 0.755.
+//
+// Trace (opt-in, `record_trace(true)`; off by default, so untraced runs allocate nothing more):
+// the same model, kept as events (dma/trace.hpp) for the plan pictures. The example above
+// records transfer #0 [0, 53) on engine 0, compute [0, 40) and a stall on #0 [40, 53) on core 0.
+// Transfers are recorded when issued (their times are known then), so the trace is in time
+// order per lane (engine, core), not overall.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include <tessera/dma/trace.hpp>
 #include <tessera/dma/transfer.hpp>
 #include <tessera/target/target.hpp>
 
@@ -179,8 +186,12 @@ class simulated_policy {
       s.done = begin + duration;
       engine_free_ = s.done;
       stats_.dma_busy_cycles += duration;
+      if (tracing_) trace_.push_back(transfer_event(s, level, begin));
     } else {
       s.done = cpu_;  // an empty transfer is complete at once and costs nothing
+      // It never occupies the engine: recorded as an instant at issue time (which may fall
+      // inside another transfer's span), so the per-lane order holds for spans that take time.
+      if (tracing_) trace_.push_back(transfer_event(s, level, cpu_));
     }
     for (const detail::byte_range& r : s.dst)
       std::memset(reinterpret_cast<void*>(r.lo), std::to_integer<int>(poison), r.hi - r.lo);
@@ -215,6 +226,7 @@ class simulated_policy {
   void compute(std::uint64_t macs) {
     const std::uint64_t rate = desc_.macs_per_cycle_x16 == 0 ? 16 : desc_.macs_per_cycle_x16;
     const std::uint64_t cycles = (macs * 16 + rate - 1) / rate;
+    if (tracing_) trace_.push_back({.kind = event_kind::compute, .begin = cpu_, .end = cpu_ + cycles, .macs = macs, .tag = tag_});
     cpu_ += cycles;
     stats_.compute_cycles += cycles;
     stats_.total_cycles = cpu_;
@@ -238,7 +250,19 @@ class simulated_policy {
     stats_ = {};
     hazard_counts_ = {};
     log_.clear();
+    trace_.clear();  // recording stays on or off, as chosen
+    tag_ = -1;
   }
+
+  /// Starts (or stops) keeping the timed events of later calls; events already kept stay.
+  void record_trace(bool on = true) { tracing_ = on; }
+  bool recording_trace() const { return tracing_; }
+  /// The events recorded since the last reset(): each transfer when it is issued, each compute()
+  /// (also those of 0 cycles), each stall (wait(), a full queue, finish()) when it ends.
+  const std::vector<trace_event>& trace() const { return trace_; }
+  /// Tags the events recorded from now on (e.g. with a layer index; -1: none). Costs nothing
+  /// when not recording.
+  void set_trace_tag(int tag) { tag_ = tag; }
 
   const dma_stats& stats() const { return stats_; }
   std::uint64_t hazard_count() const {
@@ -279,6 +303,10 @@ class simulated_policy {
   void retire(slot& s, state how) {
     copy_now(s.t);
     if (s.done > cpu_) {
+      if (tracing_) {
+        trace_.push_back({.kind = event_kind::stall, .begin = cpu_, .end = s.done, .id = s.id,
+                          .outer_level = s.t.outer_level, .inbound = s.t.inbound, .bytes = s.t.bytes(), .tag = tag_});
+      }
       stats_.stall_cycles += s.done - cpu_;
       cpu_ = s.done;
     }
@@ -286,6 +314,12 @@ class simulated_policy {
     s.used = false;
     --in_flight_;
     states_[static_cast<std::size_t>(s.id)] = how;
+  }
+
+  /// `level`: the level whose cost model timed it (a bad level is clamped to 1 or 2, as timed).
+  trace_event transfer_event(const slot& s, int level, std::uint64_t begin) const {
+    return {.kind = event_kind::transfer, .begin = begin, .end = s.done, .id = s.id, .outer_level = level,
+            .inbound = s.t.inbound, .bytes = s.t.bytes(), .dst = s.t.dst, .src = s.t.src, .tag = tag_};
   }
 
   std::string describe(const slot& s) const {
@@ -373,6 +407,9 @@ class simulated_policy {
   dma_stats stats_{};
   std::array<std::uint64_t, hazard_kind_count> hazard_counts_{};
   std::vector<std::string> log_;
+  bool tracing_ = false;
+  int tag_ = -1;
+  std::vector<trace_event> trace_;
 };
 
 }  // namespace tessera::dma
