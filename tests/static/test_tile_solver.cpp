@@ -1,6 +1,7 @@
 // Compile-only tests of the tile solver: on small layers it reaches the same objective value
 // as an exhaustive search, over many shapes, capacities and heuristic settings.
 #include <array>
+#include <cstdint>
 
 #include <tessera/planning/tile_solver.hpp>
 
@@ -80,3 +81,118 @@ static_assert(sweep(layers[4]), "solve_tiles: objective differs from exhaustive 
 static_assert(sweep(layers[5]), "solve_tiles: objective differs from exhaustive search");
 
 }  // namespace
+
+// Random small layers (shapes, strides, dilation, depthwise, grouped, batch, two operands,
+// scratch that grows with the tile), capacities between the smallest tile and the whole layer,
+// random weights, cores, micro tiles and double buffering: the fast solver reaches the
+// exhaustive search's objective value under both objectives.
+namespace random_layers {
+
+struct lcg {
+  std::uint64_t state;
+  constexpr int next(int lo, int hi) {  // uniform in [lo, hi]
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lo + static_cast<int>((state >> 33) % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+};
+
+// Scratch functions that grow with the tile, as the kernels' do (an im2col row buffer, a
+// per-channel table, a plane of rows).
+constexpr std::size_t scratch_channels(const tile_geometry& g, const tile_shape& t) {
+  return static_cast<std::size_t>(t.c) * 4 + static_cast<std::size_t>(g.kernel_w) * 8;
+}
+constexpr std::size_t scratch_plane(const tile_geometry& g, const tile_shape& t) {
+  return static_cast<std::size_t>(g.input_rows(t.h)) * static_cast<std::size_t>(g.input_cols(t.w) + 2) * 2 + 64;
+}
+
+constexpr tile_problem make(std::uint64_t seed, tiling_objective objective) {
+  lcg r{seed * 7919 + 17};
+  tile_geometry g{};
+  g.kind = tiling_kind::tiled;
+  g.batch = r.next(1, 4) == 1 ? 2 : 1;
+  const int kind = r.next(0, 5);  // 0-1 conv, 2 depthwise, 3 pool, 4 elementwise, 5 grouped
+  g.kernel_h = kind == 4 ? 1 : r.next(1, 3);
+  g.kernel_w = kind == 4 ? 1 : r.next(1, 3);
+  g.stride_h = r.next(1, 2);
+  g.stride_w = r.next(1, 2);
+  g.dilation_h = r.next(1, 4) == 1 ? 2 : 1;
+  g.dilation_w = r.next(1, 4) == 1 ? 2 : 1;
+  g.out_h = r.next(1, 7);
+  g.out_w = r.next(1, 7);
+  g.out_c = r.next(1, 9);
+  const int pad = g.kernel_h > 1 && g.kernel_w > 1 ? r.next(0, 1) : 0;  // the input keeps at least one row
+  g.in_h = (g.out_h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1 - pad;
+  g.in_w = (g.out_w - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1 - pad;
+  g.pad_bottom = g.pad_right = pad;
+  g.channel_lockstep = kind >= 2 && kind <= 4;
+  g.in_c = g.channel_lockstep ? g.out_c : r.next(1, 6);
+  g.channel_step = kind == 5 ? g.out_c : 1;
+  g.in_operands = kind == 4 ? r.next(1, 2) : 1;
+  g.in_elem_bytes = r.next(1, 2);
+  g.out_elem_bytes = r.next(1, 4) == 1 ? 4 : 1;
+  if (kind <= 2 || kind == 5)
+    g.weight_bytes_per_channel = static_cast<std::size_t>(g.kernel_h * g.kernel_w * (g.channel_lockstep ? 1 : g.in_c));
+  g.const_bytes_per_channel = static_cast<std::size_t>(r.next(0, 1) * 8);
+  g.const_bytes_fixed = static_cast<std::size_t>(r.next(0, 1) * 12);
+  g.macs_per_output = kind == 4 ? 0 : static_cast<std::int64_t>(g.kernel_h * g.kernel_w * (g.channel_lockstep ? 1 : g.in_c));
+
+  tile_problem p{};
+  p.layer = g;
+  p.double_buffering = r.next(0, 3) != 0;
+  p.cores = r.next(1, 8);
+  p.micro_c = r.next(1, 4);
+  p.micro_w = r.next(1, 3);
+  p.weights = {1000, r.next(0, 20), r.next(0, 300), r.next(0, 300), r.next(0, 300)};
+  const int scratch = r.next(0, 2);
+  p.scratch = scratch == 1 ? scratch_channels : scratch == 2 ? scratch_plane : nullptr;
+  p.objective = objective;
+  p.latency.compute = {static_cast<std::uint32_t>(r.next(0, 4) * 256), static_cast<std::uint32_t>(r.next(0, 2) * 512),
+                       static_cast<std::uint32_t>(r.next(0, 20)), static_cast<std::uint32_t>(r.next(0, 3) * 100)};
+  p.latency.macs_per_cycle_x16 = static_cast<std::uint32_t>(r.next(4, 128));
+  p.latency.transfer = {"L2", 0, static_cast<std::uint32_t>(r.next(1, 8)), static_cast<std::uint32_t>(r.next(0, 30)),
+                        static_cast<std::uint32_t>(r.next(0, 60))};
+  p.latency.first_load_hidden = r.next(0, 1) == 1;
+  const std::size_t lo = tiling_detail::smallest_bytes(p);
+  const std::size_t hi = cost_of(p, {g.out_h, g.out_w, g.out_c}).total_bytes + 64;
+  p.capacity = lo - 16 + static_cast<std::size_t>(r.next(0, 1000)) * (hi - lo + 16) / 1000;
+  return p;
+}
+
+constexpr bool same(const tile_problem& p) {
+  const tile_solution a = solve_tiles(p);
+  const tile_solution b = solve_tiles_exhaustive(p);
+  if (a.feasible != b.feasible) return false;
+  if (!a.feasible) return true;
+  if (a.cost.total_bytes > p.capacity) return false;
+  return p.objective == tiling_objective::latency ? a.cycles == b.cycles : a.score == b.score;
+}
+
+template <tiling_objective Objective>
+constexpr bool batch(std::uint64_t first, std::uint64_t count) {
+  for (std::uint64_t s = first; s < first + count; ++s)
+    if (!same(make(s, Objective))) return false;
+  return true;
+}
+
+constexpr std::uint64_t n = 40;  // layers per static_assert (each one evaluation under GCC's limits)
+static_assert(batch<tiling_objective::dory_l1>(0 * n, n), "solve_tiles: DORY objective differs from exhaustive search");
+static_assert(batch<tiling_objective::dory_l1>(1 * n, n), "solve_tiles: DORY objective differs from exhaustive search");
+static_assert(batch<tiling_objective::dory_l1>(2 * n, n), "solve_tiles: DORY objective differs from exhaustive search");
+static_assert(batch<tiling_objective::dory_l1>(3 * n, n), "solve_tiles: DORY objective differs from exhaustive search");
+static_assert(batch<tiling_objective::dory_l1>(4 * n, n), "solve_tiles: DORY objective differs from exhaustive search");
+// The latency model costs more per tile: fewer layers per assertion.
+constexpr std::uint64_t m = 10;
+static_assert(batch<tiling_objective::latency>(0 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(1 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(2 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(3 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(4 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(5 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(6 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(7 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(8 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(9 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(10 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+static_assert(batch<tiling_objective::latency>(11 * m, m), "solve_tiles: latency objective differs from exhaustive search");
+
+}  // namespace random_layers

@@ -228,8 +228,8 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   for (std::size_t n = 0; n < NN; ++n) {
     const tile_geometry& geometry = g.nodes[n].geometry;
     if (geometry.kind != tiling_kind::tiled) continue;
-    const tile_problem problem{geometry, t.levels[0].bytes, t.double_buffering, t.cores, t.micro_tile_channels,
-                               t.micro_tile_width, {}, g.nodes[n].tile_scratch[static_cast<std::size_t>(t.kernels)]};
+    const tile_problem problem =
+        tile_problem_for(t, geometry, t.levels[0].bytes, g.nodes[n].tile_scratch[static_cast<std::size_t>(t.kernels)]);
     const tile_solution s = solve_tiles(problem);
     if (!s.feasible) {
       fail(static_cast<int>(n), 0, s.smallest_bytes, t.levels[0].bytes);
@@ -308,8 +308,7 @@ constexpr std::size_t smallest_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, 
   std::size_t bytes = 0;
   for (const node_summary& n : g.nodes) {
     if (n.geometry.kind != tiling_kind::tiled) continue;
-    const tile_problem p{n.geometry, 0, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width, {},
-                         n.tile_scratch[static_cast<std::size_t>(t.kernels)]};
+    const tile_problem p = tile_problem_for(t, n.geometry, 0, n.tile_scratch[static_cast<std::size_t>(t.kernels)]);
     const std::size_t need = tiling_detail::smallest_bytes(p);
     if (need > bytes) bytes = need;
   }
@@ -322,8 +321,7 @@ constexpr std::size_t untiled_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, c
   for (const node_summary& n : g.nodes) {
     if (n.geometry.kind != tiling_kind::tiled) continue;
     const tile_geometry& geo = n.geometry;
-    const tile_problem p{geo, 0, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width, {},
-                         n.tile_scratch[static_cast<std::size_t>(t.kernels)]};
+    const tile_problem p = tile_problem_for(t, geo, 0, n.tile_scratch[static_cast<std::size_t>(t.kernels)]);
     const std::size_t need = cost_of(p, {geo.out_h, geo.out_w, geo.out_c}).total_bytes;
     if (need > bytes) bytes = need;
   }

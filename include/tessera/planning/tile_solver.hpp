@@ -1,28 +1,58 @@
-// The L2-to-L1 tile solver: the largest tiles that fit L1, steered by backend heuristics.
+// The L2-to-L1 tile solver: for one layer, the output tile (rows x columns x channels) to run
+// through L1, under one of two objectives (target_desc::objective).
 //
-// Objective (DORY eq. 7): maximise  alpha * L1 bytes used
-//                                  + beta_ch  * tile channels                (HIDE_IM2COL)
-//                                  + beta_par * ((tile rows - 1) mod cores)  (PAR_BALANCE)
-//                                  + beta_w   * ((tile cols - 1) mod micro_w)(MATMUL_W)
-//                                  + beta_c   * ((tile chans - 1) mod micro_c)(MATMUL_CH)
-// subject to  L1 bytes = k * (input tile + output tile + weights/constants tile) + scratch <= L1,
-// k = 2 when double buffered (and the layer has more than one tile), each buffer 16-byte
-// aligned, the input tile derived
-// from the output tile through stride, kernel and dilation (halo rows/columns included).
-// A layer that fits L1 whole is one tile.
+// DORY's objective (dory_l1; DORY eq. 7), maximise
+//     alpha * L1 bytes used
+//   + beta_ch  * tile channels                (HIDE_IM2COL)
+//   + beta_par * ((tile rows - 1) mod cores)  (PAR_BALANCE)
+//   + beta_w   * ((tile cols - 1) mod micro_w)(MATMUL_W)
+//   + beta_c   * ((tile chans - 1) mod micro_c)(MATMUL_CH)
+// The latency objective (latency), minimise the modelled time of the layer (layer_cycles):
+//   pipeline fill (first tile's loads; 0 with cross-layer prefetch)
+//   + sum over tiles of max(compute of the tile, DMA while it computes)
+//   + drain (last tile's store).
+// Both subject to  L1 bytes = k * (input tile + output tile) + k' * constants tile + scratch <= L1,
+// k = 2 when double buffered and the layer has more than one tile, k' = 2 when double
+// buffered and there is more than one channel block, each buffer 16-byte aligned, the input
+// tile derived from the output tile through stride, kernel and dilation (halo included).
+// DORY's objective runs a layer that fits L1 whole as one tile; the latency objective compares
+// that with every tiling.
 //
-// Exactness without a constraint solver: for fixed channels and columns the bytes used are
-// non-decreasing in the rows, and the rows enter the objective otherwise only through
-// (rows - 1) mod cores. So the best rows are among the `cores` largest feasible values, and
-// the largest feasible value is found by bisection. Enumerating channels and columns and
-// trying those candidates visits the optimum: tests/static/test_tile_solver.cpp checks this
-// against `solve_tiles_exhaustive` on small layers.
+// Why the search is exact, and cheap (see `search_frontier`):
+// (1) Feasibility is downward closed within a region. The bytes are non-decreasing in rows,
+//     columns and channels (the kernels' scratch functions are, too - an assumption the solver
+//     relies on and tests/static/test_tile_solver.cpp exercises) as long as the doubling
+//     factors k and k' do not change. k' changes only at channels == out_c, so the channel
+//     range splits into two regions, c < out_c and c == out_c; k changes only at the whole
+//     layer (one tile), which is handled first: if it fits, DORY returns it, and if it does not,
+//     it is infeasible in either accounting, so within each region "fits" is monotone.
+// (2) Name the dimension with the largest extent z, the other two x and y. For every pair
+//     (x, y) the largest feasible z, zmax(x, y), is non-increasing in x and in y, so a walk over
+//     the pairs finds each zmax by galloping down from its neighbour's (one evaluation on a
+//     plateau, O(log) at a step) and stops a row of pairs at the first infeasible one. The work
+//     is about the product of the two smaller extents, not of all three; the largest (often the
+//     rows of a big feature map) costs only galloping.
+// (3) DORY: for a fixed pair, the objective depends on z through the bytes (non-decreasing) and
+//     through a term periodic in z with period p (cores for rows, micro_w for columns, micro_c
+//     for channels) plus, for channels, beta_ch * c (increasing). So z' < zmax - p + 1 is
+//     dominated by z' + p (same periodic term, at least as many bytes and channels, no more
+//     tiles): the optimum of the pair is among the p largest feasible z. Candidates are further
+//     skipped when even zmax's bytes with the candidate's heuristics cannot beat the best
+//     score, and pairs are skipped when even a full L1 with their best heuristics cannot.
+// (4) Latency: for a fixed pair, layer_cycles is not monotone in z (larger tiles fill and drain
+//     longer, smaller ones pay more per-tile overhead), so z is scanned downward from zmax, but
+//     it stops as soon as a lower bound valid for all smaller z (compute of the whole layer plus
+//     per-tile overheads, which only grow as tiles shrink, and the bytes every tiling moves)
+//     reaches the best time; pairs are skipped by the same bound.
+// `solve_tiles_exhaustive` visits every tile; the static tests compare the two on random small
+// layers for both objectives.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include <tessera/planning/tile_geometry.hpp>
+#include <tessera/target/target.hpp>
 
 namespace tessera {
 
@@ -36,6 +66,15 @@ struct tiling_weights {
   std::int64_t micro_c = 20;
 };
 
+/// What the latency objective needs besides the layer: the tile compute model and the cost of
+/// a DMA transfer between L1 and the level the layer's tensors live in.
+struct latency_model {
+  kernel_cost compute{};
+  std::uint32_t macs_per_cycle_x16 = 16;  ///< fallback rate of `compute` (see cost_model.hpp)
+  memory_level transfer{"L2", 0, 8, 10, 30};
+  bool first_load_hidden = false;  ///< cross-layer prefetch: the fill costs nothing
+};
+
 struct tile_problem {
   tile_geometry layer;
   std::size_t capacity = 0;  ///< L1 bytes available to this layer
@@ -45,7 +84,21 @@ struct tile_problem {
   int micro_w = 1;
   tiling_weights weights{};
   scratch_function scratch = nullptr;  ///< the kernel's scratch-size function, if any
+  tiling_objective objective = tiling_objective::dory_l1;
+  latency_model latency{};
 };
+
+/// The problem of tiling layer `g` into `capacity` bytes of L1 on target `t`.
+constexpr tile_problem tile_problem_for(const target_desc& t, const tile_geometry& g, std::size_t capacity,
+                                        scratch_function scratch) {
+  tile_problem p{g, capacity, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width, {}, scratch};
+  p.objective = t.objective;
+  p.latency.compute = t.compute[cost_kind_of(g)];
+  p.latency.macs_per_cycle_x16 = t.macs_per_cycle_x16;
+  if (t.level_count > 1) p.latency.transfer = t.levels[1];
+  p.latency.first_load_hidden = t.first_load_hidden;
+  return p;
+}
 
 struct tile_cost {
   std::size_t input_bytes = 0;     ///< one input tile (all operands)
@@ -62,8 +115,10 @@ struct tile_solution {
   bool feasible = false;
   tile_shape tile{};
   tile_cost cost{};
-  std::int64_t score = 0;
+  std::int64_t score = 0;          ///< DORY objective (x1000) of the tile
   std::size_t smallest_bytes = 0;  ///< L1 bytes of the smallest tile (what a failure reports)
+  std::uint64_t cycles = 0;        ///< modelled layer time of the tile (layer_cycles)
+  int evaluations = 0;             ///< tiles whose bytes the search evaluated (planning cost)
 };
 
 /// L1 buffers start on 16-byte boundaries (SIMD loads, DMA bursts); the cost counts it.
@@ -97,7 +152,7 @@ constexpr tile_cost cost_of(const tile_problem& p, const tile_shape& t) {
   return c;
 }
 
-/// The objective, times 1000 (exact integer arithmetic).
+/// The DORY objective, times 1000 (exact integer arithmetic).
 constexpr std::int64_t score_of(const tile_problem& p, const tile_shape& t, const tile_cost& c) {
   const tiling_weights& w = p.weights;
   const auto cap = static_cast<std::int64_t>(p.capacity);
@@ -106,11 +161,193 @@ constexpr std::int64_t score_of(const tile_problem& p, const tile_shape& t, cons
   return w.memory * static_cast<std::int64_t>(c.total_bytes) + cap * heuristics;
 }
 
+// The latency objective's model of a layer (see the header comment). Tiles run in the
+// executor's order: channel blocks outermost, then images, row blocks, column blocks; all
+// blocks are full but the last of each dimension. Per tile i:
+//   C_i = tile_compute_cycles of its rows x cols x channels (cost_model.hpp),
+//   L_i = one DMA transfer per input operand of its input box (halo included, as cost_of counts it),
+//   F_i = the transfer of its filters when it opens a channel block (0 without filters),
+//   S_i = the transfer of its output box,
+// each transfer costing memory_level::transfer_cycles. Double buffered, tile i computes while
+// the engine stores tile i-1 and loads tile i+1:
+//   T = fill + sum_i max(C_i, S_(i-1) + L_(i+1) + F_(i+1)) + S_(n-1),  fill = L_0 + F_0
+// (0 when the previous layer prefetched it). Single buffered, nothing overlaps:
+//   T = sum_i (L_i + F_i + C_i + S_i) - (hidden fill).
+// Evaluated in closed form: a tile's terms depend on each loop index only through whether it
+// is 0, the last or the one before the last, so at most four representatives per loop are
+// summed with their multiplicities (a few hundred operations, whatever the tile count).
 namespace tiling_detail {
+constexpr std::uint64_t transfer(const memory_level& m, std::uint64_t bytes) {
+  if (bytes == 0) return 0;
+  if (m.bytes_per_cycle == 0) return std::uint64_t{m.setup_cycles} + m.latency_cycles + bytes;
+  return m.transfer_cycles(bytes);
+}
+
+/// Per tile shape kind: bit 0 = last row block, bit 1 = last column block, bit 2 = last channel block.
+struct tile_kinds {
+  int extent[3]{};  ///< full tile rows, cols, channels
+  int last[3]{};    ///< rows, cols, channels of the last block
+  std::int64_t blocks[4]{};  ///< channel blocks, images, row blocks, column blocks (loop order)
+  std::uint64_t compute[8]{}, load[8]{}, store[8]{}, filters[2]{};
+};
+
+constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t) {
+  const tile_geometry& g = p.layer;
+  tile_kinds k{};
+  k.extent[0] = t.h, k.extent[1] = t.w, k.extent[2] = t.c;
+  const int full[3]{g.out_h, g.out_w, g.out_c};
+  for (int d = 0; d < 3; ++d) {
+    const std::int64_t n = ceil_div(full[d], k.extent[d]);
+    k.last[d] = full[d] - static_cast<int>(n - 1) * k.extent[d];
+  }
+  k.blocks[0] = ceil_div(g.out_c, t.c);
+  k.blocks[1] = g.batch;
+  k.blocks[2] = ceil_div(g.out_h, t.h);
+  k.blocks[3] = ceil_div(g.out_w, t.w);
+  const memory_level& m = p.latency.transfer;
+  for (int i = 0; i < 8; ++i) {
+    const int rows = (i & 1) ? k.last[0] : k.extent[0];
+    const int cols = (i & 2) ? k.last[1] : k.extent[1];
+    const int chans = (i & 4) ? k.last[2] : k.extent[2];
+    k.compute[i] = kernel_tile_cycles(p.latency.compute, p.latency.macs_per_cycle_x16, g, rows, cols, chans);
+    const auto in_bytes = static_cast<std::uint64_t>(g.input_rows(rows)) * static_cast<std::uint64_t>(g.input_cols(cols)) *
+                          static_cast<std::uint64_t>(g.channel_lockstep ? chans : g.in_c) *
+                          static_cast<std::uint64_t>(g.in_elem_bytes);
+    k.load[i] = static_cast<std::uint64_t>(g.in_operands) * transfer(m, in_bytes);
+    k.store[i] = transfer(m, static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) *
+                                 static_cast<std::uint64_t>(chans) * static_cast<std::uint64_t>(g.out_elem_bytes));
+  }
+  for (int i = 0; i < 2; ++i)
+    k.filters[i] = transfer(m, static_cast<std::uint64_t>(i ? k.last[2] : k.extent[2]) * g.weight_bytes_per_channel);
+  return k;
+}
+
+/// Shape kind of the tile at loop indices v (channel block, image, row block, column block).
+constexpr int kind_at(const tile_kinds& k, const std::int64_t (&v)[4]) {
+  return (v[2] == k.blocks[2] - 1 ? 1 : 0) | (v[3] == k.blocks[3] - 1 ? 2 : 0) | (v[0] == k.blocks[0] - 1 ? 4 : 0);
+}
+}  // namespace tiling_detail
+
+/// Modelled cycles of the layer with tile `t` (its `cost` from cost_of), see above.
+constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t, const tile_cost& cost) {
+  using namespace tiling_detail;
+  const tile_kinds k = kinds_of(p, t);
+  const std::uint64_t fill = p.latency.first_load_hidden ? 0 : k.load[0] + k.filters[0];
+  if (!cost.activations_doubled) {
+    std::uint64_t sum = 0;
+    for (int i = 0; i < 8; ++i) {
+      const std::int64_t rows = (i & 1) ? 1 : k.blocks[2] - 1, cols = (i & 2) ? 1 : k.blocks[3] - 1,
+                         blocks = (i & 4) ? 1 : k.blocks[0] - 1;
+      sum += static_cast<std::uint64_t>(rows * cols * blocks * k.blocks[1]) * (k.load[i] + k.compute[i] + k.store[i]);
+    }
+    sum += static_cast<std::uint64_t>(k.blocks[0] - 1) * k.filters[0] + k.filters[1];
+    return sum - (p.latency.first_load_hidden ? k.load[0] + k.filters[0] : 0);
+  }
+  // Representatives of each loop index: 0, the one before the last, the last, and one middle
+  // value standing for the others (its multiplicity).
+  std::int64_t rep[4][4]{}, count[4][4]{};
+  int reps[4]{};
+  for (int d = 0; d < 4; ++d) {
+    const std::int64_t r = k.blocks[d];
+    const std::int64_t candidates[3]{0, r - 2, r - 1};
+    for (std::int64_t c : candidates) {
+      bool seen = c < 0;
+      for (int i = 0; i < reps[d]; ++i) seen = seen || rep[d][i] == c;
+      if (!seen) {
+        rep[d][reps[d]] = c;
+        count[d][reps[d]++] = 1;
+      }
+    }
+    if (r > reps[d]) {
+      rep[d][reps[d]] = 1;  // r >= 4 here, so 1 is neither 0, r - 2 nor r - 1
+      count[d][reps[d]++] = r - 3;
+    }
+  }
+  std::uint64_t steady = 0;
+  int at[4]{};
+  while (true) {
+    std::int64_t v[4]{}, multiplicity = 1;
+    for (int d = 0; d < 4; ++d) {
+      v[d] = rep[d][at[d]];
+      multiplicity *= count[d][at[d]];
+    }
+    std::uint64_t window = 0;
+    std::int64_t u[4]{v[0], v[1], v[2], v[3]};
+    int d = 3;  // previous tile: borrow from the innermost index that is not 0
+    while (d >= 0 && u[d] == 0) u[d--] = 0;
+    if (d >= 0) {
+      --u[d];
+      for (int e = d + 1; e < 4; ++e) u[e] = k.blocks[e] - 1;
+      window += k.store[kind_at(k, u)];
+    }
+    for (int e = 0; e < 4; ++e) u[e] = v[e];
+    d = 3;  // next tile: carry into the innermost index that is not the last
+    while (d >= 0 && u[d] == k.blocks[d] - 1) --d;
+    if (d >= 0) {
+      ++u[d];
+      for (int e = d + 1; e < 4; ++e) u[e] = 0;
+      window += k.load[kind_at(k, u)];
+      if (d == 0) window += k.filters[u[0] == k.blocks[0] - 1 ? 1 : 0];  // opens a channel block
+    }
+    const std::uint64_t c = k.compute[kind_at(k, v)];
+    steady += static_cast<std::uint64_t>(multiplicity) * (c > window ? c : window);
+    int e = 3;
+    while (e >= 0 && ++at[e] == reps[e]) at[e--] = 0;
+    if (e < 0) break;
+  }
+  return fill + steady + k.store[7];
+}
+
+/// A lower bound of layer_cycles over every tile no larger than `t` in rows, columns and
+/// channels (used to prune; see (4) in the header comment): the compute of the whole layer
+/// plus the per-tile and per-row overheads of `t`'s tile count, or all transfers of the
+/// outputs and filters plus per-transfer costs, less a hidden fill.
+constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_shape& t) {
+  using tiling_detail::ceil_div;
+  const tile_geometry& g = p.layer;
+  const kernel_cost& kc = p.latency.compute;
+  const std::int64_t blocks = ceil_div(g.out_c, t.c), cols = ceil_div(g.out_w, t.w);
+  const std::int64_t tiles = g.batch * ceil_div(g.out_h, t.h) * cols * blocks;
+  const auto outputs = static_cast<std::uint64_t>(g.batch) * static_cast<std::uint64_t>(g.out_h) *
+                       static_cast<std::uint64_t>(g.out_w) * static_cast<std::uint64_t>(g.out_c);
+  const std::uint64_t macs = outputs * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
+  std::uint64_t compute = 0;
+  if (kc.cycles_per_kmac != 0) {
+    compute = macs * kc.cycles_per_kmac / 1024;
+  } else {
+    const std::uint64_t rate = p.latency.macs_per_cycle_x16 != 0 ? p.latency.macs_per_cycle_x16 : 16;
+    compute = macs * 16 / rate;
+  }
+  compute += outputs * kc.cycles_per_koutput / 1024 + static_cast<std::uint64_t>(tiles) * kc.per_tile +
+             static_cast<std::uint64_t>(g.batch * blocks * cols) * static_cast<std::uint64_t>(g.out_h) * kc.per_row;
+  const memory_level& m = p.latency.transfer;
+  const std::uint64_t fixed = std::uint64_t{m.setup_cycles} + m.latency_cycles;
+  const std::uint64_t per_byte = m.bytes_per_cycle != 0 ? m.bytes_per_cycle : 1;
+  std::uint64_t moved = static_cast<std::uint64_t>(tiles) * static_cast<std::uint64_t>(g.in_operands + 1) * fixed +
+                        (outputs * static_cast<std::uint64_t>(g.out_elem_bytes) +
+                         static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel) / per_byte;
+  if (g.weight_bytes_per_channel > 0) moved += static_cast<std::uint64_t>(blocks) * fixed;
+  if (p.latency.first_load_hidden) {
+    const tiling_detail::tile_kinds k = tiling_detail::kinds_of(p, t);  // the first tile only grows with t
+    const std::uint64_t fill = k.load[0] + k.filters[0];
+    moved = moved > fill ? moved - fill : 0;
+  }
+  return compute > moved ? compute : moved;
+}
+namespace tiling_detail {
+
 constexpr bool better(std::int64_t score, const tile_cost& cost, const tile_solution& best) {
   if (!best.feasible) return true;
   if (score != best.score) return score > best.score;
   return cost.tiles < best.cost.tiles;  // ties: fewer tiles, fewer DMA setups
+}
+
+/// Latency objective: less time; ties: fewer tiles, then more L1 (DORY's preference).
+constexpr bool faster(std::uint64_t cycles, const tile_cost& cost, const tile_solution& best) {
+  if (!best.feasible) return true;
+  if (cycles != best.cycles) return cycles < best.cycles;
+  if (cost.tiles != best.cost.tiles) return cost.tiles < best.cost.tiles;
+  return cost.total_bytes > best.cost.total_bytes;
 }
 
 /// The layer as one tile, when it fits: no tiling, no double buffering.
@@ -119,38 +356,201 @@ constexpr bool whole_layer(const tile_problem& p, tile_solution& out) {
   const tile_shape whole{g.out_h, g.out_w, g.out_c};
   const tile_cost c = cost_of(p, whole);
   if (c.total_bytes > p.capacity || c.tiles != 1) return false;
-  out = {true, whole, c, score_of(p, whole, c), 0};
+  out = {true, whole, c, score_of(p, whole, c), 0, layer_cycles(p, whole, c), 1};
   return true;
 }
 
 constexpr std::size_t smallest_bytes(const tile_problem& p) {
   return cost_of(p, {1, 1, p.layer.channel_step}).total_bytes;
 }
+
+/// One region of the search (see (1) in the header comment): rows, columns and channel steps
+/// (channels = steps * channel_step) each in [lo, hi], feasibility monotone inside.
+struct region {
+  int lo[3];
+  int hi[3];
+};
+
+constexpr tile_shape shape_at(const tile_problem& p, const int (&v)[3]) {
+  return {v[0], v[1], v[2] * p.layer.channel_step};
+}
+
+/// Walks the pairs (x, y) of the two smaller dimensions of `r` and calls
+/// `visit(v, z, zmax, cost)` with v the tile at (x, y, zmax) (see (2) in the header comment).
+/// `skip(v)` (v's z set to an upper bound of zmax) may prune a pair before its zmax is found.
+template <class Skip, class Visit>
+constexpr void search_frontier(const tile_problem& p, const region& r, tile_solution& best, Skip&& skip,
+                               Visit&& visit) {
+  int ext[3]{};
+  for (int d = 0; d < 3; ++d) ext[d] = r.hi[d] - r.lo[d] + 1;
+  for (int d = 0; d < 3; ++d)
+    if (ext[d] <= 0) return;
+  int z = 0;
+  for (int d = 1; d < 3; ++d)
+    if (ext[d] > ext[z]) z = d;
+  int x = z == 0 ? 1 : 0, y = 3 - z - x;
+  if (ext[x] > ext[y]) {
+    const int t = x;
+    x = y;
+    y = t;
+  }
+  // The whole layer as one tile is single buffered, so it breaks monotonicity; whole_layer
+  // deals with it, and here it counts as not fitting.
+  const auto fits = [&](const int (&v)[3]) {
+    ++best.evaluations;
+    const tile_cost c = cost_of(p, shape_at(p, v));
+    return c.tiles > 1 && c.total_bytes <= p.capacity;
+  };
+  int first_hint = r.hi[z];
+  for (int a = r.lo[x]; a <= r.hi[x]; ++a) {
+    int hint = first_hint;
+    bool row_feasible = false;
+    for (int b = r.lo[y]; b <= r.hi[y]; ++b) {
+      int v[3]{};
+      v[x] = a;
+      v[y] = b;
+      v[z] = hint;
+      if (skip(v)) {
+        row_feasible = true;  // unknown: keep walking (hint stays a valid upper bound)
+        continue;
+      }
+      // Largest feasible z in [lo, hint]: gallop down from the hint, then bisect.
+      int good = r.lo[z] - 1, bad = hint + 1;
+      if (fits(v)) {
+        good = hint;
+      } else {
+        bad = hint;
+        for (int step = 1; bad - step >= r.lo[z]; step *= 2) {
+          v[z] = bad - step;
+          if (fits(v)) {
+            good = v[z];
+            break;
+          }
+          bad = v[z];
+        }
+        while (bad - good > 1) {
+          v[z] = good + (bad - good) / 2;
+          if (fits(v)) good = v[z];
+          else bad = v[z];
+        }
+      }
+      if (good < r.lo[z]) break;  // wider in y needs at least as much: the rest of the row fails
+      row_feasible = true;
+      if (b == r.lo[y]) first_hint = good;
+      hint = good;
+      v[z] = good;
+      visit(v, z, good, cost_of(p, shape_at(p, v)));
+    }
+    if (!row_feasible) break;  // larger x fails too
+  }
+}
+
+/// The search regions: channels below out_c (filters doubled) and channels == out_c.
+constexpr int region_count(const tile_problem& p, region (&rs)[2]) {
+  const tile_geometry& g = p.layer;
+  const int steps = g.out_c / g.channel_step;
+  const bool top_is_whole = steps * g.channel_step == g.out_c;
+  rs[0] = {{1, 1, 1}, {g.out_h, g.out_w, top_is_whole ? steps - 1 : steps}};
+  if (!top_is_whole) return 1;
+  rs[1] = {{1, 1, steps}, {g.out_h, g.out_w, steps}};
+  return 2;
+}
+
+constexpr int period_of(const tile_problem& p, int dim) {
+  const int period = dim == 0 ? p.cores : dim == 1 ? p.micro_w : p.micro_c;
+  return period > 0 ? period : 1;
+}
+
+constexpr tile_solution solve_dory(const tile_problem& p) {
+  tile_solution best{};
+  const tiling_weights& w = p.weights;
+  const auto cap = static_cast<std::int64_t>(p.capacity);
+  const auto full = static_cast<std::int64_t>(p.capacity / l1_alignment * l1_alignment);  // bytes are 16-aligned
+  // Heuristic term of one coordinate (rows, columns or channel steps), and its largest value
+  // over [1, v] - what a pruning bound may assume for the searched dimension.
+  const auto term = [&](int dim, int v) -> std::int64_t {
+    if (dim == 0) return w.par_balance * ((v - 1) % p.cores);
+    if (dim == 1) return w.micro_w * ((v - 1) % p.micro_w);
+    const int c = v * p.layer.channel_step;
+    return w.per_channel * c + w.micro_c * ((c - 1) % p.micro_c);
+  };
+  const auto term_bound = [&](int dim, int v) -> std::int64_t {
+    if (dim == 0) return w.par_balance * (v < p.cores ? v - 1 : p.cores - 1);
+    if (dim == 1) return w.micro_w * (v < p.micro_w ? v - 1 : p.micro_w - 1);
+    const int c = v * p.layer.channel_step;
+    return w.per_channel * c + w.micro_c * (c < p.micro_c ? c - 1 : p.micro_c - 1);
+  };
+  const auto consider = [&](const int (&v)[3], const tile_cost& cost) {
+    const tile_shape t = shape_at(p, v);
+    const std::int64_t s = score_of(p, t, cost);
+    if (better(s, cost, best)) best = {true, t, cost, s, 0, 0, best.evaluations};
+  };
+  region rs[2]{};
+  const int n = region_count(p, rs);
+  for (int i = 0; i < n; ++i) {
+    const auto skip = [&](const int (&v)[3]) {
+      if (!best.feasible) return false;
+      // v[z] holds an upper bound of zmax; every coordinate's term is bounded over [1, v].
+      const std::int64_t h = term_bound(0, v[0]) + term_bound(1, v[1]) + term_bound(2, v[2]);
+      return w.memory * full + cap * h < best.score;
+    };
+    const auto visit = [&](const int (&v)[3], int z, int zmax, const tile_cost& top) {
+      consider(v, top);
+      int u[3]{v[0], v[1], v[2]};
+      // (3): the best z of this pair is among the `period` largest; zmax's bytes bound theirs.
+      for (int k = zmax - 1; k >= rs[i].lo[z] && k > zmax - period_of(p, z); --k) {
+        u[z] = k;
+        std::int64_t h = 0;
+        for (int d = 0; d < 3; ++d) h += term(d, u[d]);
+        if (w.memory * static_cast<std::int64_t>(top.total_bytes) + cap * h <= best.score) continue;
+        ++best.evaluations;
+        consider(u, cost_of(p, shape_at(p, u)));
+      }
+    };
+    search_frontier(p, rs[i], best, skip, visit);
+  }
+  return best;
+}
+
+constexpr tile_solution solve_latency(const tile_problem& p) {
+  tile_solution best{};
+  whole_layer(p, best);  // one tile is a candidate like any other
+  const auto consider = [&](const tile_shape& t, const tile_cost& cost) {
+    const std::uint64_t cycles = layer_cycles(p, t, cost);
+    if (faster(cycles, cost, best)) best = {true, t, cost, score_of(p, t, cost), 0, cycles, best.evaluations};
+  };
+  region rs[2]{};
+  const int n = region_count(p, rs);
+  for (int i = 0; i < n; ++i) {
+    // (4): tiles no larger than v take at least layer_cycles_bound(v) cycles.
+    const auto skip = [&](const int (&v)[3]) {
+      return best.feasible && layer_cycles_bound(p, shape_at(p, v)) >= best.cycles;
+    };
+    const auto visit = [&](const int (&v)[3], int z, int zmax, const tile_cost& top) {
+      consider(shape_at(p, v), top);
+      int u[3]{v[0], v[1], v[2]};
+      for (int k = zmax - 1; k >= rs[i].lo[z]; --k) {
+        u[z] = k;
+        const tile_shape t = shape_at(p, u);
+        if (layer_cycles_bound(p, t) >= best.cycles) break;  // and for every smaller k
+        ++best.evaluations;
+        consider(t, cost_of(p, t));
+      }
+    };
+    search_frontier(p, rs[i], best, skip, visit);
+  }
+  return best;
+}
 }  // namespace tiling_detail
 
 /// The solver (see the header comment for why its candidate set contains the optimum).
 constexpr tile_solution solve_tiles(const tile_problem& p) {
   tile_solution best{};
-  if (tiling_detail::whole_layer(p, best)) return best;
-  const tile_geometry& g = p.layer;
-  for (int c = g.channel_step; c <= g.out_c; c += g.channel_step) {
-    for (int w = 1; w <= g.out_w; ++w) {
-      // Largest feasible rows by bisection (bytes are non-decreasing in rows).
-      int lo = 0, hi = g.out_h;
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (cost_of(p, {mid, w, c}).total_bytes <= p.capacity) lo = mid;
-        else hi = mid - 1;
-      }
-      if (lo == 0) break;  // wider tiles need at least as much: no feasible w beyond this one
-      for (int h = lo; h >= 1 && h > lo - p.cores; --h) {
-        const tile_shape t{h, w, c};
-        const tile_cost cost = cost_of(p, t);
-        if (cost.total_bytes > p.capacity) continue;  // only the single-tile case is not monotone
-        const std::int64_t s = score_of(p, t, cost);
-        if (tiling_detail::better(s, cost, best)) best = {true, t, cost, s, 0};
-      }
-    }
+  if (p.objective == tiling_objective::latency) {
+    best = tiling_detail::solve_latency(p);
+  } else if (!tiling_detail::whole_layer(p, best)) {
+    best = tiling_detail::solve_dory(p);
+    if (best.feasible) best.cycles = layer_cycles(p, best.tile, best.cost);
   }
   best.smallest_bytes = tiling_detail::smallest_bytes(p);
   return best;
@@ -159,7 +559,8 @@ constexpr tile_solution solve_tiles(const tile_problem& p) {
 /// Every tile, for tests: the reference the solver must equal in objective value.
 constexpr tile_solution solve_tiles_exhaustive(const tile_problem& p) {
   tile_solution best{};
-  if (tiling_detail::whole_layer(p, best)) return best;
+  const bool latency = p.objective == tiling_objective::latency;
+  if (tiling_detail::whole_layer(p, best) && !latency) return best;
   const tile_geometry& g = p.layer;
   for (int c = g.channel_step; c <= g.out_c; c += g.channel_step)
     for (int w = 1; w <= g.out_w; ++w)
@@ -167,8 +568,14 @@ constexpr tile_solution solve_tiles_exhaustive(const tile_problem& p) {
         const tile_shape t{h, w, c};
         const tile_cost cost = cost_of(p, t);
         if (cost.total_bytes > p.capacity) continue;
-        const std::int64_t s = score_of(p, t, cost);
-        if (tiling_detail::better(s, cost, best)) best = {true, t, cost, s, 0};
+        ++best.evaluations;
+        if (latency) {
+          const std::uint64_t cycles = layer_cycles(p, t, cost);
+          if (tiling_detail::faster(cycles, cost, best)) best = {true, t, cost, score_of(p, t, cost), 0, cycles, best.evaluations};
+        } else {
+          const std::int64_t s = score_of(p, t, cost);
+          if (tiling_detail::better(s, cost, best)) best = {true, t, cost, s, 0, 0, best.evaluations};
+        }
       }
   best.smallest_bytes = tiling_detail::smallest_bytes(p);
   return best;

@@ -16,6 +16,7 @@
 
 #include <tessera/core/fixed_name.hpp>
 #include <tessera/kernels/traits.hpp>
+#include <tessera/target/cost_model.hpp>
 #include <tessera/target/memory_level.hpp>
 
 namespace tessera {
@@ -24,6 +25,11 @@ namespace tessera {
 /// micro-tile; a build that cannot run the family (a Cortex-M plan checked on x86) runs the
 /// reference kernels, whose scratch is never larger.
 using kernel_set = kernels::kernel_family;
+
+/// What the L1 tile solver optimises (planning/tile_solver.hpp):
+/// - dory_l1: DORY's objective, the most L1 used plus its heuristics (the default);
+/// - latency: the least modelled time of the layer (compute model + DMA transfer costs).
+enum class tiling_objective : std::uint8_t { dory_l1, latency };
 
 struct target_desc {
   fixed_name name;
@@ -41,9 +47,22 @@ struct target_desc {
   /// `family_traits<F>::conv_tile`; GAP8's and Siracusa's are PULP-NN's 4 x 2).
   int micro_tile_channels = 4;
   int micro_tile_width = 2;
+  /// Cycles of one tile per op kind (target/cost_model.hpp); all zero: `macs_per_cycle_x16`.
+  compute_model compute{};
+  tiling_objective objective = tiling_objective::dory_l1;
+  /// Latency objective: a layer's first input and filter tiles are loaded while the previous
+  /// layer computes (cross-layer prefetch), so the pipeline fill costs nothing.
+  bool first_load_hidden = false;
 
   constexpr bool has_level(int i) const { return i < level_count; }
 };
+
+/// Cycles of one tile of `rows` x `cols` x `channels` outputs of layer `g` on target `t`: the
+/// single compute formula of the latency objective and of the DMA simulator.
+constexpr std::uint64_t tile_compute_cycles(const target_desc& t, const tile_geometry& g, int rows, int cols,
+                                            int channels) {
+  return kernel_tile_cycles(t.compute[cost_kind_of(g)], t.macs_per_cycle_x16, g, rows, cols, channels);
+}
 
 namespace dma {
 struct memcpy_policy;  // runtime/dma: synchronous copies (the default on real hardware without DMA)
@@ -67,7 +86,8 @@ inline constexpr target_desc gap8{
     .cores = 8,
     .macs_per_cycle_x16 = 8 * 16,
     .micro_tile_channels = 4,
-    .micro_tile_width = 2};
+    .micro_tile_width = 2,
+    .compute = cost_models::pulp_cluster8};
 
 /// Siracusa-like (Deeploy's target): 256 kB L1 for 8 cores, 2 MB L2.
 inline constexpr target_desc siracusa{
@@ -77,7 +97,8 @@ inline constexpr target_desc siracusa{
     .cores = 8,
     .macs_per_cycle_x16 = 8 * 16,
     .micro_tile_channels = 4,
-    .micro_tile_width = 2};
+    .micro_tile_width = 2,
+    .compute = cost_models::pulp_cluster8};
 
 /// STM32H7-like: 128 kB DTCM as L1, 512 kB AXI SRAM as L2, one Cortex-M7 core.
 inline constexpr target_desc stm32h7{
@@ -88,7 +109,8 @@ inline constexpr target_desc stm32h7{
     .kernels = kernel_set::arm_dsp,
     .macs_per_cycle_x16 = 8,
     .micro_tile_channels = kernels::family_traits<kernel_set::arm_dsp>::conv_tile.channels,
-    .micro_tile_width = kernels::family_traits<kernel_set::arm_dsp>::conv_tile.width};
+    .micro_tile_width = kernels::family_traits<kernel_set::arm_dsp>::conv_tile.width,
+    .compute = cost_models::cortex_m7_dsp};
 
 /// The host: one flat memory, no tiling, no DMA.
 inline constexpr target_desc host{

@@ -1,0 +1,115 @@
+// Compute cost of one tile: the single formula the latency-aware tile solver minimises with and
+// the DMA simulator times compute with.
+//
+// A target carries a `compute_model`: per op kind (convolution, depthwise, pool, elementwise),
+// cycles of one tile as
+//
+//   cycles = per_tile + per_row * rows + ceil(macs * cycles_per_kmac / 1024)
+//                                      + ceil(outputs * cycles_per_koutput / 1024)
+//
+// with outputs = rows * cols * channels and macs = outputs * macs_per_output (1 for ops without
+// MACs). `per_tile` is the call overhead (argument set-up, on a cluster the fork/join of the
+// cores), `per_row` what a kernel pays per output row (im2col of a row, pointer set-up),
+// `cycles_per_kmac` the steady-state MAC rate and `cycles_per_koutput` the epilogue
+// (requantisation, stores). A kind whose `cycles_per_kmac` is 0 falls back to the target's
+// `macs_per_cycle_x16`, so a target without a model times compute exactly as before
+// (ceil(macs * 16 / macs_per_cycle_x16), no overheads).
+//
+// Presets (see cost_models below for the figures and where they come from):
+//   pulp_cluster8: GAP8 / Siracusa, 8 RISC-V cores with PULP-NN kernels (DORY's figures);
+//   cortex_m7_dsp: STM32H7, the arm_dsp family, from this project's QEMU instruction counts.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/planning/tile_geometry.hpp>
+
+namespace tessera {
+
+/// The op kinds a cost model distinguishes, read off a layer's tile geometry.
+enum class cost_kind : std::uint8_t {
+  convolution,  ///< filters over all input channels (regular and pointwise convs, Gemm)
+  depthwise,    ///< filters whose input channels follow the output channel (channel_lockstep)
+  pool,         ///< window ops without filters
+  elementwise,  ///< one output per input element (binary ops, requantisation, lookup tables)
+};
+inline constexpr std::size_t cost_kind_count = 4;
+
+constexpr cost_kind cost_kind_of(const tile_geometry& g) {
+  if (g.weight_bytes_per_channel > 0) return g.channel_lockstep ? cost_kind::depthwise : cost_kind::convolution;
+  return g.kernel_h * g.kernel_w > 1 ? cost_kind::pool : cost_kind::elementwise;
+}
+
+/// Cycles of one tile of one op kind (see the header comment for the formula).
+struct kernel_cost {
+  std::uint32_t cycles_per_kmac = 0;     ///< cycles per 1024 MACs; 0: the target's macs_per_cycle_x16
+  std::uint32_t cycles_per_koutput = 0;  ///< cycles per 1024 output elements (epilogue)
+  std::uint32_t per_row = 0;             ///< cycles per output row of the tile
+  std::uint32_t per_tile = 0;            ///< cycles per kernel call (one tile)
+};
+
+struct compute_model {
+  std::array<kernel_cost, cost_kind_count> kinds{};
+
+  constexpr const kernel_cost& operator[](cost_kind k) const { return kinds[static_cast<std::size_t>(k)]; }
+};
+
+/// Cycles of one tile of `rows` x `cols` x `channels` outputs of layer `g` under `cost`;
+/// `fallback_macs_per_cycle_x16` is the target's MAC rate (16 = one MAC per cycle).
+constexpr std::uint64_t kernel_tile_cycles(const kernel_cost& cost, std::uint32_t fallback_macs_per_cycle_x16,
+                                           const tile_geometry& g, int rows, int cols, int channels) {
+  const auto outputs = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) *
+                       static_cast<std::uint64_t>(channels);
+  const auto macs = outputs * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
+  std::uint64_t cycles = 0;
+  if (cost.cycles_per_kmac != 0) {
+    cycles = (macs * cost.cycles_per_kmac + 1023) / 1024;
+  } else {
+    const std::uint64_t rate = fallback_macs_per_cycle_x16 != 0 ? fallback_macs_per_cycle_x16 : 16;
+    cycles = (macs * 16 + rate - 1) / rate;
+  }
+  return cycles + (outputs * cost.cycles_per_koutput + 1023) / 1024 +
+         static_cast<std::uint64_t>(cost.per_row) * static_cast<std::uint64_t>(rows) + cost.per_tile;
+}
+
+namespace cost_models {
+
+/// 8-core PULP cluster (GAP8, Siracusa) running PULP-NN, from DORY (Burrello et al., IEEE TC
+/// 2021) and PULP-NN (Garofalo et al. 2020):
+/// - convolutions: ~8 MAC/cycle on 8 cores for 8-bit convs (DORY's figure): 128 cycles/kMAC;
+/// - depthwise: PULP-NN's depthwise kernels reach about a quarter of that (no reuse of
+///   activations across output channels): assumed 2 MAC/cycle, 512 cycles/kMAC;
+/// - pools: one window element per core and cycle, i.e. 8 per cycle: 128 cycles/kMAC (a pool's
+///   MACs are its window elements);
+/// - elementwise: about 2 cycles per element per core (load, add/requantise, store), so 4
+///   elements per cycle on 8 cores: 256 cycles per 1024 elements (one "MAC" per element);
+/// - per tile: ~300 cycles (cluster fork/join and kernel set-up, DORY's measured overhead is
+///   a few hundred cycles per kernel call); per row: 0 (PULP-NN parallelises over rows).
+/// These are assumptions for planning, not measurements of this project.
+inline constexpr compute_model pulp_cluster8{{{
+    {128, 0, 0, 300},  // convolution
+    {512, 0, 0, 300},  // depthwise
+    {128, 0, 0, 300},  // pool
+    {256, 0, 0, 300},  // elementwise
+}}};
+
+/// Cortex-M7 with the arm_dsp family (STM32H7), from docs/benchmarks.md, "Cortex-M under QEMU":
+/// guest instructions per MAC on the Cortex-M7 build: convolutions 0.90-1.06 (1.0 taken),
+/// depthwise 2.04-2.96 (2.5 taken), fully connected 1.55-1.95 (counted as convolutions: the
+/// planner sees a Gemm as a 1x1 conv). Instructions are converted to cycles at one cycle per
+/// instruction: the M7 dual-issues some pairs but loses cycles to load-use and branch
+/// penalties, and on the measured kernels (DTCM data) the two roughly cancel - an assumption,
+/// not a measurement. Pools and elementwise ops have no QEMU figure yet: assumed 1 cycle per
+/// window element and 4 cycles per element. Per tile ~200 cycles (call, requant table set-up);
+/// per row ~20 (row pointers, im2col restart).
+inline constexpr compute_model cortex_m7_dsp{{{
+    {1024, 0, 20, 200},   // convolution: 1.0 cycle/MAC
+    {2560, 0, 20, 200},   // depthwise: 2.5 cycles/MAC
+    {1024, 0, 20, 200},   // pool: 1 cycle per window element
+    {4096, 0, 0, 200},    // elementwise: 4 cycles per element
+}}};
+
+}  // namespace cost_models
+}  // namespace tessera
