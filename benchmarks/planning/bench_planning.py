@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Compile time and peak compiler memory of planning (`tessera::plan_for`), per model and target.
+"""Compile time and peak compiler memory of planning (`tessera::plan_for`) and of the schedule
+(the step program and its compile-time hazard proof), per model and target.
 
     /usr/bin/python3 benchmarks/planning/bench_planning.py --build build --corpus /work/shared/corpus
 
@@ -38,6 +39,18 @@ def compile_cost(source, includes, work):
     return float(seconds), int(kib) / 1024.0, error
 
 
+def count_steps(source, includes, work):
+    """The program's step count, read from the compiler's diagnostic of an incomplete type."""
+    path = os.path.join(work, "steps.cpp")
+    with open(path, "w") as f:
+        f.write(source + "template <unsigned long N> struct steps_are;\nsteps_are<program.size()> steps;\n")
+    out = subprocess.run(["g++", "-std=c++20", "-fsyntax-only", path] + [f"-I{d}" for d in includes],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr
+    import re
+    m = re.search(r"steps_are<(\d+)", out)
+    return int(m.group(1)) if m else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -62,11 +75,12 @@ def main():
         models.append(("torch/" + name, f'#include <tessera/tessera.hpp>\n#include "{name}.hpp"\n',
                        f"{name}::network::summary"))
     graph = os.path.join(ROOT, "benchmarks", "planning", "generated_graph.hpp")
-    models.append(("generated 256 ops", f'#include <tessera/planning/target_plan.hpp>\n#include "{graph}"\n'
+    models.append(("generated 256 ops", f'#include <tessera/planning/target_plan.hpp>\n'
+                   '#include <tessera/schedule/hazard_check.hpp>\n#include "{graph}"\n'
                    "constexpr auto graph = tessera::bench::generated_graph<256>();\n", "graph"))
 
     print(f"{'model':<28} {'base s':>7} {'base MiB':>8}  " +
-          "  ".join(f"{t + ' s':>11} {'MiB':>6}" for t in TARGETS))
+          "  ".join(f"{t + ' s':>11} {'MiB':>6} {'+sched s':>9} {'MiB':>6} {'steps':>6}" for t in TARGETS))
     for name, header, summary in models:
         base_s, base_mib, err = compile_cost(header + f"static_assert({summary}.nodes.size() > 0);\n", includes, work)
         cells = []
@@ -74,10 +88,20 @@ def main():
             src = header + f"constexpr auto plan = tessera::plan_for({summary}, tessera::targets::{t});\n" \
                            f"static_assert(plan.l1_bytes >= 0);\n"
             s, mib, err = compile_cost(src, includes, work)
-            cells.append(f"{s - base_s:>+11.2f} {mib:>6.0f}" + (f" ({err})" if err else ""))
+            cell = f"{s - base_s:>+11.2f} {mib:>6.0f}" + (f" ({err})" if err else "")
+            sched = header + f"constexpr auto plan = tessera::plan_for({summary}, tessera::targets::{t});\n" \
+                             f"constexpr auto program = tessera::schedule::emit_program<" \
+                             f"tessera::schedule::count_steps({summary}, plan)>({summary}, plan);\n" \
+                             f"static_assert(tessera::schedule::proven_safe<{summary}, plan, program>());\n" \
+                             f"static_assert(program.size() != 0xFFFFFFFF);\n"
+            s2, mib2, err2 = compile_cost(sched, includes, work)
+            steps = count_steps(sched, includes, work) if not err2 else 0
+            cell += f" {s2 - s:>+9.2f} {mib2:>6.0f} {steps:>6}" + (f" ({err2})" if err2 else "")
+            cells.append(cell)
         print(f"{name:<28} {base_s:>7.2f} {base_mib:>8.0f}  " + "  ".join(cells))
     print("\ncolumns per target: compile seconds of plan_for beyond the base TU (which includes the model),"
-          " and the compiler's peak RSS")
+          " the compiler's peak RSS; then the seconds the step program and its hazard proof add, the peak RSS"
+          " and the program's steps")
 
 
 if __name__ == "__main__":

@@ -7,11 +7,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <exception>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include <tessera/report/plan_pictures.hpp>
 #include <tessera/report/plan_table.hpp>
 #include <tessera/report/tiled_plan_table.hpp>
 #include <tessera/tessera.hpp>
@@ -72,6 +75,18 @@ int main(int argc, char** argv) try {
   fmt::print("\n{}", tessera::report::tiled_plan_table<network, on_gap8>(simulation));
   const bool tiled_equal = tiled_output == output && simulation.hazards == 0;
   fmt::print("tiled output equals the flat one: {}\n", tiled_equal ? "yes" : "NO");
+
+  // Pictures of that plan as it ran: the L1 and L2 memory maps and the timeline (SVG).
+  {
+    const auto pictures = tessera::report::plan_pictures_of<on_gap8>(nullptr, l2, l1, {input.data()}, {tiled_output.data()});
+    const char* dir = std::getenv("TESSERA_PICTURES_DIR");
+    const std::string base = std::string(dir != nullptr ? dir : ".") + "/resnet8_gap8";
+    const bool written = tessera::report::write_text_file(base + "_l1.svg", tessera::report::svg_memory_map(pictures.l1)) &&
+                         tessera::report::write_text_file(base + "_l2.svg", tessera::report::svg_memory_map(pictures.l2)) &&
+                         tessera::report::write_text_file(base + "_timeline.svg", tessera::report::svg_timeline(pictures.time));
+    if (written) fmt::print("plan pictures: {0}_l1.svg, {0}_l2.svg, {0}_timeline.svg\n", base);
+    else fmt::print("plan pictures: could not write {}_*.svg\n", base);
+  }
 
   if (argc > 2) {
     const auto golden = tessera::tools::read_npz(argv[2]).at(0);

@@ -225,7 +225,11 @@ class simulated_policy {
   /// ceil(macs * 16 / macs_per_cycle_x16) cycles.
   void compute(std::uint64_t macs) {
     const std::uint64_t rate = desc_.macs_per_cycle_x16 == 0 ? 16 : desc_.macs_per_cycle_x16;
-    const std::uint64_t cycles = (macs * 16 + rate - 1) / rate;
+    compute_cycles((macs * 16 + rate - 1) / rate, macs);
+  }
+  /// The kernel computes for `cycles` cycles (`macs` multiply-accumulates, for the trace): the
+  /// executors call this with the target's cost model (tile_compute_cycles).
+  void compute_cycles(std::uint64_t cycles, std::uint64_t macs = 0) {
     if (tracing_) trace_.push_back({.kind = event_kind::compute, .begin = cpu_, .end = cpu_ + cycles, .macs = macs, .tag = tag_});
     cpu_ += cycles;
     stats_.compute_cycles += cycles;

@@ -9,6 +9,8 @@
 
 #include <array>
 #include <cstddef>
+#include <type_traits>
+#include <utility>
 
 #include <tessera/graph/network.hpp>
 #include <tessera/planning/arena_plan.hpp>
@@ -207,8 +209,47 @@ constexpr spill_slots spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const 
 }
 }  // namespace planning_detail
 
+/// The L1 tile of layer `n` (infeasible and not tiled: `feasible` false, `smallest_bytes` 0).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr tile_solution solve_layer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t n) {
+  const tile_geometry& geometry = g.nodes[n].geometry;
+  if (t.level_count < 2 || geometry.kind != tiling_kind::tiled) return {};
+  return solve_tiles(
+      tile_problem_for(t, geometry, t.levels[0].bytes, g.nodes[n].tile_scratch[static_cast<std::size_t>(t.kernels)]));
+}
+
+/// Every layer's L1 tile, solved in one evaluation (the executor solves each layer in its own
+/// constant evaluation instead, see `layer_solutions`).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::array<tile_solution, NN> solve_layers(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  std::array<tile_solution, NN> out{};
+  for (std::size_t n = 0; n < NN; ++n) out[n] = solve_layer(g, t, n);
+  return out;
+}
+
+/// Each layer's tile in its own constant evaluation: GCC bounds every evaluation (2^25
+/// operations by default), so a network's planning cost is bounded per layer, not in total.
+template <const auto& Summary, target_desc Target, std::size_t N>
+inline constexpr tile_solution layer_solution = solve_layer(Summary, Target, N);
+template <const auto& Summary, target_desc Target>
+inline constexpr auto layer_solutions = []<std::size_t... N>(std::index_sequence<N...>) {
+  return std::array<tile_solution, sizeof...(N)>{layer_solution<Summary, Target, N>...};
+}(std::make_index_sequence<std::remove_cvref_t<decltype(Summary.nodes)>{}.size()>{});
+
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
+                                       const std::array<tile_solution, NN>& solutions);
+
+/// The plan of `g` on `t`.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  return plan_for(g, t, solve_layers(g, t));
+}
+
+/// The plan of `g` on `t`, with each layer's L1 tile already solved (`solve_layer`).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
+                                       const std::array<tile_solution, NN>& solutions) {
   target_plan<NT, NN> plan{};
   plan.l2 = plan_arena(g, {}, true, t.kernels);
   for (tensor_id id : g.inputs) plan.io_bytes += g.tensors[static_cast<std::size_t>(id)].bytes();
@@ -228,9 +269,7 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   for (std::size_t n = 0; n < NN; ++n) {
     const tile_geometry& geometry = g.nodes[n].geometry;
     if (geometry.kind != tiling_kind::tiled) continue;
-    const tile_problem problem =
-        tile_problem_for(t, geometry, t.levels[0].bytes, g.nodes[n].tile_scratch[static_cast<std::size_t>(t.kernels)]);
-    const tile_solution s = solve_tiles(problem);
+    const tile_solution& s = solutions[n];
     if (!s.feasible) {
       fail(static_cast<int>(n), 0, s.smallest_bytes, t.levels[0].bytes);
       continue;
@@ -286,6 +325,9 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     const std::size_t chunk = aligned(per_channel * static_cast<std::size_t>(layer.stage_channels));
     if (chunk > slot_bytes) slot_bytes = chunk;
   }
+  // Two slots whenever L2 has room: the next layer's first chunk then stages while this
+  // layer's last one still feeds L1 (cross-layer prefetch, schedule/emit.hpp).
+  if (2 * slot_bytes <= budget) doubled = true;
   plan.staging_slot[0] = aligned(plan.l2.arena_bytes);
   plan.staging_slot[1] = plan.staging_slot[0] + (doubled ? slot_bytes : 0);
   plan.staging_bytes = (doubled ? 2 : 1) * slot_bytes;

@@ -51,7 +51,8 @@ constexpr bool plan_fits() {
 template <class Net, class Target, pipeline_options Options = pipeline_options{}>
 struct tiled_executor {
   static constexpr target_desc target = Target::desc;
-  static constexpr auto plan = plan_for(Net::summary, target);
+  static constexpr const auto& net_summary = Net::summary;
+  static constexpr auto plan = plan_for(Net::summary, target, layer_solutions<Net::summary, target>);
   static constexpr bool fits = runtime_detail::plan_fits<plan, Net::summary, target>();
   static_assert(fits, "tessera::tiled_executor: the network does not fit the target (see does_not_fit above)");
 
@@ -103,7 +104,10 @@ struct tiled_executor {
   template <auto const& Program, class Dma, class Observer>
   static void replay(const memory& m, Dma& dma, Observer& observer) {
     dma::handle handles[Program.handles > 0 ? Program.handles : 1]{};
-    for (const schedule::step& s : Program.steps) {
+    for (std::size_t index = 0; index < Program.steps.size(); ++index) {
+      const schedule::step& s = Program.steps[index];
+      // A tracing DMA (the simulator) tags its events with the step that caused them.
+      if constexpr (requires { dma.set_trace_tag(0); }) dma.set_trace_tag(static_cast<int>(index));
       switch (s.kind) {
         case schedule::step_kind::issue:
           handles[s.handle] = dma.start(bind(schedule::describe(Net::summary, plan, s), m));
@@ -202,7 +206,12 @@ struct tiled_executor {
       dma.declare_write(args.output, out_box.bytes());
       Node::template run_tile<Net::tensors, Target::desc.kernels>(args);
       const auto outputs = static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) * static_cast<std::uint64_t>(p.c);
-      dma.compute(outputs * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1));
+      const std::uint64_t macs = outputs * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
+      if constexpr (requires { dma.compute_cycles(macs, macs); }) {
+        dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c), macs);  // the solver's cost model
+      } else {
+        dma.compute(macs);
+      }
     }
   }
 

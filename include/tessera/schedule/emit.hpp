@@ -158,24 +158,59 @@ class emitter {
     return false;
   }
 
-  /// During the last tile of `layer`: the next layer's first filter chunk (L3 -> L2) or filter
-  /// block (-> L1), and its first input tile when the stores it reads have completed.
+  /// Two L2 staging slots: the next filter chunk can land while the current one feeds L1.
+  constexpr bool two_staging_slots() const { return plan_.staging_slot[1] != plan_.staging_slot[0]; }
+  /// The staging slot of the next L3 -> L2 filter chunk: chunks alternate across layers.
+  constexpr int take_staging_slot() {
+    const int slot = next_staging_slot_;
+    if (two_staging_slots()) next_staging_slot_ ^= 1;
+    return slot;
+  }
+
+  /// As soon as `layer` needs no more L2 staging of its own (its last filter chunk has landed,
+  /// or it stages none): the next layer's first filter chunk moves L3 -> L2 behind this whole
+  /// layer, or, on two-level targets, its first filter block moves straight into its L1 slot.
+  constexpr void open_next_filters(int layer, bool layer_staged) {
+    const int m = layer + 1;
+    if (m >= static_cast<int>(NN) || !plan_.layers[static_cast<std::size_t>(m)].tiled) return;
+    const layer_l1_plan& l = plan_.layers[static_cast<std::size_t>(m)];
+    if (net_.nodes[static_cast<std::size_t>(m)].geometry.weight_bytes_per_channel == 0) return;
+    if ((early_chunk_.on && early_chunk_.layer == m) || (opening_.layer == m && opening_.has_filters)) return;
+    if (l.stage_channels > 0) {
+      if (layer_staged && !two_staging_slots()) return;  // the one slot still feeds this layer
+      const int slot = take_staging_slot();
+      early_chunk_ = {m, start(transfer_role::stage_filters, m, 0, slot), slot, true};
+    } else if (overlaps_previous(m) && deferred_layer_ < 0) {  // L1 bytes of the layer before may still drain
+      if (opening_.layer != m) opening_ = {};
+      opening_.layer = m;
+      opening_.filters = start(transfer_role::filters, m, 0, 0);
+      opening_.has_filters = true;
+    }
+  }
+
+  /// During the last tile of `layer`: the next layer's first filter block moves from L2 staging
+  /// into L1, and its first input tile loads when the stores it reads have completed.
   constexpr void open_next(int layer, const std::array<pending, 2>& stores) {
     const int m = layer + 1;
     if (!overlaps_previous(m)) return;
+    // Layer m shares L1's side with layer - 1, whose last stores may still drain (a one-tile
+    // layer has not settled them yet). Issued before this layer's loads, they have landed by
+    // now: waiting costs nothing and frees the bytes.
+    settle_all();
     const node_summary& next = net_.nodes[static_cast<std::size_t>(m)];
-    const tile_geometry& g = next.geometry;
-    const layer_l1_plan& l = plan_.layers[static_cast<std::size_t>(m)];
-    opening_ = {};
+    if (opening_.layer != m) opening_ = {};
     opening_.layer = m;
-    if (g.weight_bytes_per_channel > 0) {
-      if (l.stage_channels > 0) {
-        opening_.chunk = start(transfer_role::stage_filters, m, 0, 0);
-        opening_.has_chunk = true;
-      } else {
-        opening_.filters = start(transfer_role::filters, m, 0, 0);
-        opening_.has_filters = true;
-      }
+    if (early_chunk_.on && early_chunk_.layer == m) {  // staged behind this layer: into L1 now
+      wait(early_chunk_.s);
+      early_chunk_.on = false;
+      opening_.chunk_landed = true;
+      opening_.chunk_slot = early_chunk_.slot;
+      opening_.filters = start(transfer_role::filters, m, 0, 0, early_chunk_.slot);
+      opening_.has_filters = true;
+    } else if (!opening_.has_filters && next.geometry.weight_bytes_per_channel > 0 &&
+               plan_.layers[static_cast<std::size_t>(m)].stage_channels == 0) {
+      opening_.filters = start(transfer_role::filters, m, 0, 0);
+      opening_.has_filters = true;
     }
     // Inputs: only when every result they read is stored (the current tile's is not yet).
     const std::int64_t last = plan_.layers[static_cast<std::size_t>(layer)].solution.cost.tiles - 1;
@@ -230,14 +265,14 @@ class emitter {
     const auto opens_block = [&](std::int64_t i) {
       return i == 0 || position(g, shape, i - 1).block != position(g, shape, i).block;
     };
-    const auto chunk_slot = [&](int k) { return l.stage_chunks > 1 ? k % 2 : 0; };
-    const bool opened = opening_.layer == layer;
+    // What the previous layer already moved for this one.
+    const opening mine = opening_.layer == layer ? opening_ : opening{};
+    opening_ = {};
+    std::array<int, 2> chunk_at{};  // staging slot of chunk k, by k % 2
     const auto stage = [&](int k) {
-      if (k == 0 && opened && opening_.has_chunk) {  // staged during the previous layer
-        chunk[0] = opening_.chunk;
-        return;
-      }
-      chunk[static_cast<std::size_t>(chunk_slot(k))] = start(transfer_role::stage_filters, layer, k, chunk_slot(k));
+      const int sl = take_staging_slot();
+      chunk[static_cast<std::size_t>(k % 2)] = start(transfer_role::stage_filters, layer, k, sl);
+      chunk_at[static_cast<std::size_t>(k % 2)] = sl;
     };
     const auto stage_in = [&](std::int64_t j) {
       for (int k = 0; k < operands; ++k)
@@ -260,8 +295,8 @@ class emitter {
     const auto load = [&](std::int64_t i) {
       const tile_position p = position(g, shape, i);
       const int s = slot(i);
-      if (i == 0 && opened && opening_.has_inputs) {  // loaded during the previous layer
-        for (int k = 0; k < operands && k < 2; ++k) in[0][static_cast<std::size_t>(k)] = opening_.in[static_cast<std::size_t>(k)];
+      if (i == 0 && mine.has_inputs) {  // loaded during the previous layer
+        for (int k = 0; k < operands && k < 2; ++k) in[0][static_cast<std::size_t>(k)] = mine.in[static_cast<std::size_t>(k)];
       } else {
         settle(layer, i);
         for (int k = 0; k < operands; ++k) {
@@ -275,22 +310,35 @@ class emitter {
         if (staged) {
           const int k = p.c0 / l.stage_channels;
           if (k != current_chunk) {  // the chunk must have landed before L1 reads it
-            wait(chunk[static_cast<std::size_t>(chunk_slot(k))]);
+            wait(chunk[static_cast<std::size_t>(k % 2)]);
             current_chunk = k;
             if (k + 1 < l.stage_chunks) stage(k + 1);
+            else open_next_filters(layer, true);
           }
-          staging_slot = chunk_slot(k);
+          staging_slot = chunk_at[static_cast<std::size_t>(k % 2)];
         }
         const int ws = weight_slot(p.block);
-        if (i == 0 && opened && opening_.has_filters) weights[0] = opening_.filters;
+        if (i == 0 && mine.has_filters) weights[0] = mine.filters;
         else weights[static_cast<std::size_t>(ws)] = start(transfer_role::filters, layer, i, ws, staging_slot);
       }
     };
 
-    if (staged) stage(0);
+    if (staged) {
+      if (mine.chunk_landed) {  // chunk 0 landed and fed L1 during the previous layer
+        current_chunk = 0;
+        chunk_at[0] = mine.chunk_slot;
+        if (l.stage_chunks > 1) stage(1);
+      } else if (early_chunk_.on && early_chunk_.layer == layer) {  // staged behind the previous layer
+        chunk[0] = early_chunk_.s;
+        chunk_at[0] = early_chunk_.slot;
+        early_chunk_.on = false;
+      } else {
+        stage(0);
+      }
+    }
     if (any_spilled_in) stage_in(0);
     load(0);
-    if (opened) opening_ = {};  // used up; the next layer's opening is made during this layer
+    if (!staged || (mine.chunk_landed && l.stage_chunks == 1)) open_next_filters(layer, staged);
     for (std::int64_t i = 0; i < count; ++i) {
       const tile_position p = position(g, shape, i);
       const int s = slot(i);
@@ -305,7 +353,10 @@ class emitter {
       }
       if (i + 1 == count) open_next(layer, out);
       sink_.push(compute(layer, i, s, has_weights ? ws : 0));
-      if (i == 0) settle_all();  // the previous layer's last stores ran beside this first tile
+      if (i == 0) {
+        settle_all();  // the previous layer's last stores ran beside this first tile
+        if (!staged) open_next_filters(layer, false);
+      }
       if (spilled_out) {
         const int sl = static_cast<int>(i % 2);
         drain(1 - sl);  // tile i-1: L2 -> L3
@@ -340,11 +391,20 @@ class emitter {
   std::array<bool, max_handles> busy_{};
   struct opening {
     int layer = -1;
-    bool has_inputs = false, has_filters = false, has_chunk = false;
+    bool has_inputs = false, has_filters = false, chunk_landed = false;
+    int chunk_slot = 0;
     std::array<step, 2> in{};
-    step filters{}, chunk{};
+    step filters{};
   };
   opening opening_{};
+  struct early_chunk {
+    int layer = -1;
+    step s{};
+    int slot = 0;
+    bool on = false;
+  };
+  early_chunk early_chunk_{};
+  int next_staging_slot_ = 0;
   std::array<pending, 2> deferred_{};
   int deferred_layer_ = -1;
 };
