@@ -76,7 +76,7 @@ def main():
                        f"{name}::network::summary"))
     graph = os.path.join(ROOT, "benchmarks", "planning", "generated_graph.hpp")
     models.append(("generated 256 ops", f'#include <tessera/planning/target_plan.hpp>\n'
-                   '#include <tessera/schedule/hazard_check.hpp>\n#include "{graph}"\n'
+                   f'#include <tessera/schedule/hazard_check.hpp>\n#include "{graph}"\n'
                    "constexpr auto graph = tessera::bench::generated_graph<256>();\n", "graph"))
 
     print(f"{'model':<28} {'base s':>7} {'base MiB':>8}  " +
