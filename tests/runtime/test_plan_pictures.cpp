@@ -14,17 +14,14 @@
 
 #include <tessera/report/plan_pictures.hpp>
 
+#include "../support/hazard_programs.hpp"
 #include "../support/svg_checker.hpp"
-#include "../support/tiny_networks.hpp"
 
 namespace {
 
-using net = tiny::features::network;
-inline constexpr tessera::target_desc small_l1{.name = "small",
-                                               .levels = {{{"L1", 800, 8, 2, 10}, {"L2", 64 * 1024, 8, 2, 10}}},
-                                               .level_count = 2,
-                                               .cores = 2};
-using run = tessera::tiled_executor<net, tessera::target<small_l1>>;
+// The feature network with a small L1 (many tiles, double buffering), as the hazard tests plan it.
+using hazard_test::net;
+using hazard_test::run;
 
 /// (offset, bytes) of every L1 buffer the program fills, computed from the program alone.
 std::vector<std::pair<std::size_t, std::size_t>> l1_fills() {

@@ -112,13 +112,12 @@ class emitter {
   }
 
   /// The highest tile of layer `producer` whose stored result tile `tile` of layer `layer`
-  /// reads through operand `k` (all tiles when the two see the tensor differently).
-  constexpr std::int64_t needed_tile(int producer, int layer, std::int64_t tile, int k) const {
+  /// reads (all tiles when the two see the tensor differently).
+  constexpr std::int64_t needed_tile(int producer, int layer, std::int64_t tile) const {
     const tile_geometry& pg = net_.nodes[static_cast<std::size_t>(producer)].geometry;
     const layer_l1_plan& pl = plan_.layers[static_cast<std::size_t>(producer)];
     const tile_geometry& g = net_.nodes[static_cast<std::size_t>(layer)].geometry;
     const map_box box = input_box(g, position(g, plan_.layers[static_cast<std::size_t>(layer)].solution.tile, tile));
-    (void)k;
     if (box.height != pg.out_h || box.width != pg.out_w || box.depth != pg.out_c || box.elem != pg.out_elem_bytes)
       return pl.solution.cost.tiles - 1;
     return last_tile_meeting(pg, pl.solution.tile, box);
@@ -132,7 +131,7 @@ class emitter {
     for (int k = 0; k < node.input_count; ++k) {
       const int t = node.inputs[static_cast<std::size_t>(k)];
       if (!produced_by(t, deferred_layer_)) continue;
-      const std::int64_t needed = needed_tile(deferred_layer_, layer, tile, k);
+      const std::int64_t needed = needed_tile(deferred_layer_, layer, tile);
       for (pending& d : deferred_)
         if (d.on && d.s.tile <= needed) {
           wait(d.s);
@@ -216,12 +215,12 @@ class emitter {
     const std::int64_t last = plan_.layers[static_cast<std::size_t>(layer)].solution.cost.tiles - 1;
     for (int k = 0; k < next.input_count; ++k) {
       const int t = next.inputs[static_cast<std::size_t>(k)];
-      if (produced_by(t, layer) && needed_tile(layer, m, 0, k) >= last) return;
+      if (produced_by(t, layer) && needed_tile(layer, m, 0) >= last) return;
     }
     for (int k = 0; k < next.input_count; ++k) {
       const int t = next.inputs[static_cast<std::size_t>(k)];
       if (!produced_by(t, layer)) continue;
-      const std::int64_t needed = needed_tile(layer, m, 0, k);
+      const std::int64_t needed = needed_tile(layer, m, 0);
       for (const pending& o : stores)
         if (o.on && o.s.tile <= needed) return;  // still in flight: load it at the layer's start
     }
