@@ -10,6 +10,14 @@
 // load, an output tile L1 -> L2 when stored and L2 -> L3 after the next tile computed.
 // Layers that do not tile run as one compute step on their L2 buffers.
 //
+// Across layers (when consecutive tiled layers sit apart in L1, see place_for_prefetch):
+// the next layer's first filter chunk moves L3 -> L2 as soon as this layer needs no more
+// staging of its own (two L2 staging slots, chunks alternating across layers), or on two-level
+// targets its first filter block moves straight into its L1 slot; during this layer's last
+// tile the staged chunk moves into L1 and the next layer's first input tile loads when every
+// result it reads is stored; this layer's last stores complete beside the next layer's first
+// tile, and a load that reads them waits for exactly those.
+//
 // The emitter writes into a sink, twice: once to count the steps (the program's array size is
 // a template argument) and once to fill the array.
 #pragma once
@@ -93,8 +101,8 @@ class emitter {
   };
 
   // --- across layers ------------------------------------------------------------------------
-  // While the last tile of layer n computes, layer n+1's first loads are issued (`opening_`);
-  // layer n's last stores complete while layer n+1's first tile computes (`deferred_`).
+  // Layer n issues layer n+1's first loads (`opening_`, `early_chunk_`); layer n's last stores
+  // complete while layer n+1's first tile computes (`deferred_`).
 
   /// Whether layer `m` can load while layer `m - 1` computes: both tiled, apart in L1, and
   /// neither passing activations through L3 across the boundary.
