@@ -395,7 +395,7 @@ class emitter {
   const graph_summary<NT, NI, NO, NN>& net_;
   const target_plan<NT, NN>& plan_;
   Sink& sink_;
-  std::array<bool, max_handles> busy_{};
+  bool busy_[max_handles]{};  // a C array: cheaper for GCC to evaluate than std::array
   struct opening {
     int layer = -1;
     bool has_inputs = false, has_filters = false, chunk_landed = false;
