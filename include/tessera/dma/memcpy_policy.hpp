@@ -50,8 +50,6 @@ struct memcpy_policy {
   constexpr void declare_write(const void* /*p*/, std::size_t /*bytes*/) const {}
   /// The kernel performs `macs` multiply-accumulates (timed by the simulator only).
   constexpr void compute(std::uint64_t /*macs*/) const {}
-  /// The kernel computes for `cycles` cycles (timed by the simulator only).
-  constexpr void compute_cycles(std::uint64_t /*cycles*/, std::uint64_t /*macs*/ = 0) const {}
   /// End of a run: nothing is ever in flight.
   constexpr void finish() const {}
 };

@@ -177,11 +177,7 @@ class simulated_policy {
       ++(t.inbound ? traffic.transfers_in : traffic.transfers_out);
     }
     if (t.bytes() > 0) {
-      const memory_level& cost = desc_.levels[static_cast<std::size_t>(level)];
-      // A level described with 0 B/cycle would divide by zero: read it as 1 B/cycle.
-      const std::uint64_t duration = cost.bytes_per_cycle != 0
-                                         ? cost.transfer_cycles(t.bytes())
-                                         : std::uint64_t{cost.setup_cycles} + cost.latency_cycles + t.bytes();
+      const std::uint64_t duration = desc_.levels[static_cast<std::size_t>(level)].transfer_cycles(t.bytes());
       const std::uint64_t begin = std::max(cpu_, engine_free_);
       s.done = begin + duration;
       engine_free_ = s.done;

@@ -236,17 +236,8 @@ inline constexpr auto layer_solutions = []<std::size_t... N>(std::index_sequence
   return std::array<tile_solution, sizeof...(N)>{layer_solution<Summary, Target, N>...};
 }(std::make_index_sequence<std::remove_cvref_t<decltype(Summary.nodes)>{}.size()>{});
 
-template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
-                                       const std::array<tile_solution, NN>& solutions);
-
-/// The plan of `g` on `t`.
-template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
-  return plan_for(g, t, solve_layers(g, t));
-}
-
-/// The plan of `g` on `t`, with each layer's L1 tile already solved (`solve_layer`).
+/// The plan of `g` on `t`, with each layer's L1 tile already solved (`solve_layer`; the
+/// executor passes `layer_solutions`).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
                                        const std::array<tile_solution, NN>& solutions) {
@@ -337,6 +328,12 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   plan.spill_output_slot = {spill_base + 2 * spill.input, spill_base + 2 * spill.input + spill.output};
   plan.l2_bytes = spill_base + plan.spill_staging_bytes;
   return plan;
+}
+
+/// The plan of `g` on `t`, every layer's tile solved here.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  return plan_for(g, t, solve_layers(g, t));
 }
 
 }  // namespace tessera

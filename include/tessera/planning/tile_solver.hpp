@@ -177,12 +177,6 @@ constexpr std::int64_t score_of(const tile_problem& p, const tile_shape& t, cons
 // is 0, the last or the one before the last, so at most four representatives per loop are
 // summed with their multiplicities (a few hundred operations, whatever the tile count).
 namespace tiling_detail {
-constexpr std::uint64_t transfer(const memory_level& m, std::uint64_t bytes) {
-  if (bytes == 0) return 0;
-  if (m.bytes_per_cycle == 0) return std::uint64_t{m.setup_cycles} + m.latency_cycles + bytes;
-  return m.transfer_cycles(bytes);
-}
-
 /// Per tile shape kind: bit 0 = last row block, bit 1 = last column block, bit 2 = last channel block.
 struct tile_kinds {
   int extent[3]{};  ///< full tile rows, cols, channels
@@ -213,12 +207,12 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t) {
     const auto in_bytes = static_cast<std::uint64_t>(g.input_rows(rows)) * static_cast<std::uint64_t>(g.input_cols(cols)) *
                           static_cast<std::uint64_t>(g.channel_lockstep ? chans : g.in_c) *
                           static_cast<std::uint64_t>(g.in_elem_bytes);
-    k.load[i] = static_cast<std::uint64_t>(g.in_operands) * transfer(m, in_bytes);
-    k.store[i] = transfer(m, static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) *
+    k.load[i] = static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(in_bytes);
+    k.store[i] = m.transfer_cycles(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) *
                                  static_cast<std::uint64_t>(chans) * static_cast<std::uint64_t>(g.out_elem_bytes));
   }
   for (int i = 0; i < 2; ++i)
-    k.filters[i] = transfer(m, static_cast<std::uint64_t>(i ? k.last[2] : k.extent[2]) * g.weight_bytes_per_channel);
+    k.filters[i] = m.transfer_cycles(static_cast<std::uint64_t>(i ? k.last[2] : k.extent[2]) * g.weight_bytes_per_channel);
   return k;
 }
 

@@ -87,7 +87,7 @@ plan_pictures plan_pictures_of(std::byte* l3, std::byte* l2, std::byte* l1, cons
   plan_pictures out;
   out.stats = sim.stats();
   out.hazards = sim.hazard_count();
-  out.l1 = {"L1", Run::target.levels[0].bytes, {}, fmt::format("L1 of {} on {}", "the plan", Run::target.name.c_str())};
+  out.l1 = {"L1", Run::target.levels[0].bytes, {}, fmt::format("L1 on {}", Run::target.name.c_str())};
   out.l2 = {"L2", Run::target.levels[1].bytes, {}, fmt::format("L2 on {}", Run::target.name.c_str())};
   std::vector<open_buffer> open;
   const auto close = [&](open_buffer& b) {
@@ -151,19 +151,15 @@ plan_pictures plan_pictures_of(std::byte* l3, std::byte* l2, std::byte* l1, cons
           touch_tensor(node.outputs[static_cast<std::size_t>(o)], w.begin, w.end, true);
         continue;
       }
-      const layer_l1_plan& l = plan.layers[s.layer];
-      const tile_geometry& g = node.geometry;
-      const auto p = schedule::position(g, l.solution.tile, s.tile);
-      for (int i = 0; i < node.input_count; ++i)
-        read(0, l.input[s.slot] + static_cast<std::size_t>(i) * schedule::operand_bytes(l, g),
-             schedule::input_box(g, p).bytes(), w.end);
-      if (g.weight_bytes_per_channel > 0)
-        read(0, l.weights[s.operand], static_cast<std::size_t>(p.c) * g.weight_bytes_per_channel, w.end);
-      if (l.solution.cost.scratch_bytes > 0)
-        fill({0, l.scratch, l.solution.cost.scratch_bytes, fmt::format("{} scratch {}", layer, s.tile),
-              buffer_kind::scratch, w.begin, w.end});
-      fill({0, l.output[s.slot], schedule::output_box(g, p).bytes(), fmt::format("{} output {}", layer, s.tile),
-            buffer_kind::output, w.begin, w.end});
+      const schedule::tile_buffers b = schedule::buffers_of(net, plan, s);
+      for (int i = 0; i < b.operands; ++i)
+        read(0, b.inputs[static_cast<std::size_t>(i)].offset, b.inputs[static_cast<std::size_t>(i)].bytes, w.end);
+      if (b.weights.bytes > 0) read(0, b.weights.offset, b.weights.bytes, w.end);
+      if (b.scratch.bytes > 0)
+        fill({0, b.scratch.offset, b.scratch.bytes, fmt::format("{} scratch {}", layer, s.tile), buffer_kind::scratch,
+              w.begin, w.end});
+      fill({0, b.output.offset, b.output.bytes, fmt::format("{} output {}", layer, s.tile), buffer_kind::output,
+            w.begin, w.end});
     }
   }
   for (open_buffer& b : open) close(b);

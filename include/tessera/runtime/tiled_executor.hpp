@@ -187,27 +187,25 @@ struct tiled_executor {
     }
     if constexpr (requires { Node::template tile_geometry_of<Net::tensors>(); }) {
       const tile_geometry& g = Net::summary.nodes[s.layer].geometry;
-      const layer_l1_plan& l = plan.layers[s.layer];
-      const schedule::tile_position p = schedule::position(g, l.solution.tile, s.tile);
       tile_args args{};
-      const map_box in_box = schedule::input_box(g, p, &args);
-      for (std::size_t k = 0; k < Node::inputs.size(); ++k) {
-        args.input[k] = m.l1 + l.input[s.slot] + k * schedule::operand_bytes(l, g);
-        dma.declare_read(args.input[k], in_box.bytes());
+      const schedule::tile_buffers b = schedule::buffers_of(Net::summary, plan, s, &args);
+      for (int k = 0; k < b.operands; ++k) {
+        args.input[k] = m.l1 + b.inputs[static_cast<std::size_t>(k)].offset;
+        dma.declare_read(args.input[k], b.inputs[static_cast<std::size_t>(k)].bytes);
       }
-      if (g.weight_bytes_per_channel > 0) {
-        args.weights = m.l1 + l.weights[s.operand];
-        dma.declare_read(args.weights, static_cast<std::size_t>(p.c) * g.weight_bytes_per_channel);
+      if (b.weights.bytes > 0) {
+        args.weights = m.l1 + b.weights.offset;
+        dma.declare_read(args.weights, b.weights.bytes);
       }
-      const map_box out_box = schedule::output_box(g, p);
-      args.output = m.l1 + l.output[s.slot];
-      args.scratch = m.l1 + l.scratch;
+      args.output = m.l1 + b.output.offset;
+      args.scratch = m.l1 + b.scratch.offset;
+      const schedule::tile_position& p = b.at;
       args.n = p.n, args.y0 = p.y0, args.x0 = p.x0, args.c0 = p.c0, args.h = p.h, args.w = p.w, args.c = p.c;
-      dma.declare_write(args.output, out_box.bytes());
+      dma.declare_write(args.output, b.output.bytes);
       Node::template run_tile<Net::tensors, Target::desc.kernels>(args);
       const auto outputs = static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) * static_cast<std::uint64_t>(p.c);
       const std::uint64_t macs = outputs * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
-      if constexpr (requires { dma.compute_cycles(macs, macs); }) {
+      if constexpr (requires { dma.compute_cycles(macs, macs); }) {  // a policy that models time
         dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c), macs);  // the solver's cost model
       } else {
         dma.compute(macs);

@@ -119,33 +119,24 @@ class emitter {
     return true;
   }
 
-  /// The highest tile of layer `producer` whose stored result tile `tile` of layer `layer`
-  /// reads (all tiles when the two see the tensor differently).
+  /// The highest tile of layer `producer` whose stored result tile `tile` of layer `layer` reads.
   constexpr std::int64_t needed_tile(int producer, int layer, std::int64_t tile) const {
-    const tile_geometry& pg = net_.nodes[static_cast<std::size_t>(producer)].geometry;
-    const layer_l1_plan& pl = plan_.layers[static_cast<std::size_t>(producer)];
     const tile_geometry& g = net_.nodes[static_cast<std::size_t>(layer)].geometry;
     const map_box box = input_box(g, position(g, plan_.layers[static_cast<std::size_t>(layer)].solution.tile, tile));
-    if (box.height != pg.out_h || box.width != pg.out_w || box.depth != pg.out_c || box.elem != pg.out_elem_bytes)
-      return pl.solution.cost.tiles - 1;
-    return last_tile_meeting(pg, pl.solution.tile, box);
+    return last_tile_meeting(net_.nodes[static_cast<std::size_t>(producer)].geometry,
+                             plan_.layers[static_cast<std::size_t>(producer)].solution.tile, box);
   }
 
   /// Before tile `tile` of `layer` loads its inputs: waits for the deferred stores of the
   /// previous layer that wrote bytes those loads read.
   constexpr void settle(int layer, std::int64_t tile) {
-    if (deferred_layer_ < 0) return;
-    const node_summary& node = net_.nodes[static_cast<std::size_t>(layer)];
-    for (int k = 0; k < node.input_count; ++k) {
-      const int t = node.inputs[static_cast<std::size_t>(k)];
-      if (!produced_by(t, deferred_layer_)) continue;
-      const std::int64_t needed = needed_tile(deferred_layer_, layer, tile);
-      for (pending& d : deferred_)
-        if (d.on && d.s.tile <= needed) {
-          wait(d.s);
-          d.on = false;
-        }
-    }
+    if (deferred_layer_ < 0 || !reads_output_of(layer, deferred_layer_)) return;
+    const std::int64_t needed = needed_tile(deferred_layer_, layer, tile);
+    for (pending& d : deferred_)
+      if (d.on && d.s.tile <= needed) {
+        wait(d.s);
+        d.on = false;
+      }
   }
   /// Completes the previous layer: its last stores, then its `done` step.
   constexpr void settle_all() {
@@ -158,10 +149,13 @@ class emitter {
     sink_.push(layer_done(deferred_layer_));
     deferred_layer_ = -1;
   }
-  constexpr bool produced_by(int tensor, int layer) const {
-    const node_summary& node = net_.nodes[static_cast<std::size_t>(layer)];
-    for (int o = 0; o < node.output_count; ++o)
-      if (node.outputs[static_cast<std::size_t>(o)] == tensor) return true;
+  /// Whether `layer` reads a tensor `producer` writes.
+  constexpr bool reads_output_of(int layer, int producer) const {
+    const node_summary& reader = net_.nodes[static_cast<std::size_t>(layer)];
+    const node_summary& writer = net_.nodes[static_cast<std::size_t>(producer)];
+    for (int k = 0; k < reader.input_count; ++k)
+      for (int o = 0; o < writer.output_count; ++o)
+        if (reader.inputs[static_cast<std::size_t>(k)] == writer.outputs[static_cast<std::size_t>(o)]) return true;
     return false;
   }
 
@@ -219,16 +213,11 @@ class emitter {
       opening_.filters = start(transfer_role::filters, m, 0, 0);
       opening_.has_filters = true;
     }
-    // Inputs: only when every result they read is stored (the current tile's is not yet).
-    const std::int64_t last = plan_.layers[static_cast<std::size_t>(layer)].solution.cost.tiles - 1;
-    for (int k = 0; k < next.input_count; ++k) {
-      const int t = next.inputs[static_cast<std::size_t>(k)];
-      if (produced_by(t, layer) && needed_tile(layer, m, 0) >= last) return;
-    }
-    for (int k = 0; k < next.input_count; ++k) {
-      const int t = next.inputs[static_cast<std::size_t>(k)];
-      if (!produced_by(t, layer)) continue;
+    // Inputs: only when every result of this layer they read is stored (the current tile's is
+    // not yet).
+    if (reads_output_of(m, layer)) {
       const std::int64_t needed = needed_tile(layer, m, 0);
+      if (needed >= plan_.layers[static_cast<std::size_t>(layer)].solution.cost.tiles - 1) return;
       for (const pending& o : stores)
         if (o.on && o.s.tile <= needed) return;  // still in flight: load it at the layer's start
     }

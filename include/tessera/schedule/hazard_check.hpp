@@ -102,8 +102,7 @@ struct content {
   friend constexpr bool operator==(const content&, const content&) = default;
 };
 
-struct buffer_state {
-  bool on = false;
+struct buffer_state {  ///< a live slot (the live ones are kept packed, see `live_`)
   region where{};
   content what{};
   std::int64_t readers = 0;  ///< reads it still owes
@@ -230,7 +229,7 @@ class checker {
     }
     return n;
   }
-  constexpr void fail(hazard h, int layer, std::int64_t tile, const region& r, const content* = nullptr) {
+  constexpr void fail(hazard h, int layer, std::int64_t tile, const region& r) {
     if (!report.ok()) return;
     report = {h, step_, layer, tile, name(r, layer)};
   }
@@ -275,8 +274,8 @@ class checker {
     if (r.where == area::l2 && r.tensor < 0) return r.lo >= 0 && r.hi <= static_cast<std::int64_t>(plan_.l2_bytes);
     return true;
   }
-  static constexpr region l1(std::size_t offset, std::size_t bytes) {
-    return {area::l1, -1, static_cast<std::int64_t>(offset), static_cast<std::int64_t>(offset + bytes)};
+  static constexpr region l1(const l1_span& b) {
+    return {area::l1, -1, static_cast<std::int64_t>(b.offset), static_cast<std::int64_t>(b.offset + b.bytes)};
   }
 
   // --- buffer slots -----------------------------------------------------------------------
@@ -290,17 +289,16 @@ class checker {
   }
   constexpr void release(buffer_state* b) {
     *b = buffers_[static_cast<std::size_t>(--live_)];
-    buffers_[static_cast<std::size_t>(live_)].on = false;
   }
   /// A read of the slot holding `c`, expected at `where`; false (and a report) when it fails.
   constexpr bool consume(const content& c, const region& where, int layer, std::int64_t tile) {
     buffer_state* b = find(c);
     if (b == nullptr || b->where.where != where.where || b->where.lo != where.lo) {
-      fail(c.role == transfer_role::output ? hazard::store_before_compute : hazard::stale_read, layer, tile, where, &c);
+      fail(c.role == transfer_role::output ? hazard::store_before_compute : hazard::stale_read, layer, tile, where);
       return false;
     }
     if (b->filling >= 0) {
-      fail(hazard::read_before_wait, layer, tile, where, &c);
+      fail(hazard::read_before_wait, layer, tile, where);
       return false;
     }
     if (--b->readers <= 0) release(b);
@@ -319,7 +317,7 @@ class checker {
     for (int i = 0; i < live_; ++i) {
       const buffer_state& b = buffers_[static_cast<std::size_t>(i)];
       if (b.readers > 0 && meets(r, b.where)) {
-        fail(hazard::overwrite_live, layer, tile, b.where, &b.what);
+        fail(hazard::overwrite_live, layer, tile, b.where);
         return false;
       }
     }
@@ -327,10 +325,10 @@ class checker {
   }
   constexpr void hold(const region& r, const content& c, std::int64_t readers, int filling) {
     if (live_ < static_cast<int>(max_buffers)) {
-      buffers_[static_cast<std::size_t>(live_++)] = {true, r, c, readers, filling};
+      buffers_[static_cast<std::size_t>(live_++)] = {r, c, readers, filling};
       return;
     }
-    fail(hazard::overlapping_buffers, c.layer, c.index, r, &c);  // more live slots than the checker tracks
+    fail(hazard::overlapping_buffers, c.layer, c.index, r);  // more live slots than the checker tracks
   }
 
   // --- production of tensors --------------------------------------------------------------
@@ -343,10 +341,8 @@ class checker {
     const layer_l1_plan& l = layers_[static_cast<std::size_t>(p)];
     if (!l.tiled) return false;
     const tile_geometry& g = nodes_[static_cast<std::size_t>(p)].geometry;
-    const std::int64_t all = l.solution.cost.tiles;
-    const bool same_view = box != nullptr && box->height == g.out_h && box->width == g.out_w &&
-                           box->depth == g.out_c && box->elem == g.out_elem_bytes;
-    const std::int64_t needed = same_view ? last_tile_meeting(g, l.solution.tile, *box) + 1 : all;
+    const std::int64_t needed =
+        box != nullptr ? last_tile_meeting(g, l.solution.tile, *box) + 1 : l.solution.cost.tiles;
     return done.prefix >= needed;
   }
 
@@ -440,42 +436,37 @@ class checker {
   }
 
   constexpr void compute_tile(const step& s) {
-    const node_summary& node = nodes_[s.layer];
-    const tile_geometry& g = node.geometry;
     const layer_l1_plan& l = layers_[s.layer];
     if (!l.tiled || s.tile >= l.solution.cost.tiles) return fail(hazard::stale_read, s.layer, s.tile, {});
-    const tile_position p = position(g, l.solution.tile, s.tile);
-    const std::size_t in_bytes = input_box(g, p).bytes();
-    std::array<region, 5> used{};
-    int count = 0;
-    for (int k = 0; k < node.input_count; ++k) {
-      const region r = l1(l.input[s.slot] + static_cast<std::size_t>(k) * operand_bytes(l, g), in_bytes);
+    const tile_buffers bufs = buffers_of(net_, plan_, s);
+    // What the tile reads (inputs, filters), then what it writes (output, scratch).
+    region used[5]{};
+    int reads = 0;
+    for (int k = 0; k < bufs.operands; ++k) {
+      const region r = l1(bufs.inputs[static_cast<std::size_t>(k)]);
       if (!consume({transfer_role::input, s.layer, s.tile, k}, r, s.layer, s.tile)) return;
-      used[static_cast<std::size_t>(count++)] = r;
+      used[reads++] = r;
     }
-    if (g.weight_bytes_per_channel > 0) {
-      const region r = l1(l.weights[s.operand], static_cast<std::size_t>(p.c) * g.weight_bytes_per_channel);
-      if (!consume({transfer_role::filters, s.layer, p.block, 0}, r, s.layer, s.tile)) return;
-      used[static_cast<std::size_t>(count++)] = r;
+    if (bufs.weights.bytes > 0) {
+      const region r = l1(bufs.weights);
+      if (!consume({transfer_role::filters, s.layer, bufs.at.block, 0}, r, s.layer, s.tile)) return;
+      used[reads++] = r;
     }
-    const region out = l1(l.output[s.slot], output_box(g, p).bytes());
-    const region scratch = l1(l.scratch, l.solution.cost.scratch_bytes);
-    used[static_cast<std::size_t>(count++)] = out;
-    if (l.solution.cost.scratch_bytes > 0) used[static_cast<std::size_t>(count++)] = scratch;
+    int count = reads;
+    const region out = l1(bufs.output);
+    used[count++] = out;
+    if (bufs.scratch.bytes > 0) used[count++] = l1(bufs.scratch);
     for (int a = 0; a < count; ++a) {
-      if (!in_bounds(used[static_cast<std::size_t>(a)]))
-        return fail(hazard::out_of_bounds, s.layer, s.tile, used[static_cast<std::size_t>(a)]);
+      if (!in_bounds(used[a])) return fail(hazard::out_of_bounds, s.layer, s.tile, used[a]);
       for (int b = a + 1; b < count; ++b)
-        if (meets(used[static_cast<std::size_t>(a)], used[static_cast<std::size_t>(b)]))
-          return fail(hazard::overlapping_buffers, s.layer, s.tile, used[static_cast<std::size_t>(b)]);
+        if (meets(used[a], used[b])) return fail(hazard::overlapping_buffers, s.layer, s.tile, used[b]);
     }
     // Reads of bytes a transfer is still writing.
-    for (int a = 0; a + 1 < count - (l.solution.cost.scratch_bytes > 0 ? 1 : 0); ++a)
+    for (int a = 0; a < reads; ++a)
       for (int i = 0; i < active_count_; ++i)
-        if (meets(used[static_cast<std::size_t>(a)], flights_[static_cast<std::size_t>(active_[static_cast<std::size_t>(i)])].dst))
-          return fail(hazard::read_before_wait, s.layer, s.tile, used[static_cast<std::size_t>(a)]);
-    if (!writable(out, hazard::write_in_flight, s.layer, s.tile)) return;
-    if (l.solution.cost.scratch_bytes > 0 && !writable(scratch, hazard::write_in_flight, s.layer, s.tile)) return;
+        if (meets(used[a], flights_[active_[i]].dst)) return fail(hazard::read_before_wait, s.layer, s.tile, used[a]);
+    for (int a = reads; a < count; ++a)
+      if (!writable(used[a], hazard::write_in_flight, s.layer, s.tile)) return;
     hold(out, {transfer_role::output, s.layer, s.tile, 0}, 1, -1);
   }
 

@@ -42,12 +42,15 @@ constexpr tile_position position(const tile_geometry& g, const tile_shape& t, st
   return p;
 }
 
-/// The highest index among the tiles whose output boxes meet `box` (a box of the layer's
-/// output map), or -1 when none does. Tile indices grow with block, image, row and column,
-/// so the highest one meets the box's last block, image, row and column.
+/// The highest index among the tiles of a layer (geometry `g`, tile `t`) whose results a read
+/// of `box` needs, or -1 when it needs none. Tile indices grow with block, image, row and
+/// column, so the highest one meets the box's last block, image, row and column. A box of the
+/// tensor seen with other extents (a reader behind a reshape) needs every tile.
 constexpr std::int64_t last_tile_meeting(const tile_geometry& g, const tile_shape& t, const map_box& box) {
-  if (box.bytes() == 0) return -1;
   const tile_grid grid = grid_of(g, t);
+  if (box.height != g.out_h || box.width != g.out_w || box.depth != g.out_c || box.elem != g.out_elem_bytes)
+    return grid.count() - 1;
+  if (box.bytes() == 0) return -1;
   const std::int64_t block = (box.channel + box.channels - 1) / t.c;
   const std::int64_t row = (box.row + box.rows - 1) / t.h, col = (box.col + box.cols - 1) / t.w;
   return block * grid.per_block() + (std::int64_t{box.n} * grid.rows + row) * grid.cols + col;

@@ -4,6 +4,7 @@
 // time. One function, so the schedule that is checked is the schedule that runs.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -81,6 +82,41 @@ struct filter_chunk {
 constexpr filter_chunk chunk_of(const layer_l1_plan& l, const tile_geometry& g, int k) {
   const int c0 = k * l.stage_channels;
   return {c0, g.out_c - c0 < l.stage_channels ? g.out_c - c0 : l.stage_channels};
+}
+
+/// Bytes [offset, offset + bytes) of L1.
+struct l1_span {
+  std::size_t offset = 0, bytes = 0;
+};
+
+/// The L1 buffers a compute step of a tiled layer uses: its input tiles (one per operand), its
+/// filter block, its output tile and its scratch, with where the tile lies. The executor
+/// points the kernel at them, the hazard proof checks them and the pictures draw them.
+struct tile_buffers {
+  tile_position at{};
+  std::array<l1_span, 2> inputs{};
+  int operands = 0;
+  l1_span weights{}, output{}, scratch{};  ///< bytes 0: none
+};
+
+/// `pads` (optional) receives the tile's share of the layer's padding (input_box).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr tile_buffers buffers_of(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan,
+                                  const step& s, tile_args* pads = nullptr) {
+  const node_summary& node = net.nodes[s.layer];
+  const tile_geometry& g = node.geometry;
+  const layer_l1_plan& l = plan.layers[s.layer];
+  tile_buffers b{};
+  b.at = position(g, l.solution.tile, s.tile);
+  const std::size_t in_bytes = input_box(g, b.at, pads).bytes();
+  b.operands = node.input_count < 2 ? node.input_count : 2;
+  for (int k = 0; k < b.operands; ++k)
+    b.inputs[static_cast<std::size_t>(k)] = {l.input[s.slot] + static_cast<std::size_t>(k) * operand_bytes(l, g), in_bytes};
+  if (g.weight_bytes_per_channel > 0)
+    b.weights = {l.weights[s.operand], static_cast<std::size_t>(b.at.c) * g.weight_bytes_per_channel};
+  b.output = {l.output[s.slot], output_box(g, b.at).bytes()};
+  b.scratch = {l.scratch, l.solution.cost.scratch_bytes};
+  return b;
 }
 
 /// The transfer an issue step starts (see `transfer_role` for each role's endpoints).

@@ -18,8 +18,13 @@ struct memory_level {
   std::uint32_t latency_cycles = 0;
   std::uint32_t setup_cycles = 0;
 
+  /// The one cost formula of a transfer, for the simulator and the tile solver alike: an empty
+  /// transfer moves nothing and costs nothing; a level described with 0 B/cycle is read as
+  /// 1 B/cycle rather than divided by.
   constexpr std::uint64_t transfer_cycles(std::uint64_t n) const {
-    return setup_cycles + latency_cycles + (n + bytes_per_cycle - 1) / bytes_per_cycle;
+    if (n == 0) return 0;
+    const std::uint64_t rate = bytes_per_cycle != 0 ? bytes_per_cycle : 1;
+    return setup_cycles + latency_cycles + (n + rate - 1) / rate;
   }
 };
 
