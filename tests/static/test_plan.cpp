@@ -59,9 +59,9 @@ static_assert(p.tensor_offset[1] == p.tensor_offset[3]);
 }  // namespace chain
 
 // Output extent rule (floor), e.g. 32 + 1 + 1 - (3 - 1) - 1 = 31, 31 / 2 + 1 = 16.
-static_assert(tessera::op::detail::conv_out_extent(32, 1, 1, 1, 3, 2) == 16);
-static_assert(tessera::op::detail::conv_out_extent(64, 0, 0, 1, 8, 2) == 29);
-static_assert(tessera::op::detail::conv_out_extent(10, 4, 5, 1, 10, 2) == 5);
+static_assert(tessera::window::output_extent(32, 1, 1, 3, 2, 1) == 16);
+static_assert(tessera::window::output_extent(64, 0, 0, 8, 2, 1) == 29);
+static_assert(tessera::window::output_extent(10, 4, 5, 10, 2, 1) == 5);
 
 // The requantization rule: half-up rounding through an arithmetic shift.
 static_assert(tessera::requantize(-3, 1, 0, 1, -128, 127) == -1);  // (-3 + 1) >> 1

@@ -8,5 +8,6 @@
 #pragma once
 
 #include <tessera/dma/memcpy_policy.hpp>
+#include <tessera/dma/policy.hpp>
 #include <tessera/dma/simulated_policy.hpp>
 #include <tessera/dma/transfer.hpp>

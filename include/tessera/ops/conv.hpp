@@ -9,6 +9,7 @@
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
 #include <tessera/kernels/dispatch.hpp>
+#include <tessera/core/window.hpp>
 #include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera::op {
@@ -24,10 +25,6 @@ struct conv_attrs {
 };
 
 namespace detail {
-/// Output extent of one spatial axis (ONNX floor rule), e.g. 32 + 1 + 1 - 2 - 1 = 31, /2 + 1 = 16.
-constexpr int conv_out_extent(int in, int pad_before, int pad_after, int dilation, int kernel, int stride) {
-  return (in + pad_before + pad_after - dilation * (kernel - 1) - 1) / stride + 1;
-}
 /// Views a 1D {N, W, C} or 2D {N, H, W, C} feature map as {N, H, W, C}.
 constexpr std::array<int, 4> as_nhwc(const shape& s) {
   if (s.rank == 3) return {s[0], 1, s[1], s[2]};
@@ -66,8 +63,8 @@ struct conv : unary_node<Name, op_kind::conv, A> {
       if (Bias.size() != static_cast<std::size_t>(f)) return {check_error::constant_size};
     }
     if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
-    const int ho = detail::conv_out_extent(x[1], A.pad_top, A.pad_bottom, A.dilation_h, A.kernel_h, A.stride_h);
-    const int wo = detail::conv_out_extent(x[2], A.pad_left, A.pad_right, A.dilation_w, A.kernel_w, A.stride_w);
+    const int ho = window::output_extent(x[1], A.pad_top, A.pad_bottom, A.kernel_h, A.stride_h, A.dilation_h);
+    const int wo = window::output_extent(x[2], A.pad_left, A.pad_right, A.kernel_w, A.stride_w, A.dilation_w);
     return tessera::detail::expect_shape(out.dims, detail::nhwc_like(in.dims, x[0], ho, wo, f));
   }
 

@@ -36,8 +36,8 @@ struct pool_node : unary_node<Name, Max ? op_kind::max_pool : op_kind::average_p
     if (in.dims.rank == 3 && A.kernel_h != 1) return {check_error::input_rank};
     if (in.type != out.type) return {check_error::dtype};
     const auto x = detail::as_nhwc(in.dims);
-    const int ho = detail::conv_out_extent(x[1], A.pad_top, A.pad_bottom, 1, A.kernel_h, A.stride_h);
-    const int wo = detail::conv_out_extent(x[2], A.pad_left, A.pad_right, 1, A.kernel_w, A.stride_w);
+    const int ho = window::output_extent(x[1], A.pad_top, A.pad_bottom, A.kernel_h, A.stride_h, 1);
+    const int wo = window::output_extent(x[2], A.pad_left, A.pad_right, A.kernel_w, A.stride_w, 1);
     return tessera::detail::expect_shape(out.dims, detail::nhwc_like(in.dims, x[0], ho, wo, x[3]));
   }
 

@@ -10,18 +10,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <tessera/core/window.hpp>
+
 namespace tessera {
 
 enum class tiling_kind : std::uint8_t {
   tiled,     ///< tiled through L1 by the solver
   in_place,  ///< runs on its L2 buffers directly (data movement, aliases, broadcasting ops)
 };
-
-/// Input extent a window of `outputs` outputs covers along one axis (padding included):
-/// (outputs - 1) * stride + (kernel - 1) * dilation + 1. The one home of this formula.
-constexpr int window_span(int outputs, int stride, int kernel, int dilation) {
-  return (outputs - 1) * stride + (kernel - 1) * dilation + 1;
-}
 
 struct tile_geometry {
   tiling_kind kind = tiling_kind::in_place;
@@ -43,11 +39,11 @@ struct tile_geometry {
 
   /// Input rows a tile of `rows` output rows reads (halo included), at most the padded input.
   constexpr int input_rows(int rows) const {
-    const int span = window_span(rows, stride_h, kernel_h, dilation_h);
+    const int span = window::span(rows, stride_h, kernel_h, dilation_h);
     return span < in_h ? span : in_h;
   }
   constexpr int input_cols(int cols) const {
-    const int span = window_span(cols, stride_w, kernel_w, dilation_w);
+    const int span = window::span(cols, stride_w, kernel_w, dilation_w);
     return span < in_w ? span : in_w;
   }
 };

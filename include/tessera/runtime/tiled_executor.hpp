@@ -22,6 +22,7 @@
 #include <boost/hana/tuple.hpp>
 
 #include <tessera/diagnostics/errors.hpp>
+#include <tessera/dma/policy.hpp>
 #include <tessera/dma/transfer.hpp>
 #include <tessera/planning/target_plan.hpp>
 #include <tessera/runtime/executor.hpp>
@@ -71,7 +72,7 @@ struct tiled_executor {
   using outputs_t = typename caller_buffers<Net>::outputs_t;
 
   /// `l2`: `l2_bytes`, `l1`: `l1_bytes`, both 16-byte aligned; inputs and outputs in L2.
-  template <class Dma, class Observer = no_observer>
+  template <dma::policy Dma, class Observer = no_observer>
   static void run(std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs, Dma& dma,
                   Observer&& observer = {}) {
     static_assert(l3_bytes == 0, "tiled_executor::run: this plan spills activations to L3: pass an L3 buffer");
@@ -79,7 +80,7 @@ struct tiled_executor {
   }
 
   /// As above, with `l3` (`l3_bytes`) holding the activations the plan spills to L3.
-  template <class Dma, class Observer = no_observer>
+  template <dma::policy Dma, class Observer = no_observer>
   static void run(std::byte* l3, std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs,
                   Dma& dma, Observer&& observer = {}) {
     replay<program>(memory{l3, l2, l1, &inputs, &outputs}, dma, observer);
@@ -87,7 +88,7 @@ struct tiled_executor {
 
   /// Replays any step program over this plan (tests replay hand-altered programs through the
   /// simulated DMA; firmware calls run()).
-  template <auto const& Program, class Dma, class Observer = no_observer>
+  template <auto const& Program, dma::policy Dma, class Observer = no_observer>
   static void replay(std::byte* l3, std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs,
                      Dma& dma, Observer&& observer = {}) {
     replay<Program>(memory{l3, l2, l1, &inputs, &outputs}, dma, observer);

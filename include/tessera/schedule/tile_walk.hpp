@@ -63,10 +63,10 @@ constexpr map_box output_box(const tile_geometry& g, const tile_position& p) {
 /// The input box a tile reads (padding excluded; one operand) and the tile's share of the
 /// layer's padding, in `args` (border tiles pad, inner tiles read their halo).
 constexpr map_box input_box(const tile_geometry& g, const tile_position& p, tile_args* args = nullptr) {
-  const int r0 = p.y0 * g.stride_h - g.pad_top;
-  const int r1 = r0 + window_span(p.h, g.stride_h, g.kernel_h, g.dilation_h);
-  const int q0 = p.x0 * g.stride_w - g.pad_left;
-  const int q1 = q0 + window_span(p.w, g.stride_w, g.kernel_w, g.dilation_w);
+  const int r0 = window::origin(p.y0, g.stride_h, g.pad_top);
+  const int r1 = r0 + window::span(p.h, g.stride_h, g.kernel_h, g.dilation_h);
+  const int q0 = window::origin(p.x0, g.stride_w, g.pad_left);
+  const int q1 = q0 + window::span(p.w, g.stride_w, g.kernel_w, g.dilation_w);
   const int row_begin = r0 > 0 ? r0 : 0, row_end = r1 < g.in_h ? r1 : g.in_h;
   const int col_begin = q0 > 0 ? q0 : 0, col_end = q1 < g.in_w ? q1 : g.in_w;
   const int rows = row_end > row_begin ? row_end - row_begin : 0;

@@ -12,17 +12,10 @@
 #include <tessera/kernels/common/micro_tile.hpp>
 #include <tessera/kernels/traits.hpp>
 
-#if !defined(TESSERA_FORCE_REFERENCE_KERNELS)
-#if defined(__SSE4_1__)
-#include <tessera/kernels/x86/kernels.hpp>
-#endif
-#if defined(__ARM_FEATURE_DSP)
+// Each family's kernels.hpp compiles to nothing where the family is not available.
 #include <tessera/kernels/arm_dsp/kernels.hpp>
-#endif
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #include <tessera/kernels/arm_mve/kernels.hpp>
-#endif
-#endif
+#include <tessera/kernels/x86/kernels.hpp>
 
 namespace tessera::kernels {
 

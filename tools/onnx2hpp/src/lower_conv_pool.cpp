@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <tessera/core/window.hpp>
+
 #include "lower_ops.hpp"
 #include "onnx_values.hpp"
 #include "shape_math.hpp"
@@ -14,8 +16,7 @@ namespace {
 /// ONNX output extent (floor rule), e.g. (32 + 1 + 1 - 1*(3-1) - 1) / 2 + 1 = 16.
 std::int64_t window_extent(std::int64_t in, std::int64_t pad_begin, std::int64_t pad_end, std::int64_t dilation,
                            std::int64_t kernel, std::int64_t stride) {
-  const std::int64_t span = in + pad_begin + pad_end - dilation * (kernel - 1) - 1;
-  return span < 0 ? 0 : span / stride + 1;
+  return window::output_extent(in, pad_begin, pad_end, kernel, stride, dilation);
 }
 
 }  // namespace
@@ -92,8 +93,10 @@ void require_floor_mode(const onnx::NodeProto& n, const node_context& where, con
   const std::int64_t h = x.size() == 4 ? x[2] : 1;
   for (int axis = 0; axis < 2; ++axis) {
     const std::int64_t in = axis == 0 ? h : x.back();
-    const std::int64_t span = in + w.pad_begin[axis] + w.pad_end[axis] - w.dilation[axis] * (w.kernel[axis] - 1) - 1;
-    if (span % w.stride[axis] != 0) where.fail("ceil_mode = 1 is not supported when it changes the output size");
+    // ceil mode adds one output exactly when the last stride step is partial.
+    const std::int64_t room = in + w.pad_begin[axis] + w.pad_end[axis] -
+                              window::span<std::int64_t>(1, 1, w.kernel[axis], w.dilation[axis]);
+    if (room % w.stride[axis] != 0) where.fail("ceil_mode = 1 is not supported when it changes the output size");
   }
 }
 

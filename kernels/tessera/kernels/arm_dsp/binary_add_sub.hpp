@@ -18,7 +18,7 @@ namespace tessera::kernels::arm_dsp {
 /// channel of the last dimension C.
 /// - `a`: dense over `d.out`, `b`: dense or one broadcast row (binary_layout_supported), 8-bit.
 /// - `out`: dense over `d.out`; int32 sums when requantization is disabled.
-/// - `scratch`: binary_scratch_bytes(d) bytes, any alignment.
+/// - `scratch`: binary_scratch(d).total bytes, any alignment.
 template <class TA, class TB, class TOut>
 void binary_add_sub(reference::binary_op op, const reference::binary_dims& d, const TA* a, const TB* b,
                     const requant_params& rq, TOut* out, void* scratch) {
@@ -30,9 +30,9 @@ void binary_add_sub(reference::binary_op op, const reference::binary_dims& d, co
   for (int ax = 0; ax + 1 < d.rank; ++ax) {
     if (d.out[static_cast<std::size_t>(ax)] != 1 && d.b_stride[static_cast<std::size_t>(ax)] == 0) b_dense = false;
   }
-  auto* base = static_cast<std::uint8_t*>(align8(scratch));
-  auto* sums = reinterpret_cast<std::int32_t*>(base);
-  auto* table = reinterpret_cast<rq_entry*>(sums + binary_chunk);
+  const auto layout = binary_scratch(d);
+  auto* sums = layout.part<std::int32_t>(scratch, 0);
+  auto* table = layout.part<rq_entry>(scratch, 1);
   const epilogue_plan plan =
       make_epilogue<TOut>(rq, channels, table, nullptr, value_bound<TA>() + value_bound<TB>());
   const bool add = op == reference::binary_op::add;

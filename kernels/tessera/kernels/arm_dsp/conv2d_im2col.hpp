@@ -1,5 +1,6 @@
-// arm_dsp conv2d (groups == 1, any kernel, stride, dilation, padding; 1x1 included): im2col of
-// 4 output pixels at a time into int16, then the 1x4 micro-kernel for every output channel.
+// arm_dsp conv2d (groups == 1, any kernel, stride, dilation, padding; 1x1 included): the generic
+// pixel-block loop (algorithm/conv2d.hpp) with im2col of 4 output pixels at a time into int16,
+// then the 1x4 micro-kernel for every output channel.
 //
 // Cost per 4 pixels and group of 4 reduction elements: 11 instructions for 16 MACs in the
 // micro-kernel when the layer's weights fit the expanded-weight cache (conv2d_weight_cache_bytes,
@@ -15,6 +16,9 @@
 #include <cstdint>
 
 #include <tessera/core/requant.hpp>
+#include <tessera/core/window.hpp>
+#include <tessera/kernels/algorithm/conv2d.hpp>
+#include <tessera/kernels/algorithm/im2col.hpp>
 #include <tessera/kernels/arm_dsp/detail/expand.hpp>
 #include <tessera/kernels/arm_dsp/detail/mat_mult.hpp>
 #include <tessera/kernels/arm_dsp/epilogue.hpp>
@@ -25,98 +29,101 @@ namespace tessera::kernels::arm_dsp {
 
 namespace detail {
 
-/// Short byte runs (a few taps' channels). The empty asm keeps GCC from turning the loops into
-/// memset/memcpy calls, which cost more than the copy itself at these lengths.
-inline std::uint8_t* zero_bytes(std::uint8_t* dst, int n) {
-  for (int i = 0; i < n; ++i) {
-    *dst++ = 0;
-    asm("" : "+r"(dst));
+/// im2col's `Pack` for the byte staging row (algorithm/im2col.hpp): short byte runs, a few taps'
+/// channels. The empty asm keeps GCC from turning the loops into memset/memcpy calls, which
+/// cost more than the copy itself at these lengths.
+struct stage_bytes {
+  static std::uint8_t* zero(std::uint8_t* dst, int n) {
+    for (int i = 0; i < n; ++i) {
+      *dst++ = 0;
+      asm("" : "+r"(dst));
+    }
+    return dst;
   }
-  return dst;
-}
-inline std::uint8_t* copy_bytes(std::uint8_t* dst, const std::uint8_t* src, int n) {
-  for (int i = 0; i < n; ++i) {
-    *dst++ = *src++;
-    asm("" : "+r"(dst));
+  static std::uint8_t* copy(std::uint8_t* dst, const std::uint8_t* src, int n) {
+    for (int i = 0; i < n; ++i) {
+      *dst++ = *src++;
+      asm("" : "+r"(dst));
+    }
+    return dst;
   }
-  return dst;
-}
-
-/// One kernel row of taps (kernel_w taps of in_c bytes, zeros outside the input) into
-/// `staging`. Without dilation the valid taps are one contiguous run of the input row.
-inline std::uint8_t* stage_taps(const reference::conv2d_dims& d, const std::uint8_t* row, int ix0,
-                                std::uint8_t* staging) {
-  const int cin = d.in_c;
-  if (row == nullptr) return zero_bytes(staging, d.kernel_w * cin);
-  if (d.dilation_w == 1) {
-    const int j0 = ix0 >= 0 ? 0 : (-ix0 < d.kernel_w ? -ix0 : d.kernel_w);
-    int j1 = d.in_w - ix0 < d.kernel_w ? d.in_w - ix0 : d.kernel_w;
-    if (j1 < j0) j1 = j0;
-    staging = zero_bytes(staging, j0 * cin);
-    staging = copy_bytes(staging, row + std::int64_t{ix0 + j0} * cin, (j1 - j0) * cin);
-    return zero_bytes(staging, (d.kernel_w - j1) * cin);
-  }
-  for (int j = 0; j < d.kernel_w; ++j) {
-    const int ix = ix0 + j * d.dilation_w;
-    staging = ix >= 0 && ix < d.in_w ? copy_bytes(staging, row + std::int64_t{ix} * cin, cin)
-                                     : zero_bytes(staging, cin);
-  }
-  return staging;
-}
+};
 
 /// im2col of output pixel (oy, ox) into its slot of a 4-pixel block (`dst`: the slot's first
 /// group; groups are 8 words apart). When a kernel row's kernel_w*in_c bytes split into whole
 /// words, rows are expanded straight from the input (or from a staged copy at the borders);
 /// otherwise the whole pixel is staged as bytes first.
 template <class TIn>
-void im2col_pixel(const reference::conv2d_dims& d, const TIn* in, int oy, int ox, std::uint32_t* dst,
+void im2col_pixel(const reference::conv2d_dims& d, const TIn* in, int oy, int ox, bool contiguous, std::uint32_t* dst,
                   std::uint8_t* staging) {
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(in);
+  stage_bytes pack;
   const int segment = d.kernel_w * d.in_c;
-  const int ix0 = ox * d.stride_w - d.pad_left;
-  const bool contiguous = d.dilation_w == 1 && ix0 >= 0 && ix0 + d.kernel_w <= d.in_w;
-  if (segment % 4 == 0) {
-    for (int i = 0; i < d.kernel_h; ++i) {
-      const int iy = oy * d.stride_h + i * d.dilation_h - d.pad_top;
-      if (iy < 0 || iy >= d.in_h) {
-        dst = zero_groups<8>(segment / 4, dst);
-        continue;
-      }
-      const std::uint8_t* row = bytes + std::int64_t{iy} * d.in_w * d.in_c;
-      const std::uint8_t* src = staging;
-      if (contiguous) src = row + std::int64_t{ix0} * d.in_c;
-      else stage_taps(d, row, ix0, staging);
-      dst = expand_groups<TIn, 8>(reinterpret_cast<const TIn*>(src), segment / 4, dst);
-    }
+  const int ix0 = window::origin(ox, d.stride_w, d.pad_left);
+  if (segment % 4 != 0) {
+    algorithm::im2col_pixel(d, bytes, oy, ox, staging, pack);
+    expand_row<TIn, 8>(reinterpret_cast<const TIn*>(staging), d.kernel_h * segment, dst);
     return;
   }
-  std::uint8_t* s = staging;
+  const int iy0 = window::origin(oy, d.stride_h, d.pad_top);
   for (int i = 0; i < d.kernel_h; ++i) {
-    const int iy = oy * d.stride_h + i * d.dilation_h - d.pad_top;
-    const bool valid = iy >= 0 && iy < d.in_h;
-    s = stage_taps(d, valid ? bytes + std::int64_t{iy} * d.in_w * d.in_c : nullptr, ix0, s);
+    const std::uint8_t* row = algorithm::input_row(d, bytes, iy0 + i * d.dilation_h);
+    if (row == nullptr) {
+      dst = zero_groups<8>(segment / 4, dst);
+      continue;
+    }
+    const std::uint8_t* src = staging;
+    if (contiguous) src = row + std::int64_t{ix0} * d.in_c;
+    else algorithm::im2col_kernel_row(d, row, ix0, staging, pack);
+    dst = expand_groups<TIn, 8>(reinterpret_cast<const TIn*>(src), segment / 4, dst);
   }
-  expand_row<TIn, 8>(reinterpret_cast<const TIn*>(staging), d.kernel_h * segment, dst);
 }
 
-/// The 4-pixel block starting at flat output pixel `pix0` (`count` <= 4 of them real; the
-/// other slots are zeroed so the micro-kernel reads defined values).
+/// The block of `count` <= 4 pixels starting at the cursor (the other slots are zeroed so the
+/// micro-kernel reads defined values).
 template <class TIn>
-[[gnu::noinline]] void im2col_block(const reference::conv2d_dims& d, const TIn* in, int pix0, int count, int groups,
-                                    std::uint32_t* col, std::uint8_t* staging) {
-  int oy = pix0 / d.out_w;
-  int ox = pix0 - oy * d.out_w;
+[[gnu::noinline]] void im2col_block(const reference::conv2d_dims& d, const TIn* in, algorithm::pixel_cursor& cursor,
+                                    int count, int groups, std::uint32_t* col, std::uint8_t* staging) {
+  algorithm::pixel_cursor at = cursor;  // a local copy: the byte stores below could alias `cursor`
   for (int p = 0; p < tile_pixels; ++p) {
     if (p < count) {
-      im2col_pixel(d, in, oy, ox, col + 2 * p, staging);
-      if (++ox == d.out_w) ox = 0, ++oy;
+      im2col_pixel(d, in, at.y(), at.x(), d.dilation_w == 1 && at.columns_inside(), col + 2 * p, staging);
+      at.next();
     } else {
       zero_groups<8>(groups, col + 2 * p);
     }
   }
+  cursor = at;
 }
 
 }  // namespace detail
+
+/// The convolution's atom (algorithm/conv2d.hpp): 4-pixel im2col blocks, the 1x4 micro-kernel
+/// over every output channel into a block of accumulators, then the epilogue per pixel.
+template <class TIn, class TOut>
+struct conv2d_atom {
+  static constexpr int pixels = tile_pixels;
+  const reference::conv2d_dims& d;
+  int groups;
+  std::uint32_t* col;
+  std::uint8_t* staging;
+  std::int32_t* acc;
+  epilogue_plan plan;
+  detail::weight_rows rows;
+  const std::uint32_t* cache;  ///< the expanded weights, or nullptr when they do not fit
+  algorithm::pixel_cursor at{d};
+
+  void pack(const TIn* image, int p0, int count) {
+    if (p0 == 0) at = algorithm::pixel_cursor(d);
+    detail::im2col_block(d, image, at, count, groups, col, staging);
+  }
+  void compute(int count, TOut* out, std::ptrdiff_t) {
+    const auto* block = reinterpret_cast<const std::int16_t*>(col);
+    if (cache != nullptr) detail::block_1x4_expanded(cache, groups, d.out_c, block, acc);
+    else detail::block_1x4<true>(rows, d.out_c, block, acc);
+    for (int p = 0; p < count; ++p) store_channels<tile_pixels>(acc + p, plan, 0, d.out_c, out + std::int64_t{p} * d.out_c);
+  }
+};
 
 /// Standard convolution, NHWC.
 /// - `input`:   [batch][in_h][in_w][in_c], int8 or uint8.
@@ -124,7 +131,7 @@ template <class TIn>
 /// - `bias`:    [out_c] int32 or nullptr.
 /// - `rq`:      disabled (TOut = int32 accumulators), per tensor, or per output channel.
 /// - `output`:  [batch][out_h][out_w][out_c].
-/// - `scratch`: conv2d_scratch_bytes(d) bytes, any alignment.
+/// - `scratch`: conv2d_scratch(d).total bytes, any alignment.
 /// Bit-exact with reference::conv2d whenever the int32 sum does not overflow (the reference's
 /// own precondition).
 template <class TIn, class TOut>
@@ -132,35 +139,23 @@ void conv2d_im2col(const reference::conv2d_dims& d, const TIn* input, const std:
                    const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch) {
   const int k = d.kernel_h * d.kernel_w * d.in_c;
   const int groups = (k + 3) / 4;
-  auto* base = static_cast<std::uint8_t*>(align8(scratch));
-  auto* col = reinterpret_cast<std::uint32_t*>(base);
-  auto* staging = base + std::size_t(groups) * 8 * tile_pixels;
-  auto* acc = reinterpret_cast<std::int32_t*>(staging + std::size_t(groups) * 4);
-  auto* table = reinterpret_cast<rq_entry*>(acc + std::size_t(tile_pixels) * d.out_c);
-  auto* cache = reinterpret_cast<std::uint32_t*>(table + d.out_c);
-  const epilogue_plan plan = make_epilogue<TOut>(rq, d.out_c, table, bias, product_bound<TIn, std::int8_t>(k));
-  const detail::weight_rows rows{reinterpret_cast<const std::uint8_t*>(weights), k / 4, k % 4};
+  const auto layout = conv2d_scratch(d);
+  auto* table = layout.part<rq_entry>(scratch, 3);
+  auto* cache = layout.part<std::uint32_t>(scratch, 4);
   const bool cached = conv2d_weight_cache_bytes(d) != 0 && groups > 0;
   if (cached) {
     std::uint32_t* dst = cache;
     for (int c = 0; c < d.out_c; ++c) dst = detail::expand_row<std::int8_t, 2>(weights + std::int64_t{c} * k, k, dst);
   }
-
-  const int pixels = d.out_h * d.out_w;
-  for (int n = 0; n < d.batch; ++n) {
-    const TIn* in = input + std::int64_t{n} * d.in_h * d.in_w * d.in_c;
-    TOut* out = output + std::int64_t{n} * pixels * d.out_c;
-    for (int pix0 = 0; pix0 < pixels; pix0 += tile_pixels) {
-      const int count = pixels - pix0 < tile_pixels ? pixels - pix0 : tile_pixels;
-      detail::im2col_block(d, in, pix0, count, groups, col, staging);
-      const auto* block = reinterpret_cast<const std::int16_t*>(col);
-      if (cached) detail::block_1x4_expanded(cache, groups, d.out_c, block, acc);
-      else detail::block_1x4<true>(rows, d.out_c, block, acc);
-      for (int p = 0; p < count; ++p) {
-        store_channels<tile_pixels>(acc + p, plan, 0, d.out_c, out + std::int64_t{pix0 + p} * d.out_c);
-      }
-    }
-  }
+  conv2d_atom<TIn, TOut> atom{d,
+                              groups,
+                              layout.part<std::uint32_t>(scratch, 0),
+                              layout.part<std::uint8_t>(scratch, 1),
+                              layout.part<std::int32_t>(scratch, 2),
+                              make_epilogue<TOut>(rq, d.out_c, table, bias, product_bound<TIn, std::int8_t>(k)),
+                              {reinterpret_cast<const std::uint8_t*>(weights), k / 4, k % 4},
+                              cached ? cache : nullptr};
+  algorithm::conv2d_pixel_blocks(d, input, output, atom);
 }
 
 }  // namespace tessera::kernels::arm_dsp

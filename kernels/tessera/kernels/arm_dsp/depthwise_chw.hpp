@@ -260,7 +260,7 @@ template <class TIn>
 /// - `bias`:    [C] int32 or nullptr.
 /// - `rq`:      disabled (int32 output), per tensor or per channel.
 /// - `output`:  [batch][out_h][out_w][C].
-/// - `scratch`: depthwise_chw_scratch_bytes(d) bytes, any alignment.
+/// - `scratch`: depthwise_chw_scratch(d).total bytes, any alignment.
 /// Bit-exact with reference::conv2d.
 template <class TIn, class TOut>
 void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
@@ -270,12 +270,12 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
   const int rows = depthwise_chw_rows(d);
   const int pitch = depthwise_chw_pitch(d);
   const int taps = d.kernel_h * d.kernel_w;
-  auto* base = static_cast<std::uint8_t*>(align8(scratch));
-  auto* plane = reinterpret_cast<std::int16_t*>(base);
-  auto* params = reinterpret_cast<std::uint32_t*>(base + std::size_t(rows) * pitch * 2 * (channels >= 4 ? 4 : 1));
-  auto* acc_row = reinterpret_cast<std::int32_t*>(params + 16);
-  auto* wtaps = reinterpret_cast<std::int16_t*>(acc_row + round_up(std::size_t(d.out_w), 2));
-  auto* table = reinterpret_cast<rq_entry*>(wtaps + round_up(std::size_t(taps), 2));
+  const auto layout = depthwise_chw_scratch(d);
+  auto* plane = layout.part<std::int16_t>(scratch, 0);
+  auto* params = layout.part<std::uint32_t>(scratch, 1);
+  auto* acc_row = layout.part<std::int32_t>(scratch, 2);
+  auto* wtaps = layout.part<std::int16_t>(scratch, 3);
+  auto* table = layout.part<rq_entry>(scratch, 4);
   const epilogue_plan plan = make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps));
 
   const bool fast = d.kernel_h == 3 && d.kernel_w == 3 && d.dilation_h == 1 && d.dilation_w == 1 &&
@@ -289,7 +289,7 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
   const int pairs = d.out_w / 2;
   const int out_pixel_stride = channels;  // elements between horizontally adjacent outputs
 
-  const int planes = channels >= 4 ? 4 : 1;
+  const int planes = depthwise_chw_planes(d);
   const std::ptrdiff_t plane_elems = std::ptrdiff_t{rows} * pitch;
   for (std::ptrdiff_t i = 0; i < planes * plane_elems; ++i) plane[i] = 0;
   for (int n = 0; n < d.batch; ++n) {

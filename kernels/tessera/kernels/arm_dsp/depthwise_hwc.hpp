@@ -97,7 +97,7 @@ template <bool Signed>
 /// - `bias`:    [C] int32 or nullptr.
 /// - `rq`:      disabled (int32 output), per tensor or per channel.
 /// - `output`:  [batch][out_h][out_w][C].
-/// - `scratch`: depthwise_hwc_scratch_bytes(d) bytes, any alignment.
+/// - `scratch`: depthwise_hwc_scratch(d).total bytes, any alignment.
 /// Bit-exact with reference::conv2d.
 template <class TIn, class TOut>
 void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
@@ -108,12 +108,12 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std:
   const int full = channels / channel_lanes * channel_lanes;  // channels of whole groups
   const int taps = d.kernel_h * d.kernel_w;
   const int pairs = (taps + 1) / 2;
-  auto* base = static_cast<std::uint8_t*>(align8(scratch));
-  auto* wpairs = reinterpret_cast<std::uint32_t*>(base);               // [group][pair][4]
-  auto* zero_row = base + std::size_t(pairs) * c4 * 4;                 // c4 bytes
-  auto* tap_ptr = reinterpret_cast<const std::uint8_t**>(zero_row + c4);  // 2*pairs
-  auto* acc = reinterpret_cast<std::int32_t*>(tap_ptr + 2 * pairs);    // c4
-  auto* table = reinterpret_cast<rq_entry*>(acc + c4);
+  const auto layout = depthwise_hwc_scratch(d);
+  auto* wpairs = layout.part<std::uint32_t>(scratch, 0);           // [group][pair][4]
+  auto* zero_row = layout.part<std::uint8_t>(scratch, 1);          // c4 bytes
+  auto* tap_ptr = layout.part<const std::uint8_t*>(scratch, 2);    // 2*pairs
+  auto* acc = layout.part<std::int32_t>(scratch, 3);               // c4
+  auto* table = layout.part<rq_entry>(scratch, 4);
   const epilogue_plan plan = make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps));
 
   // Weight pairs [w_k(t), w_k(t+1)] (zero past the last tap), 4 channels per group.

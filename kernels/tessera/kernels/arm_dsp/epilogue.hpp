@@ -228,12 +228,6 @@ epilogue_plan make_epilogue(const requant_params& rq, int channels, rq_entry* ta
   return p;
 }
 
-/// Aligns a scratch pointer up to 8 bytes (the traits' sizes include the slack).
-inline void* align8(void* p) {
-  const auto v = reinterpret_cast<std::uintptr_t>(p);
-  return reinterpret_cast<void*>((v + 7) & ~std::uintptr_t{7});
-}
-
 namespace detail {
 
 // The 8-bit saturating loop: per pair of outputs 2 LDR + 1 LDM (two entries) + 2 SMLAL +

@@ -1,6 +1,7 @@
-// arm_dsp fully connected layer (Gemm with B stored [n][k]): rows of A in blocks of 4 through
-// the conv micro-kernel (detail/mat_mult.hpp), the leftover rows (all of them for the usual
-// batch of 1) through the two-channels-per-step row kernel.
+// arm_dsp fully connected layer (Gemm with B stored [n][k]): the generic row loop
+// (algorithm/gemm.hpp), rows of A in blocks of 4 through the conv micro-kernel
+// (detail/mat_mult.hpp), the leftover rows (all of them for the usual batch of 1) through the
+// two-channels-per-step row kernel.
 //
 // With one row each weight is used once, so the cost is the weights' expansion: per group of
 // 4 weights LDR + 2 SXTB16 + 2 SMLAD, the activation words shared by two channels (1.44
@@ -14,6 +15,7 @@
 #include <type_traits>
 
 #include <tessera/core/requant.hpp>
+#include <tessera/kernels/algorithm/gemm.hpp>
 #include <tessera/kernels/arm_dsp/detail/expand.hpp>
 #include <tessera/kernels/arm_dsp/detail/mat_mult.hpp>
 #include <tessera/kernels/arm_dsp/epilogue.hpp>
@@ -25,17 +27,60 @@ namespace tessera::kernels::arm_dsp {
 
 namespace detail {
 
-/// out[r][c] = bias[c] + dot(row r of A, weight row c), requantized per column (channelwise) or
-/// per row; A is TA [m][k] with row stride `a_stride`, `rows` the weight rows (n of them).
+/// Where a matrix product keeps its expanded rows, accumulators and epilogue table (parts of
+/// gemm_scratch or matmul_scratch).
+struct product_parts {
+  std::uint32_t* col;
+  std::int32_t* acc;
+  rq_entry* table;
+};
+
+/// The matrix product's atom (algorithm/gemm.hpp): blocks of 4 rows of A expanded to int16
+/// through the 1x4 micro-kernel, leftover rows through the 2-channels-per-step row kernel.
 template <bool WSigned, class TA, class TOut>
-void matrix_product(int m, int n, int k, const TA* a, std::int64_t a_stride, weight_rows rows,
-                    const std::int32_t* bias, const requant_params& rq, TOut* out, void* scratch) {
-  const int groups = (k + 3) / 4;
-  auto* base = static_cast<std::uint8_t*>(align8(scratch));
-  auto* col = reinterpret_cast<std::uint32_t*>(base);
-  const std::size_t rows_per_block = m >= tile_pixels ? tile_pixels : 1;  // as gemm_scratch_bytes
-  auto* acc = reinterpret_cast<std::int32_t*>(base + std::size_t(groups) * 8 * rows_per_block);
-  auto* table = reinterpret_cast<rq_entry*>(acc + rows_per_block * n);
+struct product_atom {
+  static constexpr int rows = tile_pixels;
+  int n, k;
+  const TA* a;
+  std::int64_t a_stride;
+  weight_rows w;
+  const std::int32_t* bias;
+  bool rowwise;  ///< requantized per row: the bias joins the sums before the epilogue
+  epilogue_plan plan;
+  product_parts parts;
+  TOut* out;
+
+  void pack(int r0, int count) {
+    if (count == rows) {
+      for (int p = 0; p < rows; ++p) expand_row<TA, 8>(a + (r0 + p) * a_stride, k, parts.col + 2 * p);
+    } else {
+      expand_row<TA, 2>(a + r0 * a_stride, k, parts.col);
+    }
+  }
+  void compute(int r0, int count) {
+    const auto* col = reinterpret_cast<const std::int16_t*>(parts.col);
+    if (count == rows) block_1x4<WSigned>(w, n, col, parts.acc);
+    else row_2x1<WSigned>(w, n, col, parts.acc);
+    for (int p = 0; p < count; ++p) {
+      std::int32_t* sums = parts.acc + p;
+      TOut* o = out + std::int64_t{r0 + p} * n;
+      if (rowwise && bias != nullptr) {
+        for (int c = 0; c < n; ++c) {
+          sums[c * count] = static_cast<std::int32_t>(std::uint32_t(sums[c * count]) + std::uint32_t(bias[c]));
+        }
+      }
+      if (rowwise) store_fixed(sums, count, plan, r0 + p, n, o, 1);
+      else if (count == rows) store_channels<tile_pixels>(sums, plan, 0, n, o);
+      else store_channels<1>(sums, plan, 0, n, o);
+    }
+  }
+};
+
+/// out[r][c] = bias[c] + dot(row r of A, weight row c), requantized per column (channelwise) or
+/// per row; A is TA [m][k] with row stride `a_stride`, `w` the weight rows (n of them).
+template <bool WSigned, class TA, class TOut>
+void matrix_product(int m, int n, int k, const TA* a, std::int64_t a_stride, weight_rows w,
+                    const std::int32_t* bias, const requant_params& rq, TOut* out, product_parts parts) {
   // Per-row requantization cannot fold the per-column bias into its table: add it to the sums.
   const bool rowwise = is_rowwise(rq, m, n);
   using TW = std::conditional_t<WSigned, std::int8_t, std::uint8_t>;
@@ -47,34 +92,10 @@ void matrix_product(int m, int n, int k, const TA* a, std::int64_t a_stride, wei
     }
     bound += bias_max;
   }
-  const epilogue_plan plan =
-      rowwise ? make_epilogue<TOut>(rq, m, table, nullptr, bound) : make_epilogue<TOut>(rq, n, table, bias, bound);
-  auto add_bias = [&](std::int32_t* sums, int stride) {
-    if (rowwise && bias != nullptr) {
-      for (int c = 0; c < n; ++c) {
-        sums[c * stride] = static_cast<std::int32_t>(std::uint32_t(sums[c * stride]) + std::uint32_t(bias[c]));
-      }
-    }
-  };
-  int r = 0;
-  for (; r + tile_pixels <= m; r += tile_pixels) {
-    for (int p = 0; p < tile_pixels; ++p) expand_row<TA, 8>(a + (r + p) * a_stride, k, col + 2 * p);
-    block_1x4<WSigned>(rows, n, reinterpret_cast<const std::int16_t*>(col), acc);
-    for (int p = 0; p < tile_pixels; ++p) {
-      TOut* o = out + std::int64_t{r + p} * n;
-      add_bias(acc + p, tile_pixels);
-      if (rowwise) store_fixed(acc + p, tile_pixels, plan, r + p, n, o, 1);
-      else store_channels<tile_pixels>(acc + p, plan, 0, n, o);
-    }
-  }
-  for (; r < m; ++r) {
-    expand_row<TA, 2>(a + r * a_stride, k, col);
-    row_2x1<WSigned>(rows, n, reinterpret_cast<const std::int16_t*>(col), acc);
-    TOut* o = out + std::int64_t{r} * n;
-    add_bias(acc, 1);
-    if (rowwise) store_fixed(acc, 1, plan, r, n, o, 1);
-    else store_channels<1>(acc, plan, 0, n, o);
-  }
+  const epilogue_plan plan = rowwise ? make_epilogue<TOut>(rq, m, parts.table, nullptr, bound)
+                                     : make_epilogue<TOut>(rq, n, parts.table, bias, bound);
+  product_atom<WSigned, TA, TOut> atom{n, k, a, a_stride, w, bias, rowwise, plan, parts, out};
+  algorithm::gemm_row_blocks(m, atom);
 }
 
 }  // namespace detail
@@ -86,12 +107,15 @@ void matrix_product(int m, int n, int k, const TA* a, std::int64_t a_stride, wei
 /// - `rq`:   disabled (int32 output), per tensor, per output feature (length n) or per row
 ///           (length m, inner n).
 /// - `out`:  [m][n].
-/// - `scratch`: gemm_scratch_bytes(d) bytes, any alignment.
+/// - `scratch`: gemm_scratch(d).total bytes, any alignment.
 template <class TA, class TOut>
 void gemm_rows(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, const std::int32_t* bias,
                const requant_params& rq, TOut* out, void* scratch) {
   const detail::weight_rows rows{reinterpret_cast<const std::uint8_t*>(w), d.k / 4, d.k % 4};
-  detail::matrix_product<true>(d.m, d.n, d.k, a, d.k, rows, bias, rq, out, scratch);
+  const auto layout = gemm_scratch(d);
+  const detail::product_parts parts{layout.part<std::uint32_t>(scratch, 0), layout.part<std::int32_t>(scratch, 1),
+                                    layout.part<rq_entry>(scratch, 2)};
+  detail::matrix_product<true>(d.m, d.n, d.k, a, d.k, rows, bias, rq, out, parts);
 }
 
 }  // namespace tessera::kernels::arm_dsp

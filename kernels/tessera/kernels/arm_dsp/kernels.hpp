@@ -12,6 +12,11 @@
 // All nine: 1.07 (2.62).
 #pragma once
 
+#include <tessera/kernels/arm_dsp/available.hpp>
+
+#if TESSERA_KERNELS_ARM_DSP  // the whole header: the kernels need the instruction set
+
+#include <tessera/kernels/concepts.hpp>
 #include <tessera/kernels/arm_dsp/average_pool2d.hpp>
 #include <tessera/kernels/arm_dsp/binary_add_sub.hpp>
 #include <tessera/kernels/arm_dsp/conv2d_im2col.hpp>
@@ -68,3 +73,8 @@ struct family_kernels<kernel_family::arm_dsp> {
 };
 
 }  // namespace tessera::kernels
+
+static_assert(tessera::kernels::family_kernels_complete<tessera::kernels::family_kernels<tessera::kernels::kernel_family::arm_dsp>>,
+              "family_kernels<arm_dsp> lacks a kernel of the family interface (kernels/concepts.hpp)");
+
+#endif  // TESSERA_KERNELS_ARM_DSP

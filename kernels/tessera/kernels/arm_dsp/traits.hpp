@@ -2,16 +2,20 @@
 // once and need as scratch. Plain constexpr code, so it compiles on every host: an x86 build
 // plans a Cortex-M schedule with these sizes. The kernels are in this folder (kernels.hpp).
 //
-// Every scratch size below includes 8 bytes of slack, because the kernels align the scratch
-// pointer they are given to 8 bytes (LDRD/LDM need word alignment, and the caller's buffer
-// may be an arbitrary offset into an L1 arena).
+// Every scratch layout below is carved by algorithm/scratch.hpp with 7 bytes of slack, because
+// the kernels align the scratch pointer they are given to 8 bytes (LDRD/LDM need word
+// alignment, and the caller's buffer may be an arbitrary offset into an L1 arena); the traits
+// report its total and the kernels take their parts from the same layout.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
+#include <tessera/core/window.hpp>
+#include <tessera/kernels/algorithm/scratch.hpp>
 #include <tessera/kernels/common/micro_tile.hpp>
+#include <tessera/kernels/concepts.hpp>
 #include <tessera/kernels/common/requant_epilogue.hpp>
 #include <tessera/kernels/reference/traits.hpp>
 
@@ -21,8 +25,8 @@ namespace tessera::kernels::arm_dsp {
 inline constexpr int tile_pixels = 4;
 /// Channels per step of the HWC depthwise kernel (one 32-bit load of int8 channels).
 inline constexpr int channel_lanes = 4;
-/// Slack for aligning the caller's scratch pointer.
-inline constexpr std::size_t align_slack = 8;
+/// The scratch start is aligned to 8 bytes, its parts to words.
+inline constexpr scratch_alignment scratch_align{8, 4};
 
 constexpr std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
 
@@ -50,37 +54,37 @@ constexpr std::size_t conv2d_weight_cache_bytes(const reference::conv2d_dims& d)
 }
 
 /// conv2d (standard and pointwise): an im2col block of `tile_pixels` pixels expanded to int16
-/// (8 bytes per pixel and group of 4), a byte staging row for reduction rows that do not split
-/// into whole words, the block's int32 accumulators, the epilogue table and the weight cache.
-/// Example: 3x3x16 -> 16 channels: 4*36*8 + 144 + 4*16*4 + 16*12 + 16*36*8 + 8 = 6360 bytes.
-constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
+/// (8 bytes per pixel and group of 4) | a byte staging row for reduction rows that do not split
+/// into whole words | the block's int32 accumulators | the epilogue table | the weight cache.
+/// Example: 3x3x16 -> 16 channels: 4*36*8 + 144 + 4*16*4 + 16*12 + 16*36*8 + 7 = 6359 bytes.
+constexpr auto conv2d_scratch(const reference::conv2d_dims& d) {
   const std::size_t g = conv2d_groups(d);
-  return tile_pixels * g * 8 + g * 4 + tile_pixels * std::size_t(d.out_c) * 4 + epilogue_table_bytes(d.out_c) +
-         conv2d_weight_cache_bytes(d) + align_slack;
+  return carve(scratch_align, tile_pixels * g * 8, g * 4, tile_pixels * std::size_t(d.out_c) * 4,
+               epilogue_table_bytes(d.out_c), conv2d_weight_cache_bytes(d));
 }
 
 /// Filter taps of a depthwise kernel and tap pairs (one SMLAD multiplies two taps of a channel).
 constexpr std::size_t depthwise_taps(const reference::conv2d_dims& d) { return std::size_t(d.kernel_h) * d.kernel_w; }
 constexpr std::size_t depthwise_tap_pairs(const reference::conv2d_dims& d) { return (depthwise_taps(d) + 1) / 2; }
 
-/// depthwise_hwc: int16 weights paired by taps ([group][pair][4 channels] words), a zero row of
-/// channels (what taps in the padding read), one input pointer per tap (and the pad tap), one
-/// pixel's accumulators and the epilogue table.
-/// Example: 3x3, 64 channels: 5*64*4 + 64 + 10*4 + 64*4 + 64*12 + 8 = 2416 bytes.
-constexpr std::size_t depthwise_hwc_scratch_bytes(const reference::conv2d_dims& d) {
+/// depthwise_hwc: int16 weights paired by taps ([group][pair][4 channels] words) | a zero row of
+/// channels (what taps in the padding read) | one input pointer per tap and the pad tap (4
+/// bytes each on the target) | one pixel's accumulators | the epilogue table.
+/// Example: 3x3, 64 channels: 5*64*4 + 64 + 10*4 + 64*4 + 64*12 + 7 = 2415 bytes.
+constexpr auto depthwise_hwc_scratch(const reference::conv2d_dims& d) {
   const std::size_t c4 = round_up(std::size_t(d.in_c), channel_lanes);
-  return depthwise_tap_pairs(d) * c4 * 4 + c4 + 2 * depthwise_tap_pairs(d) * 4 + c4 * 4 +
-         epilogue_table_bytes(d.out_c) + align_slack;
+  return carve(scratch_align, depthwise_tap_pairs(d) * c4 * 4, c4, 2 * depthwise_tap_pairs(d) * 4, c4 * 4,
+               epilogue_table_bytes(d.out_c));
 }
 
 /// The padded one-channel plane of the CHW variant: rows and row pitch in int16. Rows cover
 /// every input row a tap reaches (padding included); the pitch also covers the halfwords the
 /// two-outputs-per-step loops read past the last output, and is even so rows stay word aligned.
 constexpr int depthwise_chw_rows(const reference::conv2d_dims& d) {
-  return (d.out_h - 1) * d.stride_h + (d.kernel_h - 1) * d.dilation_h + 1;
+  return window::span(d.out_h, d.stride_h, d.kernel_h, d.dilation_h);
 }
 constexpr int depthwise_chw_pitch(const reference::conv2d_dims& d) {
-  const int cols = (d.out_w - 1) * d.stride_w + (d.kernel_w - 1) * d.dilation_w + 1;
+  const int cols = window::span(d.out_w, d.stride_w, d.kernel_w, d.dilation_w);
   const int even_out = (d.out_w + 1) / 2 * 2;
   const int stepped = d.stride_w * even_out + 2;
   return static_cast<int>(round_up(std::size_t(cols > stepped ? cols : stepped), 2));
@@ -90,14 +94,14 @@ constexpr int depthwise_chw_pitch(const reference::conv2d_dims& d) {
 /// than 4 channels).
 constexpr int depthwise_chw_planes(const reference::conv2d_dims& d) { return d.in_c >= 4 ? 4 : 1; }
 
-/// depthwise_chw: the padded int16 planes, one channel's weights and requantization (64 bytes),
-/// a row of accumulators (even length), the int16 taps of other filters and the epilogue table.
-/// Example: 3x3 stride 1 pad 1, 24x24, 64 channels: 4*26*26*2 + 64 + 24*4 + 10*2 + 64*12 + 8
-/// = 6364 bytes.
-constexpr std::size_t depthwise_chw_scratch_bytes(const reference::conv2d_dims& d) {
+/// depthwise_chw: the padded int16 planes | one channel's weights and requantization (64 bytes)
+/// | a row of accumulators (even length) | the int16 taps of other filters | the epilogue table.
+/// Example: 3x3 stride 1 pad 1, 24x24, 64 channels: 4*26*26*2 + 64 + 24*4 + 10*2 + 64*12 + 7
+/// = 6363 bytes.
+constexpr auto depthwise_chw_scratch(const reference::conv2d_dims& d) {
   const std::size_t planes = std::size_t(depthwise_chw_planes(d)) * depthwise_chw_rows(d) * depthwise_chw_pitch(d) * 2;
-  return planes + 64 + round_up(std::size_t(d.out_w), 2) * 4 + round_up(depthwise_taps(d), 2) * 2 +
-         epilogue_table_bytes(d.out_c) + align_slack;
+  return carve(scratch_align, planes, 64, round_up(std::size_t(d.out_w), 2) * 4, round_up(depthwise_taps(d), 2) * 2,
+               epilogue_table_bytes(d.out_c));
 }
 
 /// Whether the CHW variant is faster than the HWC one, from cost models fitted by least squares
@@ -126,30 +130,32 @@ constexpr bool depthwise_prefers_chw(const reference::conv2d_dims& d) {
   return fast_path && depthwise_chw_cost_x2(d) < depthwise_hwc_cost_x2(d);
 }
 
-/// gemm: rows of A expanded to int16 (a block of `tile_pixels` when m >= 4, else one row),
-/// their accumulators and the epilogue table (per column, or per row).
-constexpr std::size_t gemm_scratch_bytes(const reference::gemm_dims& d) {
+/// Rows of A a matrix product expands at once: a block of `tile_pixels` when m >= 4, else one.
+constexpr std::size_t product_rows(int m) { return m >= tile_pixels ? tile_pixels : 1; }
+
+/// gemm: rows of A expanded to int16 | their accumulators | the epilogue table (per column, or
+/// per row).
+constexpr auto gemm_scratch(const reference::gemm_dims& d) {
   const std::size_t g = (std::size_t(d.k) + 3) / 4;
-  const std::size_t rows = d.m >= tile_pixels ? tile_pixels : 1;
   const int rq_len = d.n > d.m ? d.n : d.m;
-  return rows * g * 8 + rows * std::size_t(d.n) * 4 + epilogue_table_bytes(rq_len) + align_slack;
+  return carve(scratch_align, product_rows(d.m) * g * 8, product_rows(d.m) * std::size_t(d.n) * 4,
+               epilogue_table_bytes(rq_len));
 }
 
-/// matmul: B transposed to [n][k] (8-bit, padded to whole words) plus what gemm needs.
-constexpr std::size_t matmul_scratch_bytes(const reference::matmul_dims& d) {
+/// matmul: B transposed to [n][k] (8-bit, rows padded to whole words) | what gemm needs.
+constexpr auto matmul_scratch(const reference::matmul_dims& d) {
   const std::size_t g = (std::size_t(d.k) + 3) / 4;
-  const std::size_t rows = d.m >= tile_pixels ? tile_pixels : 1;
-  return round_up(std::size_t(d.n) * g * 4, 8) + rows * g * 8 + rows * std::size_t(d.n) * 4 +
-         epilogue_table_bytes(d.n) + align_slack;
+  return carve(scratch_align, std::size_t(d.n) * g * 4, product_rows(d.m) * g * 8,
+               product_rows(d.m) * std::size_t(d.n) * 4, epilogue_table_bytes(d.n));
 }
 
 /// Channels the binary kernel sums before requantizing them (one run of its epilogue).
 inline constexpr int binary_chunk = 64;
 
-/// binary: the epilogue table over the last (channel) dimension and one chunk of sums.
-constexpr std::size_t binary_scratch_bytes(const reference::binary_dims& d) {
-  return epilogue_table_bytes(d.rank > 0 ? d.out[static_cast<std::size_t>(d.rank - 1)] : 1) + binary_chunk * 4 +
-         align_slack;
+/// binary: one chunk of sums | the epilogue table over the last (channel) dimension.
+constexpr auto binary_scratch(const reference::binary_dims& d) {
+  return carve(scratch_align, binary_chunk * 4,
+               epilogue_table_bytes(d.rank > 0 ? d.out[static_cast<std::size_t>(d.rank - 1)] : 1));
 }
 
 /// Whether A is dense row-major over the output and B is dense or one row broadcast over all
@@ -193,7 +199,7 @@ struct family_traits<kernel_family::arm_dsp> {
            d.groups == 1 && is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
-    return arm_dsp::conv2d_scratch_bytes(d);
+    return arm_dsp::conv2d_scratch(d).total;
   }
 
   template <class TIn, class TW, class TOut>
@@ -202,10 +208,10 @@ struct family_traits<kernel_family::arm_dsp> {
            d.groups == d.in_c && d.out_c == d.in_c && is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t depthwise_hwc_scratch_bytes(const reference::conv2d_dims& d) {
-    return arm_dsp::depthwise_hwc_scratch_bytes(d);
+    return arm_dsp::depthwise_hwc_scratch(d).total;
   }
   static constexpr std::size_t depthwise_chw_scratch_bytes(const reference::conv2d_dims& d) {
-    return arm_dsp::depthwise_chw_scratch_bytes(d);
+    return arm_dsp::depthwise_chw_scratch(d).total;
   }
   static constexpr bool depthwise_prefers_chw(const reference::conv2d_dims& d) {
     return arm_dsp::depthwise_prefers_chw(d);
@@ -217,7 +223,7 @@ struct family_traits<kernel_family::arm_dsp> {
            (is_channelwise(rq, d.n) || is_rowwise(rq, d.m, d.n));
   }
   static constexpr std::size_t gemm_scratch_bytes(const reference::gemm_dims& d) {
-    return arm_dsp::gemm_scratch_bytes(d);
+    return arm_dsp::gemm_scratch(d).total;
   }
 
   template <class TA, class TB, class TOut>
@@ -226,7 +232,7 @@ struct family_traits<kernel_family::arm_dsp> {
            is_channelwise(rq, d.n);
   }
   static constexpr std::size_t matmul_scratch_bytes(const reference::matmul_dims& d) {
-    return arm_dsp::matmul_scratch_bytes(d);
+    return arm_dsp::matmul_scratch(d).total;
   }
 
   template <class TA, class TB, class TOut>
@@ -237,7 +243,7 @@ struct family_traits<kernel_family::arm_dsp> {
            is_channelwise(rq, d.out[static_cast<std::size_t>(d.rank - 1)]);
   }
   static constexpr std::size_t binary_scratch_bytes(const reference::binary_dims& d) {
-    return arm_dsp::binary_scratch_bytes(d);
+    return arm_dsp::binary_scratch(d).total;
   }
 
   template <class T>
@@ -249,3 +255,6 @@ struct family_traits<kernel_family::arm_dsp> {
 };
 
 }  // namespace tessera::kernels
+
+static_assert(tessera::kernels::family_traits_complete<tessera::kernels::family_traits<tessera::kernels::kernel_family::arm_dsp>>,
+              "family_traits<arm_dsp> lacks a member every family declares (kernels/concepts.hpp)");

@@ -58,10 +58,9 @@ inline void add_sub_row(bool add, const TA* a, const TB* b, int n, std::int32_t*
 template <class TA, class TB, class TOut>
 void binary(reference::binary_op op, const reference::binary_dims& d, const TA* a, const TB* b,
             const requant_params& rq, TOut* out, void* scratch) {
-  const scratch_parts layout = binary_scratch(d);
-  std::byte* base = align16(scratch);
-  auto* table = scratch_part<std::int32_t>(base, layout, 0);
-  auto* acc = scratch_part<std::int32_t>(base, layout, 1);
+  const auto layout = binary_scratch(d);
+  auto* table = layout.part<std::int32_t>(scratch, 0);
+  auto* acc = layout.part<std::int32_t>(scratch, 1);
   const int channels = binary_channels(d);
   std::int64_t total = 1;
   bool b_row = false;  // B is one row broadcast over the outer axes

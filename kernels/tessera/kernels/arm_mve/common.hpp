@@ -1,4 +1,4 @@
-// Small helpers shared by the arm_mve kernels: scratch carving, the uint8 correction, row copies.
+// Small helpers shared by the arm_mve kernels: the uint8 correction, row copies.
 //
 // uint8 activations: MVE multiplies int8 by int8 or uint8 by uint8, never mixed. The kernels
 // feed x - 128 (the byte XOR 0x80) as int8 and add 128 * sum(weights of the channel) back in
@@ -13,17 +13,6 @@
 #include <tessera/kernels/arm_mve/traits.hpp>
 
 namespace tessera::kernels::arm_mve {
-
-/// The caller's scratch aligned to 16 bytes (the traits' sizes include the slack).
-inline std::byte* align16(void* p) {
-  return reinterpret_cast<std::byte*>((reinterpret_cast<std::uintptr_t>(p) + 15) & ~std::uintptr_t{15});
-}
-
-/// Part `i` of a scratch area carved by `layout`.
-template <class T>
-inline T* scratch_part(std::byte* base, const scratch_parts& layout, int i) {
-  return reinterpret_cast<T*>(base + layout.offset[i]);
-}
 
 /// No correction (int8 activations).
 struct no_correction {

@@ -263,7 +263,7 @@ template <class TOut>
 
 /// Depthwise convolution (groups == in_c == out_c), NHWC, reference::conv2d's contract, bit-exact.
 /// Shapes whose window does not fit the CHW scheme (depthwise_chw_window_fits) run
-/// depthwise_hwc, with the same scratch size (depthwise_chw_scratch returns the HWC one).
+/// depthwise_hwc, with the HWC kernel's scratch (which the traits reserve for them).
 ///
 /// - `in`: [batch][in_h][in_w][C] int8 or uint8; `w`: [C][kernel_h][kernel_w] int8.
 /// - `bias`: [C] int32 or null; `rq`: disabled, per tensor or per channel.
@@ -276,12 +276,11 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::in
     return;
   }
   if (d.out_h <= 0 || d.out_c <= 0) return;  // the row loops below run at least once
-  const scratch_parts layout = depthwise_chw_scratch(d);
-  std::byte* base = align16(scratch);
-  auto* table = scratch_part<std::int32_t>(base, layout, 0);
-  auto* plane = scratch_part<std::int8_t>(base, layout, 1);
-  auto* sums = scratch_part<std::int32_t>(base, layout, 2);
-  auto* blk = scratch_part<std::uint8_t>(base, layout, 3);
+  const auto layout = depthwise_chw_scratch(d);
+  auto* table = layout.part<std::int32_t>(scratch, 0);
+  auto* plane = layout.part<std::int8_t>(scratch, 1);
+  auto* sums = layout.part<std::int32_t>(scratch, 2);
+  auto* blk = layout.part<std::uint8_t>(scratch, 3);
   const int channels = d.out_c;
   const int taps = d.kernel_h * d.kernel_w;
   const requant_plan plan =

@@ -24,20 +24,6 @@ namespace tessera::kernels::arm_mve {
 
 namespace detail {
 
-/// Taps [begin, end) of one kernel axis whose input coordinate o*stride + t*dilation - pad lies
-/// in [0, size).
-struct tap_range {
-  int begin, end;
-};
-inline tap_range valid_taps(int o, int stride, int pad, int dilation, int kernel, int size) {
-  const int first = o * stride - pad;
-  int begin = first >= 0 ? 0 : (-first + dilation - 1) / dilation;
-  int end = first > size - 1 ? 0 : (size - 1 - first) / dilation + 1;
-  if (end > kernel) end = kernel;
-  if (begin > end) begin = end;
-  return {begin, end};
-}
-
 /// 8 channels widened to int16 lanes (sign- or zero-extended by type).
 template <class T>
 inline int16x8_t widen_s16(const T* p) {
@@ -60,11 +46,10 @@ inline int16x8_t widen_s16(const T* p, mve_pred16_t pred) {
 template <class TIn, class TOut>
 void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
                    const requant_params& rq, TOut* out, void* scratch) {
-  const scratch_parts layout = depthwise_hwc_scratch(d);
-  std::byte* base = align16(scratch);
-  auto* table = scratch_part<std::int32_t>(base, layout, 0);
-  auto* wt = scratch_part<std::int16_t>(base, layout, 1);
-  auto* acc = scratch_part<std::int32_t>(base, layout, 2);
+  const auto layout = depthwise_hwc_scratch(d);
+  auto* table = layout.part<std::int32_t>(scratch, 0);
+  auto* wt = layout.part<std::int16_t>(scratch, 1);
+  auto* acc = layout.part<std::int32_t>(scratch, 2);
   const int channels = d.out_c;
   const int c8 = static_cast<int>(round_up(at_least_1(channels), 8));
   const int taps = d.kernel_h * d.kernel_w;
@@ -77,9 +62,9 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const std::in
   for (int b = 0; b < d.batch; ++b) {
     const TIn* in_b = in + std::ptrdiff_t(b) * d.in_h * pitch;
     for (int y = 0; y < d.out_h; ++y) {
-      const detail::tap_range ti = detail::valid_taps(y, d.stride_h, d.pad_top, d.dilation_h, d.kernel_h, d.in_h);
+      const auto ti = window::taps_inside(window::origin(y, d.stride_h, d.pad_top), d.kernel_h, d.dilation_h, d.in_h);
       for (int x = 0; x < d.out_w; ++x, out += channels) {
-        const detail::tap_range tj = detail::valid_taps(x, d.stride_w, d.pad_left, d.dilation_w, d.kernel_w, d.in_w);
+        const auto tj = window::taps_inside(window::origin(x, d.stride_w, d.pad_left), d.kernel_w, d.dilation_w, d.in_w);
         // Sums of 8 channels: even channels in one vector, odd in the other (VMULLB/VMULLT).
         auto group = [&]<bool Tail>(int c, mve_pred16_t p) {
           int32x4_t even = vdupq_n_s32(0), odd = vdupq_n_s32(0);

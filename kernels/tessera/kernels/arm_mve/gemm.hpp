@@ -1,5 +1,6 @@
-// arm_mve fully connected layer: blocks of 3 activation rows through the 3 x 2 micro-kernel,
-// leftover rows (and batch 1) through the 1 x 4 one, then the requantization epilogue.
+// arm_mve fully connected layer: the generic row loop (algorithm/gemm.hpp), blocks of 3
+// activation rows through the 3 x 2 micro-kernel, leftover rows (and batch 1) through the 1 x 4
+// one, then the requantization epilogue.
 //
 // Measured (QEMU mps3-an547, int8, per-channel requantization), batch 1: 640 -> 128 0.19
 // instructions per multiply-add (1 x 4 kernel: 40 iterations of 10 instructions per 4 outputs,
@@ -11,6 +12,7 @@
 #include <type_traits>
 
 #include <tessera/core/requant.hpp>
+#include <tessera/kernels/algorithm/gemm.hpp>
 #include <tessera/kernels/arm_mve/common.hpp>
 #include <tessera/kernels/arm_mve/mat_mult_s8.hpp>
 #include <tessera/kernels/arm_mve/requant.hpp>
@@ -19,6 +21,46 @@
 #include <tessera/kernels/reference/gemm.hpp>
 
 namespace tessera::kernels::arm_mve {
+
+namespace detail {
+
+/// The matrix-product atom (algorithm/gemm.hpp) shared by Gemm and MatMul: blocks of 3 rows of A
+/// (as int8; uint8 rows copied as x - 128) through the 3 x 2 kernel, leftover rows through the
+/// 1 x 4 kernel, then the requantization of each row. `Row` adjusts a row's sums before it
+/// (MatMul's uint8 correction) and may pick a per-row plan (Gemm requantized per row).
+template <class TA, class TOut, class Row>
+struct product_atom {
+  static constexpr int rows = tile_rows;
+  int n, k;
+  const TA* a;
+  const std::int8_t* w;
+  std::int32_t* acc;
+  std::int8_t* rows_s8;
+  TOut* out;
+  Row& row;
+  const std::int8_t* x = nullptr;
+
+  void pack(int r0, int count) {
+    x = reinterpret_cast<const std::int8_t*>(a + std::ptrdiff_t(r0) * k);
+    if constexpr (!std::is_signed_v<TA>) {
+      copy_as_s8(rows_s8, a + std::ptrdiff_t(r0) * k, count * k);
+      x = rows_s8;
+    }
+  }
+  void compute(int r0, int count) {
+    const acc_layout form = count == tile_rows ? acc_layout::pairs : acc_layout::contiguous;
+    if (k <= 0) arch::mve::fill_bytes(acc, 0, static_cast<int>(block_acc_bytes(n)));
+    else if (count == tile_rows) mat_mult_3xn_s8(x, k, w, n, acc);
+    else mat_mult_1xn_s8(x, k, w, n, acc);
+    for (int r = 0; r < count; ++r) {
+      std::int32_t* acc_r = form == acc_layout::pairs ? acc + 2 * r : acc;
+      const requant_plan& plan = row(r0 + r, x + std::ptrdiff_t(r) * k, acc_r, form);
+      requant_row(plan, acc_r, form, n, out + std::ptrdiff_t(r0 + r) * n);
+    }
+  }
+};
+
+}  // namespace detail
 
 /// out[r][c] = bias[c] + sum_t a[r][t] * w[c][t] (reference::gemm's contract, bit-exact).
 ///
@@ -29,11 +71,8 @@ template <class TA, class TOut>
 void gemm(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, const std::int32_t* bias,
           const requant_params& rq, TOut* out, void* scratch) {
   if (d.m <= 0 || d.n <= 0) return;
-  const scratch_parts layout = gemm_scratch(d);
-  std::byte* base = align16(scratch);
-  auto* table = scratch_part<std::int32_t>(base, layout, 0);
-  auto* acc = scratch_part<std::int32_t>(base, layout, 1);
-  auto* rows_s8 = scratch_part<std::int8_t>(base, layout, 2);
+  const auto layout = gemm_scratch(d);
+  auto* table = layout.part<std::int32_t>(scratch, 0);
   const bool rowwise = is_rowwise(rq, d.m, d.n);
   auto plan_for = [&](const requant_params& r) {
     const std::int64_t bound = s8_products_bound(d.k);
@@ -42,32 +81,21 @@ void gemm(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, cons
   };
   requant_plan plan;
   if (!rowwise) plan = plan_for(rq);
-  for (int r0 = 0; r0 < d.m; r0 += tile_rows) {
-    const int rows = d.m - r0 < tile_rows ? d.m - r0 : tile_rows;
-    const std::int8_t* x = reinterpret_cast<const std::int8_t*>(a + std::ptrdiff_t(r0) * d.k);
-    if constexpr (!std::is_signed_v<TA>) {
-      copy_as_s8(rows_s8, a + std::ptrdiff_t(r0) * d.k, rows * d.k);
-      x = rows_s8;
+  // Per-row requantization: one plan per row (its multiplier and offset for every column).
+  auto row = [&](int r, const std::int8_t*, std::int32_t*, acc_layout) -> const requant_plan& {
+    if (rowwise) {
+      requant_params one = rq;
+      one.mul += r;
+      one.add += r;
+      one.length = 1;
+      one.inner = 1;
+      plan = plan_for(one);
     }
-    // 3 rows: the 3 x 2 kernel; 1 or 2 rows (batch 1): the 1 x 4 kernel per row.
-    const acc_layout acc_form = rows == tile_rows ? acc_layout::pairs : acc_layout::contiguous;
-    const int ldc = static_cast<int>(round_up(std::size_t(d.n), 4));
-    if (d.k <= 0) arch::mve::fill_bytes(acc, 0, static_cast<int>(block_acc_bytes(d.n)));
-    else if (rows == tile_rows) mat_mult_3xn_s8(x, d.k, w, d.n, acc);
-    else for (int r = 0; r < rows; ++r) mat_mult_1xn_s8(x + std::ptrdiff_t(r) * d.k, d.k, w, d.n, acc + r * ldc);
-    for (int r = 0; r < rows; ++r) {
-      if (rowwise) {
-        requant_params row = rq;
-        row.mul += r0 + r;
-        row.add += r0 + r;
-        row.length = 1;
-        row.inner = 1;
-        plan = plan_for(row);
-      }
-      const std::int32_t* acc_r = acc_form == acc_layout::pairs ? acc + 2 * r : acc + r * ldc;
-      requant_row(plan, acc_r, acc_form, d.n, out + std::ptrdiff_t(r0 + r) * d.n);
-    }
-  }
+    return plan;
+  };
+  detail::product_atom<TA, TOut, decltype(row)> atom{d.n, d.k, a, w, layout.part<std::int32_t>(scratch, 1),
+                                                     layout.part<std::int8_t>(scratch, 2), out, row};
+  algorithm::gemm_row_blocks(d.m, atom);
 }
 
 }  // namespace tessera::kernels::arm_mve

@@ -6,8 +6,13 @@
 // mps3-an547).
 #pragma once
 
+#include <tessera/kernels/arm_mve/available.hpp>
+
+#if TESSERA_KERNELS_ARM_MVE  // the whole header: the kernels need the instruction set
+
 #include <cstdint>
 
+#include <tessera/kernels/concepts.hpp>
 #include <tessera/kernels/arm_mve/average_pool2d.hpp>
 #include <tessera/kernels/arm_mve/binary.hpp>
 #include <tessera/kernels/arm_mve/conv2d_im2col.hpp>
@@ -64,3 +69,8 @@ struct family_kernels<kernel_family::arm_mve> {
 };
 
 }  // namespace tessera::kernels
+
+static_assert(tessera::kernels::family_kernels_complete<tessera::kernels::family_kernels<tessera::kernels::kernel_family::arm_mve>>,
+              "family_kernels<arm_mve> lacks a kernel of the family interface (kernels/concepts.hpp)");
+
+#endif  // TESSERA_KERNELS_ARM_MVE

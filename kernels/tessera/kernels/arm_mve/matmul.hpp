@@ -11,8 +11,10 @@
 #include <type_traits>
 
 #include <tessera/core/requant.hpp>
+#include <tessera/kernels/algorithm/matmul.hpp>
 #include <tessera/kernels/arch/arm_mve.hpp>
 #include <tessera/kernels/arm_mve/common.hpp>
+#include <tessera/kernels/arm_mve/gemm.hpp>
 #include <tessera/kernels/arm_mve/mat_mult_s8.hpp>
 #include <tessera/kernels/arm_mve/requant.hpp>
 #include <tessera/kernels/arm_mve/traits.hpp>
@@ -56,67 +58,49 @@ template <class TA, class TB, class TOut>
 void matmul(const reference::matmul_dims& d, const TA* a, const TB* b, const requant_params& rq, TOut* out,
             void* scratch) {
   if (d.m <= 0 || d.n <= 0) return;
-  const scratch_parts layout = matmul_scratch(d);
-  std::byte* base = align16(scratch);
-  auto* table = scratch_part<std::int32_t>(base, layout, 0);
-  auto* acc = scratch_part<std::int32_t>(base, layout, 1);
-  auto* bt = scratch_part<std::int8_t>(base, layout, 2);
-  auto* rows_s8 = scratch_part<std::int8_t>(base, layout, 3);
+  const auto layout = matmul_scratch(d);
+  auto* table = layout.part<std::int32_t>(scratch, 0);
+  auto* acc = layout.part<std::int32_t>(scratch, 1);
+  auto* bt = layout.part<std::int8_t>(scratch, 2);
+  auto* rows_s8 = layout.part<std::int8_t>(scratch, 3);
   constexpr int ua = std::is_signed_v<TA> ? 0 : 1;
   constexpr int ub = std::is_signed_v<TB> ? 0 : 1;
-  const int ldc = static_cast<int>(round_up(std::size_t(d.n), 4));
-  int extent[3] = {1, 1, 1};
-  std::int64_t as[3] = {0, 0, 0}, bs[3] = {0, 0, 0};
-  const int lead = 3 - d.batch_rank;
-  for (int i = 0; i < d.batch_rank; ++i) {
-    extent[lead + i] = d.batch[std::size_t(i)];
-    as[lead + i] = d.a_stride[std::size_t(i)];
-    bs[lead + i] = d.b_stride[std::size_t(i)];
-  }
-  const TB* b_done = nullptr;  // the B matrix now in bt (broadcast batches reuse it)
   requant_plan plan;
-  TOut* o = out;
-  for (int b0 = 0; b0 < extent[0]; ++b0) {
-    for (int b1 = 0; b1 < extent[1]; ++b1) {
-      for (int b2 = 0; b2 < extent[2]; ++b2) {
-        const TA* a_mat = a + b0 * as[0] + b1 * as[1] + b2 * as[2];
-        const TB* b_mat = b + b0 * bs[0] + b1 * bs[1] + b2 * bs[2];
-        if (b_mat != b_done) {
-          detail::transpose_as_s8(b_mat, d.k, d.n, bt);
-          const int k = d.k;
-          plan = plan_requant(
-              rq, d.n, nullptr,
-              [&](int c) {
-                const std::int64_t col = arch::mve::sum_s8(bt + std::ptrdiff_t(c) * k, k);
-                return 128 * ua * col + 128 * 128 * std::int64_t{ua * ub} * k;
-              },
-              2 * s8_products_bound(k), table);
-          b_done = b_mat;
-        }
-        for (int r0 = 0; r0 < d.m; r0 += tile_rows) {
-          const int rows = d.m - r0 < tile_rows ? d.m - r0 : tile_rows;
-          const std::int8_t* x = reinterpret_cast<const std::int8_t*>(a_mat + std::ptrdiff_t(r0) * d.k);
-          if constexpr (ua != 0) {
-            copy_as_s8(rows_s8, a_mat + std::ptrdiff_t(r0) * d.k, rows * d.k);
-            x = rows_s8;
-          }
-          const acc_layout acc_form = rows == tile_rows ? acc_layout::pairs : acc_layout::contiguous;
-          if (d.k <= 0) arch::mve::fill_bytes(acc, 0, static_cast<int>(block_acc_bytes(d.n)));
-          else if (rows == tile_rows) mat_mult_3xn_s8(x, d.k, bt, d.n, acc);
-          else for (int r = 0; r < rows; ++r) mat_mult_1xn_s8(x + std::ptrdiff_t(r) * d.k, d.k, bt, d.n, acc + r * ldc);
-          for (int r = 0; r < rows; ++r) {
-            std::int32_t* acc_r = acc_form == acc_layout::pairs ? acc + 2 * r : acc + r * ldc;
-            if (ub != 0) {  // the row term 128 * sum_t a'[r][t]
-              const std::int32_t term = 128 * arch::mve::sum_s8(x + std::ptrdiff_t(r) * d.k, d.k);
-              for (int c = 0; c < d.n; ++c) acc_r[detail::acc_index(acc_form, c)] += term;
-            }
-            requant_row(plan, acc_r, acc_form, d.n, o + std::ptrdiff_t(r0 + r) * d.n);
-          }
-        }
-        o += std::ptrdiff_t(d.m) * d.n;
-      }
+  // Each row's sums before requantization: with uint8 B, the row term 128 * sum_t a'[r][t].
+  auto row_sums = [&](int, const std::int8_t* x, std::int32_t* acc_r, acc_layout form) -> const requant_plan& {
+    if (ub != 0) {
+      const std::int32_t term = 128 * arch::mve::sum_s8(x, d.k);
+      for (int c = 0; c < d.n; ++c) acc_r[detail::acc_index(form, c)] += term;
     }
-  }
+    return plan;
+  };
+  struct batches {
+    const reference::matmul_dims& d;
+    std::int8_t* bt;
+    std::int32_t* table;
+    std::int32_t* acc;
+    std::int8_t* rows_s8;
+    requant_plan& plan;
+    decltype(row_sums)& row;
+    const requant_params& rq;
+
+    void load_b(const TB* b_mat) {
+      detail::transpose_as_s8(b_mat, d.k, d.n, bt);
+      const int k = d.k;
+      plan = plan_requant(
+          rq, d.n, nullptr,
+          [&](int c) {
+            const std::int64_t col = arch::mve::sum_s8(bt + std::ptrdiff_t(c) * k, k);
+            return 128 * ua * col + 128 * 128 * std::int64_t{ua * ub} * k;
+          },
+          2 * s8_products_bound(k), table);
+    }
+    void multiply(const TA* a_mat, TOut* o, std::int64_t) {
+      detail::product_atom<TA, TOut, decltype(row_sums)> atom{d.n, d.k, a_mat, bt, acc, rows_s8, o, row};
+      algorithm::gemm_row_blocks(d.m, atom);
+    }
+  } atom{d, bt, table, acc, rows_s8, plan, row_sums, rq};
+  algorithm::matmul_batches(d, a, b, out, atom);
 }
 
 }  // namespace tessera::kernels::arm_mve

@@ -11,7 +11,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <tessera/core/window.hpp>
+#include <tessera/kernels/algorithm/scratch.hpp>
 #include <tessera/kernels/common/micro_tile.hpp>
+#include <tessera/kernels/concepts.hpp>
 #include <tessera/kernels/common/requant_epilogue.hpp>
 #include <tessera/kernels/reference/traits.hpp>
 
@@ -25,7 +28,6 @@ inline constexpr int tile_rows = 3;
 inline constexpr int tile_cols = 2;
 /// The single-row micro-kernel (Gemm with one activation row): 1 row x 4 columns.
 inline constexpr int row_tile_cols = 4;
-inline constexpr std::size_t align_slack = 15;
 
 constexpr std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
 constexpr std::size_t at_least_1(int x) { return x > 0 ? std::size_t(x) : 1; }
@@ -43,22 +45,8 @@ constexpr std::size_t requant_table_bytes(int channels) { return (at_least_1(cha
 /// columns (both micro-kernels store whole column tiles).
 constexpr std::size_t block_acc_bytes(int cols) { return tile_rows * round_up(at_least_1(cols), 4) * 4; }
 
-/// A scratch area carved into consecutive 16-byte aligned parts.
-struct scratch_parts {
-  std::size_t offset[4]{};
-  std::size_t total = 0;
-};
-constexpr scratch_parts carve(std::size_t a, std::size_t b = 0, std::size_t c = 0, std::size_t d = 0) {
-  scratch_parts p;
-  const std::size_t sizes[4] = {a, b, c, d};
-  std::size_t at = 0;
-  for (int i = 0; i < 4; ++i) {
-    p.offset[i] = at;
-    at += round_up(sizes[i], 16);
-  }
-  p.total = at + align_slack;
-  return p;
-}
+/// Scratch starts and parts are aligned to 16 bytes (one vector), carved by algorithm/scratch.hpp.
+inline constexpr scratch_alignment scratch_align{16, 16};
 
 /// conv2d: requantization table | block accumulators | im2col rows (tile_rows x K bytes; uint8
 /// inputs go through them even for 1x1 kernels, as x - 128).
@@ -66,16 +54,16 @@ constexpr scratch_parts carve(std::size_t a, std::size_t b = 0, std::size_t c = 
 constexpr std::size_t conv2d_reduction(const reference::conv2d_dims& d) {
   return std::size_t(d.kernel_h) * d.kernel_w * (d.in_c / (d.groups > 0 ? d.groups : 1));
 }
-constexpr scratch_parts conv2d_scratch(const reference::conv2d_dims& d) {
-  return carve(requant_table_bytes(d.out_c), block_acc_bytes(d.out_c), tile_rows * conv2d_reduction(d));
+constexpr auto conv2d_scratch(const reference::conv2d_dims& d) {
+  return carve(scratch_align, requant_table_bytes(d.out_c), block_acc_bytes(d.out_c), tile_rows * conv2d_reduction(d));
 }
 
 /// depthwise_hwc: table | weights as int16 [tap][channel] (channels padded to 8) | one pixel's
 /// accumulators (channels padded to 8, int32).
 constexpr std::size_t depthwise_taps(const reference::conv2d_dims& d) { return std::size_t(d.kernel_h) * d.kernel_w; }
-constexpr scratch_parts depthwise_hwc_scratch(const reference::conv2d_dims& d) {
+constexpr auto depthwise_hwc_scratch(const reference::conv2d_dims& d) {
   const std::size_t c8 = round_up(at_least_1(d.out_c), 8);
-  return carve(requant_table_bytes(d.out_c), depthwise_taps(d) * c8 * 2, c8 * 4);
+  return carve(scratch_align, requant_table_bytes(d.out_c), depthwise_taps(d) * c8 * 2, c8 * 4);
 }
 
 /// depthwise_chw (DORY's variant): table | one channel's input plane, padded, in CHW order |
@@ -84,8 +72,9 @@ constexpr scratch_parts depthwise_hwc_scratch(const reference::conv2d_dims& d) {
 /// The output is computed in vertical strips of `depthwise_chw_strip_width` columns, narrow
 /// enough for a chunk's window offsets, 3 pixels ahead, to fit the 8-bit gather offsets; the
 /// plane covers one strip (every row a tap reaches, every column of the strip's windows).
-/// Kernels wider than 16 taps run the HWC algorithm (see depthwise_chw.hpp), whose scratch is
-/// then returned.
+/// Kernels wider than 16 taps run the HWC algorithm (see depthwise_chw.hpp) with its scratch
+/// (family_traits::depthwise_chw_scratch_bytes reserves that one); this layout is only valid
+/// when depthwise_chw_window_fits.
 /// Example: 3x3 s1 p1, 24x24x64: 768 + 688 + 2304 + 80 + 15 = 3855 bytes.
 /// Kernel rows per chunk of at most 16 taps (0 when one kernel row is wider than 16).
 constexpr int depthwise_chw_chunk_rows(const reference::conv2d_dims& d) {
@@ -112,29 +101,28 @@ constexpr int depthwise_chw_strip_width(const reference::conv2d_dims& d) {
 }
 constexpr bool depthwise_chw_window_fits(const reference::conv2d_dims& d) { return depthwise_chw_strip_width(d) > 0; }
 constexpr int depthwise_chw_rows(const reference::conv2d_dims& d) {
-  return (d.out_h - 1) * d.stride_h + (d.kernel_h - 1) * d.dilation_h + 1;
+  return window::span(d.out_h, d.stride_h, d.kernel_h, d.dilation_h);
 }
 constexpr int depthwise_chw_pitch(const reference::conv2d_dims& d) {
-  return (depthwise_chw_strip_width(d) - 1) * d.stride_w + (d.kernel_w - 1) * d.dilation_w + 1;
+  return window::span(depthwise_chw_strip_width(d), d.stride_w, d.kernel_w, d.dilation_w);
 }
 constexpr std::size_t depthwise_chw_plane_bytes(const reference::conv2d_dims& d) {
   return std::size_t(depthwise_chw_rows(d)) * depthwise_chw_pitch(d);
 }
-constexpr scratch_parts depthwise_chw_scratch(const reference::conv2d_dims& d) {
-  if (!depthwise_chw_window_fits(d)) return depthwise_hwc_scratch(d);
-  return carve(requant_table_bytes(d.out_c), depthwise_chw_plane_bytes(d),
+constexpr auto depthwise_chw_scratch(const reference::conv2d_dims& d) {
+  return carve(scratch_align, requant_table_bytes(d.out_c), depthwise_chw_plane_bytes(d),
                std::size_t(d.out_h) * round_up(std::size_t(depthwise_chw_strip_width(d)), 4) * 4,
                80 * std::size_t(depthwise_chw_chunks(d)));
 }
 
 /// gemm: table | block accumulators | tile_rows activation rows as int8 (uint8 inputs only).
-constexpr scratch_parts gemm_scratch(const reference::gemm_dims& d) {
-  return carve(requant_table_bytes(d.n), block_acc_bytes(d.n), tile_rows * at_least_1(d.k));
+constexpr auto gemm_scratch(const reference::gemm_dims& d) {
+  return carve(scratch_align, requant_table_bytes(d.n), block_acc_bytes(d.n), tile_rows * at_least_1(d.k));
 }
 
 /// matmul: table | block accumulators | B transposed to [n][k] int8 | tile_rows rows of A as int8.
-constexpr scratch_parts matmul_scratch(const reference::matmul_dims& d) {
-  return carve(requant_table_bytes(d.n), block_acc_bytes(d.n), at_least_1(d.n) * at_least_1(d.k),
+constexpr auto matmul_scratch(const reference::matmul_dims& d) {
+  return carve(scratch_align, requant_table_bytes(d.n), block_acc_bytes(d.n), at_least_1(d.n) * at_least_1(d.k),
                tile_rows * at_least_1(d.k));
 }
 
@@ -142,8 +130,8 @@ constexpr scratch_parts matmul_scratch(const reference::matmul_dims& d) {
 constexpr int binary_channels(const reference::binary_dims& d) {
   return d.rank >= 1 ? d.out[std::size_t(d.rank - 1)] : 1;
 }
-constexpr scratch_parts binary_scratch(const reference::binary_dims& d) {
-  return carve(requant_table_bytes(binary_channels(d)), round_up(at_least_1(binary_channels(d)), 4) * 4);
+constexpr auto binary_scratch(const reference::binary_dims& d) {
+  return carve(scratch_align, requant_table_bytes(binary_channels(d)), round_up(at_least_1(binary_channels(d)), 4) * 4);
 }
 
 /// Add/Sub layouts the kernel runs: A contiguous; B contiguous or one row of the innermost axis
@@ -201,7 +189,9 @@ struct family_traits<kernel_family::arm_mve> {
     return arm_mve::depthwise_hwc_scratch(d).total;
   }
   static constexpr std::size_t depthwise_chw_scratch_bytes(const reference::conv2d_dims& d) {
-    return arm_mve::depthwise_chw_scratch(d).total;
+    // Windows that do not fit the CHW scheme run the HWC kernel (depthwise_chw.hpp).
+    return arm_mve::depthwise_chw_window_fits(d) ? arm_mve::depthwise_chw_scratch(d).total
+                                                 : arm_mve::depthwise_hwc_scratch(d).total;
   }
   static constexpr bool depthwise_prefers_chw(const reference::conv2d_dims& d) {
     return arm_mve::depthwise_prefers_chw(d);
@@ -245,3 +235,6 @@ struct family_traits<kernel_family::arm_mve> {
 };
 
 }  // namespace tessera::kernels
+
+static_assert(tessera::kernels::family_traits_complete<tessera::kernels::family_traits<tessera::kernels::kernel_family::arm_mve>>,
+              "family_traits<arm_mve> lacks a member every family declares (kernels/concepts.hpp)");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tessera/kernels/common/micro_tile.hpp>
+#include <tessera/kernels/concepts.hpp>
 
 namespace tessera::kernels {
 
@@ -97,3 +98,9 @@ struct family_kernels<kernel_family::reference> {
 };
 
 }  // namespace tessera::kernels
+
+static_assert(tessera::kernels::family_traits_complete<tessera::kernels::family_traits<tessera::kernels::kernel_family::reference>>,
+              "family_traits<reference> lacks a member every family declares (kernels/concepts.hpp)");
+
+static_assert(tessera::kernels::family_kernels_complete<tessera::kernels::family_kernels<tessera::kernels::kernel_family::reference>>,
+              "family_kernels<reference> lacks a kernel of the family interface (kernels/concepts.hpp)");

@@ -20,7 +20,7 @@
 namespace tessera::kernels::x86 {
 
 /// Depthwise convolution (groups == in_c == out_c, kernel_h*kernel_w <= max_depthwise_taps),
-/// same tensors as depthwise_hwc; scratch: depthwise_chw_scratch_bytes(d) bytes, any alignment.
+/// same tensors as depthwise_hwc; scratch: depthwise_chw_scratch(d).total bytes, any alignment.
 template <class TIn, class TW, class TOut>
 void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const TW* weights, const std::int32_t* bias,
                    const requant_params& rq, TOut* output, void* scratch) {
@@ -33,7 +33,7 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const TW* 
   const int rows = depthwise_chw_rows(d);
   const int row_len = depthwise_chw_row_length(d);
   const int phases = d.stride_w;
-  auto* plane = static_cast<std::int16_t*>(scratch);
+  auto* plane = depthwise_chw_scratch(d).part<std::int16_t>(scratch, 0);
 
   // Offset of each tap's first element (output pixel 0, 0) in the plane; the odd last tap's
   // partner repeats it with weight 0.

@@ -23,7 +23,7 @@ namespace tessera::kernels::x86 {
 /// - weights: [C][kernel_h][kernel_w][1], 8-bit
 /// - bias:    [C] int32 or nullptr
 /// - output:  NHWC [batch][out_h][out_w][C], int32 or requantized (as reference::conv2d)
-/// - scratch: depthwise_hwc_scratch_bytes(d) bytes, any alignment
+/// - scratch: depthwise_hwc_scratch(d).total bytes, any alignment
 template <class TIn, class TW, class TOut>
 void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const TW* weights, const std::int32_t* bias,
                    const requant_params& rq, TOut* output, void* scratch) {
@@ -37,9 +37,10 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const TW* 
   const std::size_t padded_channels = round_up(std::size_t(channels), channel_pad);
 
   // Scratch: [zero row: padded_channels bytes][weights: pairs x blocks x {lo, hi} vectors].
-  auto* zero_row = static_cast<TIn*>(scratch);
+  const auto layout = depthwise_hwc_scratch(d);
+  auto* zero_row = layout.part<TIn>(scratch, 0);
   for (std::size_t c = 0; c < padded_channels; ++c) zero_row[c] = 0;
-  auto* wv = reinterpret_cast<unsigned char*>(scratch) + padded_channels;
+  auto* wv = layout.part<unsigned char>(scratch, 1);
   auto weight_vec = [&](int p, int b, int part) { return wv + ((std::size_t(p) * blocks + b) * 2 + part) * ax::wide_bytes; };
   for (int p = 0; p < pairs; ++p) {
     for (int b = 0; b < blocks; ++b) {
@@ -61,7 +62,8 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const TW* 
   for (int t = 0; t < taps; ++t) {
     tap_offset[t] = (std::int64_t(t / d.kernel_w) * d.dilation_h * d.in_w + (t % d.kernel_w) * d.dilation_w) * channels;
   }
-  const int window_h = (d.kernel_h - 1) * d.dilation_h + 1, window_w = (d.kernel_w - 1) * d.dilation_w + 1;
+  const auto interior_x = window::interior_outputs(d.out_w, d.stride_w, d.pad_left, d.kernel_w, d.dilation_w, d.in_w);
+  const auto interior_y = window::interior_outputs(d.out_h, d.stride_h, d.pad_top, d.kernel_h, d.dilation_h, d.in_h);
 
   const epilogue<TOut> ep(rq, 0, channels);
   const TIn* tap[max_depthwise_taps + 1];
@@ -94,11 +96,11 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const TW* 
   for (int n = 0; n < d.batch; ++n) {
     const TIn* image = input + std::int64_t(n) * d.in_h * d.in_w * channels;
     for (int y = 0; y < d.out_h; ++y) {
-      const int iy0 = y * d.stride_h - d.pad_top;
-      const bool rows_inside = iy0 >= 0 && iy0 + window_h <= d.in_h;
+      const int iy0 = window::origin(y, d.stride_h, d.pad_top);
+      const bool rows_inside = y >= interior_y.begin && y < interior_y.end;
       for (int x = 0; x < d.out_w; ++x) {
-        const int ix0 = x * d.stride_w - d.pad_left;
-        if (rows_inside && ix0 >= 0 && ix0 + window_w <= d.in_w) {
+        const int ix0 = window::origin(x, d.stride_w, d.pad_left);
+        if (rows_inside && x >= interior_x.begin && x < interior_x.end) {
           const TIn* base = image + (std::int64_t(iy0) * d.in_w + ix0) * channels;
           for (int t = 0; t < taps; ++t) tap[t] = base + tap_offset[t];
         } else {

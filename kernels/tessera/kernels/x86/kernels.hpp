@@ -1,8 +1,14 @@
 // The x86 family's kernels (SSE4.1, AVX2 paths where the compiler targets them) under the
-// family interface: same names and signatures as the reference kernels. Only included where
-// SSE4.1 is available (dispatch.hpp); family_traits<x86> (traits.hpp) says what they accept.
+// family interface: same names and signatures as the reference kernels. Compiles to nothing
+// where SSE4.1 is not available (available.hpp); family_traits<x86> (traits.hpp) says what they
+// accept.
 #pragma once
 
+#include <tessera/kernels/x86/available.hpp>
+
+#if TESSERA_KERNELS_X86  // the whole header: the kernels need the instruction set
+
+#include <tessera/kernels/concepts.hpp>
 #include <tessera/kernels/reference/traits.hpp>
 #include <tessera/kernels/x86/average_pool2d_hwc.hpp>
 #include <tessera/kernels/x86/binary_rows.hpp>
@@ -60,3 +66,8 @@ struct family_kernels<kernel_family::x86> {
 };
 
 }  // namespace tessera::kernels
+
+static_assert(tessera::kernels::family_kernels_complete<tessera::kernels::family_kernels<tessera::kernels::kernel_family::x86>>,
+              "family_kernels<x86> lacks a kernel of the family interface (kernels/concepts.hpp)");
+
+#endif  // TESSERA_KERNELS_X86

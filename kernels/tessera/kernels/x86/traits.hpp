@@ -9,7 +9,10 @@
 #include <cstddef>
 #include <type_traits>
 
+#include <tessera/core/window.hpp>
+#include <tessera/kernels/algorithm/scratch.hpp>
 #include <tessera/kernels/common/micro_tile.hpp>
+#include <tessera/kernels/concepts.hpp>
 #include <tessera/kernels/reference/traits.hpp>
 
 namespace tessera::kernels::x86 {
@@ -40,27 +43,34 @@ inline constexpr bool is_output_int =
 /// extents: the ops size a tile's scratch without its border padding.
 constexpr bool conv2d_is_pointwise(const reference::conv2d_dims& d) { return d.kernel_h == 1 && d.kernel_w == 1; }
 
-/// conv2d: `tile_pixels` im2col rows of kernel_h*kernel_w*in_c int16, padded to `k_pad`;
-/// none for a pointwise convolution. Example: 3x3x16 -> 2 * 144 * 2 = 576 bytes.
-constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
-  if (conv2d_is_pointwise(d)) return 0;
-  const std::size_t k = std::size_t(d.kernel_h) * d.kernel_w * (d.in_c / d.groups);
-  return tile_pixels * round_up(k, k_pad) * 2;
+/// The x86 kernels read their scratch with unaligned loads: any start, parts back to back.
+inline constexpr scratch_alignment scratch_align{1, 1};
+
+/// The int16 length of one im2col row: kernel_h*kernel_w*in_c padded to `k_pad`.
+constexpr int conv2d_row_length(const reference::conv2d_dims& d) {
+  const std::size_t k = std::size_t(d.kernel_h) * d.kernel_w * (d.in_c / (d.groups > 0 ? d.groups : 1));
+  return static_cast<int>(round_up(k, k_pad));
 }
 
-/// depthwise_hwc: a zero row of channels (the input of taps in the padding) and the int16
+/// conv2d: `tile_pixels` im2col rows; nothing for a pointwise convolution.
+/// Example: 3x3x16 -> 2 * 144 * 2 = 576 bytes.
+constexpr auto conv2d_scratch(const reference::conv2d_dims& d) {
+  return carve(scratch_align, conv2d_is_pointwise(d) ? 0 : tile_pixels * std::size_t(conv2d_row_length(d)) * 2);
+}
+
+/// depthwise_hwc: a zero row of channels (the input of taps in the padding) | the int16
 /// weights, interleaved by tap pairs: (ceil(taps/2) * 2) * channels int16.
 /// Example: 3x3, 64 channels -> 64 + 10 * 64 * 2 = 1344 bytes.
-constexpr std::size_t depthwise_hwc_scratch_bytes(const reference::conv2d_dims& d) {
+constexpr auto depthwise_hwc_scratch(const reference::conv2d_dims& d) {
   const std::size_t c = round_up(std::size_t(d.in_c), channel_pad);
   const std::size_t taps = std::size_t(d.kernel_h) * d.kernel_w;
-  return c + round_up(taps, 2) * c * 2;
+  return carve(scratch_align, c, round_up(taps, 2) * c * 2);
 }
 
 /// Padded input rows the CHW variant needs, and their int16 length per stride phase (column
 /// x*stride + p of the padded row is element x of phase p, so strided taps read contiguously).
 constexpr int depthwise_chw_rows(const reference::conv2d_dims& d) {
-  return (d.out_h - 1) * d.stride_h + (d.kernel_h - 1) * d.dilation_h + 1;
+  return window::span(d.out_h, d.stride_h, d.kernel_h, d.dilation_h);
 }
 constexpr int depthwise_chw_row_length(const reference::conv2d_dims& d) {
   return static_cast<int>(round_up(std::size_t(d.out_w), column_pad)) + (d.kernel_w - 1) * d.dilation_w / d.stride_w;
@@ -68,8 +78,8 @@ constexpr int depthwise_chw_row_length(const reference::conv2d_dims& d) {
 
 /// depthwise_chw: one channel's padded plane as int16, split by column phase.
 /// Example: 3x3 stride 1 pad 1 on 24x24 -> 26 rows * (32 + 2) * 2 = 1768 bytes.
-constexpr std::size_t depthwise_chw_scratch_bytes(const reference::conv2d_dims& d) {
-  return std::size_t(d.stride_w) * depthwise_chw_rows(d) * depthwise_chw_row_length(d) * 2;
+constexpr auto depthwise_chw_scratch(const reference::conv2d_dims& d) {
+  return carve(scratch_align, std::size_t(d.stride_w) * depthwise_chw_rows(d) * depthwise_chw_row_length(d) * 2);
 }
 
 /// The HWC variant vectorizes over channels, the CHW variant over output columns. Measured on
@@ -83,7 +93,7 @@ constexpr bool depthwise_prefers_chw(const reference::conv2d_dims& d) {
 
 /// matmul: B transposed to [n][k] (same element type) so that each output column is a dot
 /// product of two contiguous rows.
-constexpr std::size_t matmul_scratch_bytes(const reference::matmul_dims& d) { return std::size_t(d.n) * d.k; }
+constexpr auto matmul_scratch(const reference::matmul_dims& d) { return carve(scratch_align, std::size_t(d.n) * d.k); }
 
 }  // namespace tessera::kernels::x86
 
@@ -110,7 +120,7 @@ struct family_traits<kernel_family::x86> {
     return x86::is_8bit_int<TIn> && x86::is_8bit_int<TW> && x86::is_output_int<TOut> && d.groups == 1;
   }
   static constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
-    return x86::conv2d_scratch_bytes(d);
+    return x86::conv2d_scratch(d).total;
   }
 
   template <class TIn, class TW, class TOut>
@@ -119,10 +129,10 @@ struct family_traits<kernel_family::x86> {
            d.out_c == d.in_c && d.kernel_h * d.kernel_w <= x86::max_depthwise_taps;
   }
   static constexpr std::size_t depthwise_hwc_scratch_bytes(const reference::conv2d_dims& d) {
-    return x86::depthwise_hwc_scratch_bytes(d);
+    return x86::depthwise_hwc_scratch(d).total;
   }
   static constexpr std::size_t depthwise_chw_scratch_bytes(const reference::conv2d_dims& d) {
-    return x86::depthwise_chw_scratch_bytes(d);
+    return x86::depthwise_chw_scratch(d).total;
   }
   static constexpr bool depthwise_prefers_chw(const reference::conv2d_dims& d) { return x86::depthwise_prefers_chw(d); }
 
@@ -137,7 +147,7 @@ struct family_traits<kernel_family::x86> {
     return x86::is_8bit_int<TA> && x86::is_8bit_int<TB> && x86::is_output_int<TOut>;
   }
   static constexpr std::size_t matmul_scratch_bytes(const reference::matmul_dims& d) {
-    return x86::matmul_scratch_bytes(d);
+    return x86::matmul_scratch(d).total;
   }
 
   /// Add and Sub without offsets, any layout: rows whose inner stride is 1 (A) and 1 or 0 (B)
@@ -159,3 +169,6 @@ struct family_traits<kernel_family::x86> {
 };
 
 }  // namespace tessera::kernels
+
+static_assert(tessera::kernels::family_traits_complete<tessera::kernels::family_traits<tessera::kernels::kernel_family::x86>>,
+              "family_traits<x86> lacks a member every family declares (kernels/concepts.hpp)");

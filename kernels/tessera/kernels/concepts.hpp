@@ -1,0 +1,65 @@
+// What a kernel family must provide, as concepts with readable failures.
+//
+// A family is two specializations: `family_traits<F>` (plain constexpr data that compiles on every
+// host: micro-tiles, which cases each kernel takes, scratch sizes) and `family_kernels<F>` (the
+// kernels, only where the instruction set is available). Each family's headers check their own
+// specializations against these concepts, so a new family that forgets a member fails at its
+// own header with the name of the missing requirement, not deep inside an op.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/core/requant.hpp>
+#include <tessera/kernels/common/micro_tile.hpp>
+
+namespace tessera::kernels {
+
+/// The traits every family declares (checked with 8-bit types; the members are templates over
+/// the element types).
+template <class T>
+concept family_traits_complete =
+    requires(const reference::conv2d_dims& conv, const reference::gemm_dims& gemm, const reference::matmul_dims& mm,
+             const reference::binary_dims& bin, const reference::pool2d_dims& pool, const requant_params& rq) {
+      { T::conv_tile } -> std::convertible_to<micro_tile>;
+      { T::depthwise_tile } -> std::convertible_to<micro_tile>;
+      { T::gemm_tile } -> std::convertible_to<micro_tile>;
+      { T::template conv2d_accepts<std::int8_t, std::int8_t, std::int8_t>(conv, rq) } -> std::same_as<bool>;
+      { T::conv2d_scratch_bytes(conv) } -> std::convertible_to<std::size_t>;
+      { T::template depthwise_accepts<std::int8_t, std::int8_t, std::int8_t>(conv, rq) } -> std::same_as<bool>;
+      { T::depthwise_hwc_scratch_bytes(conv) } -> std::convertible_to<std::size_t>;
+      { T::depthwise_chw_scratch_bytes(conv) } -> std::convertible_to<std::size_t>;
+      { T::depthwise_prefers_chw(conv) } -> std::same_as<bool>;
+      { T::template gemm_accepts<std::int8_t, std::int8_t, std::int8_t>(gemm, rq) } -> std::same_as<bool>;
+      { T::gemm_scratch_bytes(gemm) } -> std::convertible_to<std::size_t>;
+      { T::template matmul_accepts<std::int8_t, std::int8_t, std::int8_t>(mm, rq) } -> std::same_as<bool>;
+      { T::matmul_scratch_bytes(mm) } -> std::convertible_to<std::size_t>;
+      {
+        T::template binary_accepts<std::int8_t, std::int8_t, std::int8_t>(reference::binary_op::add, bin, rq)
+      } -> std::same_as<bool>;
+      { T::binary_scratch_bytes(bin) } -> std::convertible_to<std::size_t>;
+      { T::template max_pool_accepts<std::int8_t>(pool) } -> std::same_as<bool>;
+      { T::template average_pool_accepts<std::int8_t>(pool, true) } -> std::same_as<bool>;
+      { T::max_pool2d_scratch_bytes(pool) } -> std::convertible_to<std::size_t>;
+      { T::average_pool2d_scratch_bytes(pool) } -> std::convertible_to<std::size_t>;
+    };
+
+/// The kernels a runnable family implements, with the reference kernels' names and signatures
+/// (checked for int8 activations, weights and outputs).
+template <class K>
+concept family_kernels_complete =
+    requires(const reference::conv2d_dims& conv, const reference::gemm_dims& gemm, const reference::matmul_dims& mm,
+             const reference::binary_dims& bin, const reference::pool2d_dims& pool, const requant_params& rq,
+             const std::int8_t* in, const std::int32_t* bias, std::int8_t* out, void* scratch) {
+      K::conv2d(conv, in, in, bias, rq, out, scratch);
+      K::depthwise_hwc(conv, in, in, bias, rq, out, scratch);
+      K::depthwise_chw(conv, in, in, bias, rq, out, scratch);
+      K::gemm(gemm, in, in, bias, rq, out, scratch);
+      K::matmul(mm, in, in, rq, out, scratch);
+      K::binary(reference::binary_op::add, bin, in, in, rq, out, scratch);
+      K::max_pool2d(pool, in, out, scratch);
+      K::average_pool2d(pool, true, in, out, scratch);
+    };
+
+}  // namespace tessera::kernels
