@@ -43,6 +43,7 @@ struct job {
 // Written by hart 0 only.
 job current;
 volatile std::uint32_t generation = 0;
+volatile std::uint32_t turn = 0;  ///< profile: the one hart that may run its call now
 // Written by worker h only (index h).
 volatile std::uint32_t online[max_harts];
 volatile std::uint32_t done[max_harts];
@@ -68,7 +69,7 @@ void run_measured(const job& j, int core) {
   const std::uint64_t start = tessera::qemu::instret();
   j.fn(j.ctx, core);
   const std::uint64_t spent = tessera::qemu::instret() - start;
-  j.profile->counts[j.slot * max_harts + core] += spent;
+  if (j.slot >= 0 && j.slot < j.profile->slots) j.profile->counts[j.slot * max_harts + core] += spent;
 }
 
 }  // namespace
@@ -95,6 +96,9 @@ extern "C" [[noreturn]] void tessera_qemu_worker_start() {
     const job j = current;
     if (self < j.cores) {
       if (j.profile != nullptr) {
+        // Woken only at its turn under QEMU; the check keeps the count exact even if a hart
+        // saw the new generation early.
+        sleep_until(self, [&] { return turn == static_cast<std::uint32_t>(self); });
         run_measured(j, self);
       } else {
         j.fn(j.ctx, self);
@@ -145,6 +149,7 @@ void fork_join(int cores, void (*fn)(void*, int), void* ctx, hart_profile* profi
     std::exit(125);
   }
   current = job{fn, ctx, cores, profile, slot};
+  turn = 0;
   fence();
   generation = generation + 1;
   const std::uint32_t g = generation;
@@ -152,6 +157,7 @@ void fork_join(int cores, void (*fn)(void*, int), void* ctx, hart_profile* profi
     // One hart at a time: hart 0 first, then each worker, woken in turn while hart 0 sleeps.
     run_measured(current, 0);
     for (int h = 1; h < cores; ++h) {
+      turn = static_cast<std::uint32_t>(h);
       wake(h);
       sleep_until(0, [&] { return done[h] == g; });
     }

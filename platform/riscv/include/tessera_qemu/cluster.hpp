@@ -7,6 +7,8 @@
 // tessera_qemu/harts.hpp): `profile.counts[layer * max_harts + hart]`.
 #pragma once
 
+#include <cstddef>
+
 #include <tessera_qemu/harts.hpp>
 
 namespace tessera::qemu {
@@ -23,15 +25,16 @@ struct hart_team {
   }
 };
 
-/// Where a firmware keeps a target's memory levels: `l1` in the linker script's .tessera_l1
-/// section and `l2` in .tessera_l2 (the CLUSTER region of ld/virt.ld, apart from the rest of RAM),
-/// each exactly the preset's capacity (levels[0].bytes, levels[1].bytes). Define one per target
-/// in a .cpp file:
+// Where a firmware keeps a target's memory levels: `l1` in the linker script's .tessera_l1
+// section and `l2` in .tessera_l2 (the CLUSTER region of ld/virt.ld, apart from the rest of
+// RAM), each exactly the preset's capacity (levels[0].bytes, levels[1].bytes). Used once per
+// target at namespace scope in a .cpp file:
 //
-//   TESSERA_QEMU_CLUSTER_MEMORY(gap8_memory, tessera::targets::gap8);
+//   TESSERA_QEMU_CLUSTER_MEMORY(gap8_memory, tessera::targets::gap8)
 //   ... run::run(team, gap8_memory::l2, gap8_memory::l1, ...)
 //
-/// The executor's l1_bytes/l2_bytes must fit (checked with static_assert by the caller).
+// The executor's l1_bytes and l2_bytes must fit (the caller static_asserts it, as
+// tests/qemu_corpus/corpus_cluster.cpp.in does).
 #define TESSERA_QEMU_CLUSTER_MEMORY(NAME, DESC)                                                     \
   namespace NAME {                                                                                 \
   inline constexpr std::size_t l1_capacity = (DESC).levels[0].bytes;                               \

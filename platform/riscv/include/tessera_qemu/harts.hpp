@@ -20,8 +20,8 @@
 // machine for up to 2^31 instructions.
 //
 // Instruction counts: minstret counts the machine's instructions (every hart's), so the profile
-// (fork_join with a `hart_profile`) wakes one hart at a time while the others sleep; each
-// hart's share is then exact. The results are the same either way: the harts write disjoint
+// (fork_join with a `hart_profile`) wakes one hart at a time (hart 0 writes `turn` = h, then
+// wakes h, then sleeps until done[h]) while the others sleep; each hart's share is then exact. The results are the same either way: the harts write disjoint
 // outputs.
 #pragma once
 
