@@ -1,12 +1,13 @@
 #!/bin/sh
 # The whole test suite: installs what is missing, configures, builds and runs ctest on the host,
-# then cross-builds the firmware for each Cortex-M preset and runs it under QEMU.
+# then cross-builds the firmware for each Cortex-M and RISC-V preset and runs it under QEMU.
 #   scripts/test.sh [build-dir]      (default: build)
 # The host build goes to <build-dir>, the cross builds to <build-dir>-<preset> (the folders
 # scripts/bench-qemu.sh uses too), with the corpus models the host build converted
 # (<build-dir>/qemu_models). Every suite runs even when an earlier one fails; the exit status
 # says whether all passed. Environment: TESSERA_JOBS parallel jobs (default: nproc);
-# TESSERA_CROSS_PRESETS the presets to run (default: "cortex-m4 cortex-m7 cortex-m55"; "" for none).
+# TESSERA_CROSS_PRESETS the presets to run (default: "cortex-m4 cortex-m7 cortex-m55 riscv32
+# riscv32-v"; "" for none).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$root/build"}
@@ -21,7 +22,7 @@ ctest --test-dir "$build" --output-on-failure --parallel "$jobs" || failed="$fai
 
 # Firmware under QEMU (CMakePresets.json; tests/qemu, tests/qemu_corpus, benchmarks/qemu).
 cd "$root"
-for preset in ${TESSERA_CROSS_PRESETS-cortex-m4 cortex-m7 cortex-m55}; do
+for preset in ${TESSERA_CROSS_PRESETS-cortex-m4 cortex-m7 cortex-m55 riscv32 riscv32-v}; do
   if cmake --preset "$preset" -B "$build-$preset" -DTESSERA_QEMU_MODELS_DIR="$build/qemu_models" &&
      cmake --build "$build-$preset" --parallel "$jobs"; then
     ctest --test-dir "$build-$preset" --output-on-failure --parallel "$jobs" || failed="$failed $preset"

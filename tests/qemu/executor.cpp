@@ -1,8 +1,10 @@
 // The executors on the core: the hand-written networks of tests/support/tiny_networks.hpp run
 // with the family the compiler targets (arm_dsp / arm_mve, reference where a family declines a
 // layer), flat and tiled (the smallest L1 the planner allows, so every layer is cut into tiles,
-// and the STM32H7 preset), bit-exact with the flat executor on the reference kernels; and the
-// reference outputs equal the host's (a checksum computed on x86-64, see `host_checksum`).
+// and the STM32H7 preset; the smallest-L1 plan also with every tile's rows split over eight
+// emulated cores, tessera::serial_team<8>), bit-exact with the flat executor on the reference
+// kernels; and the reference outputs equal the host's (a checksum computed on x86-64, see
+// `host_checksum`).
 //
 // Builds on the host too (`g++ -std=c++20 -DTESSERA_QEMU_HOST -Iinclude -Ikernels
 // tests/qemu/executor.cpp`), which prints the checksum of the host's reference outputs.
@@ -95,10 +97,15 @@ void check_network(const char* name, checksum& sum) {
     compare(name, "tiled (smallest L1)", trial, expected.data(), actual.data(), sizeof(actual));
 
     actual.fill(Output{-1});
+    tessera::serial_team<8> eight;
+    tiled_small::run(eight, small_l2, small_l1_buffer, {input.data()}, {actual.data()}, dma);
+    compare(name, "tiled (smallest L1, rows split over 8 cores)", trial, expected.data(), actual.data(), sizeof(actual));
+
+    actual.fill(Output{-1});
     tiled_h7::run(h7_l2, h7_l1, {input.data()}, {actual.data()}, dma);
     compare(name, "tiled (stm32h7)", trial, expected.data(), actual.data(), sizeof(actual));
   }
-  std::printf("%-8s %d trials: flat and tiled (L1 %u bytes, stm32h7) %s family vs reference\n", name, trials,
+  std::printf("%-8s %d trials: flat and tiled (L1 %u bytes on 1 and 8 cores, stm32h7) %s family vs reference\n", name, trials,
               static_cast<unsigned>(l1_min), tessera::kernels::family_name(native));
 }
 

@@ -6,7 +6,11 @@
 int main() {
 #if defined(TESSERA_QEMU_TEST_FAULT)
   std::printf("executing an undefined instruction\n");
+#if defined(__riscv)
+  asm volatile("unimp");  // illegal instruction (mcause 2): exit status 130
+#else
   asm volatile("udf #0");  // UsageFault, escalated to HardFault (3): exit status 131
+#endif
   std::printf("still running after the fault\n");
   return 0;
 #else

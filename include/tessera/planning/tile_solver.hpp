@@ -4,7 +4,7 @@
 // DORY's objective (dory_l1; DORY eq. 7), maximise
 //     alpha * L1 bytes used
 //   + beta_ch  * tile channels                (HIDE_IM2COL)
-//   + beta_par * ((tile rows - 1) mod cores)  (PAR_BALANCE)
+//   + beta_par * ((tile rows - 1) mod cores)  (PAR_BALANCE: row_balance_term, planning/row_split.hpp)
 //   + beta_w   * ((tile cols - 1) mod micro_w)(MATMUL_W)
 //   + beta_c   * ((tile chans - 1) mod micro_c)(MATMUL_CH)
 // The latency objective (latency), minimise the modelled time of the layer (layer_cycles):
@@ -51,6 +51,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <tessera/planning/row_split.hpp>
 #include <tessera/planning/tile_geometry.hpp>
 #include <tessera/target/target.hpp>
 
@@ -156,7 +157,7 @@ constexpr tile_cost cost_of(const tile_problem& p, const tile_shape& t) {
 constexpr std::int64_t score_of(const tile_problem& p, const tile_shape& t, const tile_cost& c) {
   const tiling_weights& w = p.weights;
   const auto cap = static_cast<std::int64_t>(p.capacity);
-  const std::int64_t heuristics = w.per_channel * t.c + w.par_balance * ((t.h - 1) % p.cores) +
+  const std::int64_t heuristics = w.per_channel * t.c + w.par_balance * row_balance_term(t.h, p.cores) +
                                   w.micro_w * ((t.w - 1) % p.micro_w) + w.micro_c * ((t.c - 1) % p.micro_c);
   return w.memory * static_cast<std::int64_t>(c.total_bytes) + cap * heuristics;
 }

@@ -6,6 +6,7 @@
 //   alignas(16) static std::byte l1[run::l1_bytes];   // tile buffers
 //   tessera::dma::memcpy_policy dma;
 //   run::run(l2, l1, {input}, {output}, dma);         // run(l3, l2, l1, ...) when l3_bytes > 0
+//   run::run(team, l2, l1, {input}, {output}, dma);   // on a cluster: cores share each tile's rows
 //
 // The schedule is data computed by the compiler (`program`, schedule/emit.hpp): every DMA issue,
 // wait and tile compute in order. It is proven free of hazards at compile time
@@ -25,6 +26,7 @@
 #include <tessera/dma/policy.hpp>
 #include <tessera/dma/transfer.hpp>
 #include <tessera/planning/target_plan.hpp>
+#include <tessera/runtime/cluster.hpp>
 #include <tessera/runtime/executor.hpp>
 #include <tessera/schedule/emit.hpp>
 #include <tessera/schedule/hazard_check.hpp>
@@ -79,11 +81,28 @@ struct tiled_executor {
     run(nullptr, l2, l1, inputs, outputs, dma, observer);
   }
 
+  /// As above on a cluster (runtime/cluster.hpp): the team's cores share every tile by output
+  /// rows (row_band_of); hart/core 0 replays the program and issues the DMA transfers.
+  template <Team T, class Dma, class Observer = no_observer>
+  static void run(T& team, std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs, Dma& dma,
+                  Observer&& observer = {}) {
+    static_assert(l3_bytes == 0, "tiled_executor::run: this plan spills activations to L3: pass an L3 buffer");
+    replay<program>(memory{nullptr, l2, l1, &inputs, &outputs}, dma, observer, team);
+  }
+
+  /// The cluster run with an L3 buffer.
+  template <Team T, class Dma, class Observer = no_observer>
+  static void run(T& team, std::byte* l3, std::byte* l2, std::byte* l1, const inputs_t& inputs,
+                  const outputs_t& outputs, Dma& dma, Observer&& observer = {}) {
+    replay<program>(memory{l3, l2, l1, &inputs, &outputs}, dma, observer, team);
+  }
+
   /// As above, with `l3` (`l3_bytes`) holding the activations the plan spills to L3.
   template <dma::policy Dma, class Observer = no_observer>
   static void run(std::byte* l3, std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs,
                   Dma& dma, Observer&& observer = {}) {
-    replay<program>(memory{l3, l2, l1, &inputs, &outputs}, dma, observer);
+    single_core one;
+    replay<program>(memory{l3, l2, l1, &inputs, &outputs}, dma, observer, one);
   }
 
   /// Replays any step program over this plan (tests replay hand-altered programs through the
@@ -91,7 +110,8 @@ struct tiled_executor {
   template <auto const& Program, dma::policy Dma, class Observer = no_observer>
   static void replay(std::byte* l3, std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs,
                      Dma& dma, Observer&& observer = {}) {
-    replay<Program>(memory{l3, l2, l1, &inputs, &outputs}, dma, observer);
+    single_core one;
+    replay<Program>(memory{l3, l2, l1, &inputs, &outputs}, dma, observer, one);
   }
 
  private:
@@ -102,8 +122,8 @@ struct tiled_executor {
   };
   static constexpr std::size_t node_count = Net::node_count;
 
-  template <auto const& Program, class Dma, class Observer>
-  static void replay(const memory& m, Dma& dma, Observer& observer) {
+  template <auto const& Program, class Dma, class Observer, class T>
+  static void replay(const memory& m, Dma& dma, Observer& observer, T& team) {
     dma::handle handles[Program.handles > 0 ? Program.handles : 1]{};
     for (std::size_t index = 0; index < Program.steps.size(); ++index) {
       const schedule::step& s = Program.steps[index];
@@ -116,7 +136,7 @@ struct tiled_executor {
         case schedule::step_kind::wait:
           if (!(Options.skip_input_wait && s.role == schedule::transfer_role::input)) dma.wait(handles[s.handle]);
           break;
-        case schedule::step_kind::compute: computes<Dma>[s.layer](s, m, dma); break;
+        case schedule::step_kind::compute: computes<Dma, T>[s.layer](s, m, dma, team); break;
         case schedule::step_kind::done:
           for (int o = 0; o < Net::summary.nodes[s.layer].output_count; ++o) {
             const tensor_id t = Net::summary.nodes[s.layer].outputs[static_cast<std::size_t>(o)];
@@ -175,15 +195,19 @@ struct tiled_executor {
     return t;
   }
 
-  /// A compute step of layer `Node`: the whole layer on its L2 buffers, or one tile in L1.
-  template <class Node, class Dma>
-  static void compute(const schedule::step& s, const memory& m, Dma& dma) {
+  /// A compute step of layer `Node`: the whole layer on its L2 buffers (on core 0), or one tile
+  /// in L1, its output rows shared by the team's cores.
+  template <class Node, class Dma, class T>
+  static void compute(const schedule::step& s, const memory& m, Dma& dma, T& team) {
     if (s.tile < 0) {
       void* in[Node::inputs.size()];
       void* out[Node::outputs.size()];
       for (std::size_t i = 0; i < Node::inputs.size(); ++i) in[i] = locate(Node::inputs[i], m);
       for (std::size_t i = 0; i < Node::outputs.size(); ++i) out[i] = locate(Node::outputs[i], m);
-      Node::template run<Net::tensors, Target::desc.kernels>(in, out, m.l2 + plan.l2.scratch_offset[s.layer]);
+      auto whole = [&](int /*core*/) {
+        Node::template run<Net::tensors, Target::desc.kernels>(in, out, m.l2 + plan.l2.scratch_offset[s.layer]);
+      };
+      team.fork(static_cast<int>(s.layer), 1, whole);
       return;
     }
     if constexpr (requires { Node::template tile_geometry_of<Net::tensors>(); }) {
@@ -203,7 +227,19 @@ struct tiled_executor {
       const schedule::tile_position& p = b.at;
       args.n = p.n, args.y0 = p.y0, args.x0 = p.x0, args.c0 = p.c0, args.h = p.h, args.w = p.w, args.c = p.c;
       dma.declare_write(args.output, b.output.bytes);
-      Node::template run_tile<Net::tensors, Target::desc.kernels>(args);
+      // One scratch area is planned per tile: a kernel that needs one runs the tile on one core.
+      const int cores = b.scratch.bytes == 0 ? team.cores() : 1;
+      if (cores > 1 && p.h > 1) {
+        const int chunk = row_band_of(p.h, cores, 0).rows();
+        auto band = [&](int core) {
+          const row_band r = row_band_of(p.h, cores, core);
+          if (r.rows() > 0) Node::template run_tile<Net::tensors, Target::desc.kernels>(band_args(g, p, args, r));
+        };
+        team.fork(static_cast<int>(s.layer), (p.h + chunk - 1) / chunk, band);
+      } else {
+        auto whole = [&](int /*core*/) { Node::template run_tile<Net::tensors, Target::desc.kernels>(args); };
+        team.fork(static_cast<int>(s.layer), 1, whole);
+      }
       const auto outputs = static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) * static_cast<std::uint64_t>(p.c);
       const std::uint64_t macs = outputs * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
       if constexpr (requires { dma.compute_cycles(macs, macs); }) {  // a policy that models time
@@ -214,11 +250,11 @@ struct tiled_executor {
     }
   }
 
-  template <class Dma>
-  using compute_fn = void (*)(const schedule::step&, const memory&, Dma&);
-  template <class Dma>
+  template <class Dma, class T>
+  using compute_fn = void (*)(const schedule::step&, const memory&, Dma&, T&);
+  template <class Dma, class T>
   static constexpr auto computes = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<compute_fn<Dma>, node_count>{&compute<node_at<I>, Dma>...};
+    return std::array<compute_fn<Dma, T>, node_count>{&compute<node_at<I>, Dma, T>...};
   }(std::make_index_sequence<node_count>{});
 };
 

@@ -1,0 +1,64 @@
+# Shared part of the RISC-V toolchain files (riscv32.cmake, riscv32-v.cmake): Debian's
+# riscv64-unknown-elf GCC 12 with picolibc (C) and the newlib-built libstdc++ headers of
+# libstdc++-arm-none-eabi-dev (C++: header-only use, no libstdc++ library is linked), bare
+# metal, firmware run under qemu-system-riscv32 -M virt.
+#
+# The including file sets, before including this one:
+#   TESSERA_CPU              a name for the core (rv32imc, rv32gcv)
+#   TESSERA_RISCV_ARCH       -march/-mabi of the compiled code
+#   TESSERA_RISCV_LINK_ARCH  -march/-mabi picking the picolibc multilib to link (a multilib must
+#                            exist for it: `riscv64-unknown-elf-gcc -print-multi-lib`)
+#   TESSERA_QEMU_CPU         QEMU's -cpu option (rv32, rv32,v=true,vlen=128)
+set(CMAKE_SYSTEM_NAME Generic)
+set(CMAKE_SYSTEM_PROCESSOR riscv32)
+
+set(CMAKE_C_COMPILER riscv64-unknown-elf-gcc)
+# The gcc driver, not g++: it compiles C++ by extension, and g++ would add -lstdc++, which the
+# picolibc multilibs do not have (nothing of it is needed: the library is header-only).
+set(CMAKE_CXX_COMPILER riscv64-unknown-elf-gcc)
+set(CMAKE_ASM_COMPILER riscv64-unknown-elf-gcc)
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+set(TESSERA_QEMU_BOARD virt)
+
+set(TESSERA_NEWLIB_CXX_INCLUDE_DIR /usr/include/newlib/c++/12.2.1 CACHE PATH
+    "libstdc++ headers built for newlib (Debian: libstdc++-arm-none-eabi-dev)")
+# The C++ headers are target-neutral but for one folder of configuration (bits/c++config.h,
+# built for arm-none-eabi: 32-bit, newlib): it fits rv32 with picolibc's newlib-compatible C headers.
+set(tessera_cxx_includes "-nostdinc++ -isystem ${TESSERA_NEWLIB_CXX_INCLUDE_DIR} -isystem ${TESSERA_NEWLIB_CXX_INCLUDE_DIR}/arm-none-eabi")
+set(tessera_common_flags "${TESSERA_RISCV_ARCH} --specs=picolibc.specs -ffunction-sections -fdata-sections")
+set(CMAKE_C_FLAGS_INIT "${tessera_common_flags}")
+set(CMAKE_CXX_FLAGS_INIT "${tessera_common_flags} ${tessera_cxx_includes} -fno-exceptions -fno-rtti -fno-threadsafe-statics")
+set(CMAKE_ASM_FLAGS_INIT "${tessera_common_flags}")
+# Linking: the multilib's -march last (CMake puts the linker flags after the compile flags).
+set(CMAKE_EXE_LINKER_FLAGS_INIT "${TESSERA_RISCV_LINK_ARCH} --oslib=semihost -nostartfiles -Wl,--gc-sections -Wl,--no-warn-rwx-segments")
+set(CMAKE_C_FLAGS_RELEASE "-O2 -DNDEBUG" CACHE STRING "Flags used by the C compiler during release builds")
+set(CMAKE_CXX_FLAGS_RELEASE "-O2 -DNDEBUG" CACHE STRING "Flags used by the C++ compiler during release builds")
+unset(tessera_common_flags)
+unset(tessera_cxx_includes)
+
+set(CMAKE_FIND_ROOT_PATH /usr/lib/picolibc/riscv64-unknown-elf)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+
+# Boost.Hana through a folder holding only a link to the host's boost/ (see arm-none-eabi.cmake).
+set(TESSERA_HOST_BOOST_INCLUDE_DIR /usr/include CACHE PATH "Folder holding the host's boost/ headers")
+set(TESSERA_CROSS_BOOST_INCLUDE_DIR ${CMAKE_BINARY_DIR}/boost-only)
+if(EXISTS ${TESSERA_HOST_BOOST_INCLUDE_DIR}/boost/version.hpp AND NOT EXISTS ${TESSERA_CROSS_BOOST_INCLUDE_DIR}/boost)
+  file(MAKE_DIRECTORY ${TESSERA_CROSS_BOOST_INCLUDE_DIR})
+  file(CREATE_LINK ${TESSERA_HOST_BOOST_INCLUDE_DIR}/boost ${TESSERA_CROSS_BOOST_INCLUDE_DIR}/boost SYMBOLIC)
+endif()
+
+# ctest runs firmware as
+#   qemu-system-riscv32 -M virt -cpu <cpu> -smp <harts> -bios none ... -kernel <firmware.elf>
+# (harts: 1, or 8 for the cluster firmware; cmake/TesseraFirmware.cmake). QEMU exits with
+# main()'s return value (picolibc's semihosting exit); -icount shift=0 makes minstret count
+# instructions deterministically.
+find_program(TESSERA_QEMU_SYSTEM qemu-system-riscv32)
+if(NOT TESSERA_QEMU_SYSTEM)
+  set(TESSERA_QEMU_SYSTEM qemu-system-riscv32)  # reported when a test runs; the build still works
+endif()
+set(TESSERA_QEMU_MACHINE_OPTIONS -cpu ${TESSERA_QEMU_CPU} -bios none)
+set(TESSERA_QEMU_OPTIONS -nographic -semihosting-config enable=on,target=native -icount shift=0 -kernel)
+set(CMAKE_CROSSCOMPILING_EMULATOR ${TESSERA_QEMU_SYSTEM} -M virt ${TESSERA_QEMU_MACHINE_OPTIONS} -smp 1 ${TESSERA_QEMU_OPTIONS})

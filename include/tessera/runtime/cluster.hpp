@@ -1,0 +1,79 @@
+// Running a tile on a cluster: the cores of a team share every compute step of the tiled
+// executor by output rows (planning/row_split.hpp), as DORY's PULP-NN backend does.
+//
+// A team is what the platform offers to fork work over its cores and join:
+//
+//   struct my_team {
+//     int cores() const;                                      // cores the tiles are split over
+//     template <class F> void fork(int layer, int cores, F& f);  // f(core) for core < cores, joined
+//   };
+//
+// `layer` lets a team attribute the work (the RISC-V platform's profile counts instructions per
+// layer and hart). A compute step that is not split (layers run whole on their L2 buffers, or
+// tiles whose kernel needs scratch: one scratch area is planned per tile, not per core) is
+// forked on one core. `single_core` is the default team (the call runs inline); `serial_team<N>`
+// runs the N bands one after the other on the calling core, which checks the split on any host.
+// QEMU's riscv32 cluster is tessera_qemu/cluster.hpp (platform/riscv).
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+
+#include <tessera/planning/row_split.hpp>
+#include <tessera/planning/tile_geometry.hpp>
+#include <tessera/schedule/tile_walk.hpp>
+
+namespace tessera {
+
+/// What the tiled executor needs from a cluster (see the header comment).
+template <class T>
+concept Team = requires(T& team, const T& c, void (*f)(int)) {
+  { c.cores() } -> std::convertible_to<int>;
+  team.fork(0, 1, f);
+};
+
+/// One core, no fork: the default of tiled_executor::run.
+struct single_core {
+  constexpr int cores() const { return 1; }
+  template <class F>
+  void fork(int /*layer*/, int /*cores*/, F& f) {
+    f(0);
+  }
+};
+
+/// `Cores` cores emulated on the calling one: the bands run in core order. Bit-exact with a
+/// real cluster, since the cores write disjoint output rows and only read shared inputs.
+template <int Cores>
+struct serial_team {
+  static_assert(Cores >= 1, "serial_team: at least one core");
+  constexpr int cores() const { return Cores; }
+  template <class F>
+  void fork(int /*layer*/, int cores, F& f) {
+    for (int k = 0; k < cores; ++k) f(k);
+  }
+};
+
+/// The arguments of the band of output rows `band` (relative to the tile) of the tile `tile`
+/// (at position `p` of a layer with geometry `g`): the same L1 buffers, entered at the band's
+/// first input and output row, with the band's own share of the layer's padding. A band is a
+/// tile of its own whose input lies inside its tile's input (dense [rows][cols][channels] in L1).
+constexpr tile_args band_args(const tile_geometry& g, const schedule::tile_position& p, const tile_args& tile,
+                              row_band band) {
+  tile_args b = tile;
+  schedule::tile_position q = p;
+  q.y0 = p.y0 + band.begin;
+  q.h = band.rows();
+  const map_box tile_in = schedule::input_box(g, p);
+  const map_box band_in = schedule::input_box(g, q, &b);
+  const auto in_row_bytes = static_cast<std::ptrdiff_t>(tile.in_cols) * tile.in_channels * g.in_elem_bytes;
+  const std::ptrdiff_t in_skip = static_cast<std::ptrdiff_t>(band_in.row - tile_in.row) * in_row_bytes;
+  for (int k = 0; k < 2; ++k)
+    if (tile.input[k] != nullptr) b.input[k] = static_cast<const std::byte*>(tile.input[k]) + in_skip;
+  const auto out_row_bytes = static_cast<std::ptrdiff_t>(p.w) * p.c * g.out_elem_bytes;
+  b.output = static_cast<std::byte*>(tile.output) + band.begin * out_row_bytes;
+  b.y0 = q.y0;
+  b.h = q.h;
+  return b;
+}
+
+}  // namespace tessera
