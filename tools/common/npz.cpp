@@ -248,16 +248,9 @@ npy_array parse_npy(std::string_view image, std::string name, const std::string&
   return array;
 }
 
-std::vector<npy_array> read_npz(const std::string& path) {
-  int error = 0;
-  std::unique_ptr<zip_t, zip_closer> archive(zip_open(path.c_str(), ZIP_RDONLY, &error));
-  if (!archive) {
-    zip_error_t ze;
-    zip_error_init_with_code(&ze, error);
-    const std::string reason = zip_error_strerror(&ze);
-    zip_error_fini(&ze);
-    fail(path, "cannot open as .npz: " + reason);
-  }
+namespace {
+
+std::vector<npy_array> read_archive(std::unique_ptr<zip_t, zip_closer> archive, const std::string& path) {
   const zip_int64_t members = zip_get_num_entries(archive.get(), 0);
   std::vector<npy_array> arrays;
   if (members < 0) fail(path, std::string("cannot read the archive's directory: ") + zip_strerror(archive.get()));
@@ -270,6 +263,39 @@ std::vector<npy_array> read_npz(const std::string& path) {
     arrays.push_back(parse_npy(read_member(archive.get(), index, where), name, where));
   }
   return arrays;
+}
+
+[[noreturn]] void fail_open(const std::string& path, zip_error_t& ze) {
+  const std::string reason = zip_error_strerror(&ze);
+  zip_error_fini(&ze);
+  fail(path, "cannot open as .npz: " + reason);
+}
+
+}  // namespace
+
+std::vector<npy_array> read_npz(const std::string& path) {
+  int error = 0;
+  std::unique_ptr<zip_t, zip_closer> archive(zip_open(path.c_str(), ZIP_RDONLY, &error));
+  if (!archive) {
+    zip_error_t ze;
+    zip_error_init_with_code(&ze, error);
+    fail_open(path, ze);
+  }
+  return read_archive(std::move(archive), path);
+}
+
+std::vector<npy_array> read_npz_image(std::string_view image, const std::string& where) {
+  zip_error_t ze;
+  zip_error_init(&ze);
+  zip_source_t* source = zip_source_buffer_create(image.data(), image.size(), 0, &ze);
+  if (source == nullptr) fail_open(where, ze);
+  std::unique_ptr<zip_t, zip_closer> archive(zip_open_from_source(source, ZIP_RDONLY, &ze));
+  if (!archive) {
+    zip_source_free(source);
+    fail_open(where, ze);
+  }
+  zip_error_fini(&ze);
+  return read_archive(std::move(archive), where);
 }
 
 }  // namespace tessera::tools
