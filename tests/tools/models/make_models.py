@@ -234,3 +234,15 @@ save(cycle(), "cycle.onnx")
 save(qdq_input_with_initializer(), "qdq_input_with_initializer.onnx")
 os.makedirs(os.path.join(here, "external"), exist_ok=True)
 save(external_data(os.path.join(here, "external")), os.path.join("external", "conv_requant_external.onnx"))
+
+
+def external_data_outside(directory):
+    """External data whose location leaves the model's directory ("../w.bin")."""
+    model = external_data(directory)
+    for t in model.graph.initializer:
+        if t.name == "w":
+            t.external_data[0].value = "../external/w.bin"
+    return model
+
+
+save(external_data_outside(os.path.join(here, "external")), os.path.join("external", "location_outside.onnx"))
