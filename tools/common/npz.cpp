@@ -5,6 +5,7 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -184,17 +185,21 @@ std::string read_member(zip_t* archive, zip_uint64_t index, const std::string& w
     fail(where, std::string("cannot stat member: ") + zip_strerror(archive));
   std::unique_ptr<zip_file_t, zip_file_closer> file(zip_fopen_index(archive, index, 0));
   if (!file) fail(where, std::string("cannot open member: ") + zip_strerror(archive));
-  // The size is what the archive claims; a crafted one (or a zip bomb) must not decide how
-  // much memory is allocated.
+  // The size is what the archive claims: a crafted one must not decide how much memory is
+  // allocated up front (the npz fuzzer's 540 MB claim over 245 bytes took 13 s), so the
+  // member is read in chunks and grows only with the bytes that really come out.
   if (st.size > max_member_bytes)
     fail(where, "member of " + std::to_string(st.size) + " bytes (uncompressed) is larger than the " +
                     std::to_string(max_member_bytes >> 20) + " MiB onnx2hpp reads");
-  std::string bytes(static_cast<std::size_t>(st.size), '\0');
-  zip_uint64_t done = 0;
-  while (done < st.size) {
-    const zip_int64_t n = zip_fread(file.get(), bytes.data() + done, st.size - done);
-    if (n <= 0) fail(where, "truncated member");
-    done += static_cast<zip_uint64_t>(n);
+  std::string bytes;
+  char chunk[65536];
+  while (bytes.size() < st.size) {
+    const zip_uint64_t want = std::min<zip_uint64_t>(sizeof chunk, st.size - bytes.size());
+    const zip_int64_t n = zip_fread(file.get(), chunk, want);
+    if (n <= 0)
+      fail(where, "truncated member: " + std::to_string(bytes.size()) + " of the " + std::to_string(st.size) +
+                      " bytes it claims");
+    bytes.append(chunk, static_cast<std::size_t>(n));
   }
   return bytes;
 }
