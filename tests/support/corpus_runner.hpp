@@ -14,11 +14,16 @@
 #include <filesystem>
 #include <map>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include <tessera/dma/simulated_policy.hpp>
 #include <tessera/tessera.hpp>
@@ -77,7 +82,9 @@ inline std::vector<std::int64_t> shape_vector(const shape& s) {
 /// Producer kinds that may have written an activation, from its QuantLib module name.
 inline bool kind_matches(const std::string& key, const std::string& producer) {
   if (key.find("conv2d_pass") != std::string::npos) return producer == "Conv";
-  if (key.find("lin_pass") != std::string::npos) return producer == "Gemm" || producer == "MatMul";
+  // A linear layer's output is its Gemm/MatMul's, or with --no-fuse (a MatMul's bias Add its
+  // own node) the bias Add's.
+  if (key.find("lin_pass") != std::string::npos) return producer == "Gemm" || producer == "MatMul" || producer == "Add";
   if (key.find("act_pass") != std::string::npos || key.find("rqs_") != std::string::npos)
     return producer == "RequantShift";
   return producer != "Conv" && producer != "Gemm" && producer != "MatMul";
@@ -131,19 +138,71 @@ inline int argmax_disagreements(const std::vector<std::int64_t>& got, const std:
 
 }  // namespace detail
 
+/// A zeroed buffer of exactly `bytes`, aligned to arena_alignment, between two guard zones of
+/// at least `guard_bytes` filled with a pattern. `check` throws when a guard changed (the
+/// executor wrote before or after its buffer); under AddressSanitizer the guards are also
+/// poisoned, so a read of them stops the test at the access. (The runner used to hand out
+/// the buffer with up to 16 bytes of unguarded slack after it: issue 16.)
+class guarded_buffer {
+ public:
+  static constexpr std::size_t guard_bytes = 64;
+  static constexpr std::byte pattern{0xA5};
+
+  guarded_buffer(std::size_t bytes, const char* name)
+      : name_(name), bytes_(bytes), storage_(guard_bytes + arena_alignment + bytes + guard_bytes, pattern) {
+    const auto first = reinterpret_cast<std::uintptr_t>(storage_.data()) + guard_bytes;
+    offset_ = (first + arena_alignment - 1) / arena_alignment * arena_alignment -
+              reinterpret_cast<std::uintptr_t>(storage_.data());
+    std::fill_n(storage_.data() + offset_, bytes_, std::byte{0});
+    poison(true);
+  }
+  guarded_buffer(const guarded_buffer&) = delete;
+  guarded_buffer& operator=(const guarded_buffer&) = delete;
+  ~guarded_buffer() { poison(false); }
+
+  std::byte* data() { return storage_.data() + offset_; }
+
+  void check() {
+    poison(false);
+    const auto damaged = [&](std::size_t from, std::size_t to) {
+      return std::any_of(storage_.begin() + static_cast<std::ptrdiff_t>(from),
+                         storage_.begin() + static_cast<std::ptrdiff_t>(to), [](std::byte b) { return b != pattern; });
+    };
+    const bool before = damaged(0, offset_), after = damaged(offset_ + bytes_, storage_.size());
+    poison(true);
+    if (before || after)
+      throw std::runtime_error(fmt::format("the executor wrote {} its {} buffer of {} bytes", before ? "before" : "after",
+                                           name_, bytes_));
+  }
+
+ private:
+  void poison([[maybe_unused]] bool on) {
+#if defined(__SANITIZE_ADDRESS__)
+    if (on) {
+      ASAN_POISON_MEMORY_REGION(storage_.data(), offset_);
+      ASAN_POISON_MEMORY_REGION(storage_.data() + offset_ + bytes_, storage_.size() - offset_ - bytes_);
+    } else {
+      ASAN_UNPOISON_MEMORY_REGION(storage_.data(), storage_.size());
+    }
+#endif
+  }
+
+  const char* name_;
+  std::size_t bytes_;
+  std::vector<std::byte> storage_;
+  std::size_t offset_ = 0;
+};
+
 /// Runs a network with the flat executor (all tensors in one arena); returns the hazard count (0).
 template <class Net>
 struct flat_execution {
   template <class Observer>
   std::uint64_t operator()(const typename executor<Net>::inputs_t& inputs, const typename executor<Net>::outputs_t& outputs,
                            Observer&& observer) const {
-    std::vector<std::byte> arena(executor<Net>::arena_bytes + arena_alignment);
-    executor<Net>::run(aligned(arena), inputs, outputs, observer);
+    guarded_buffer arena(executor<Net>::arena_bytes, "arena");
+    executor<Net>::run(arena.data(), inputs, outputs, observer);
+    arena.check();
     return 0;
-  }
-  static std::byte* aligned(std::vector<std::byte>& v) {
-    const auto at = (reinterpret_cast<std::uintptr_t>(v.data()) + arena_alignment - 1) / arena_alignment * arena_alignment;
-    return reinterpret_cast<std::byte*>(at);
   }
 };
 
@@ -154,12 +213,13 @@ struct tiled_execution {
   template <class Observer>
   std::uint64_t operator()(const typename run::inputs_t& inputs, const typename run::outputs_t& outputs,
                            Observer&& observer) const {
-    std::vector<std::byte> l3(run::l3_bytes + arena_alignment), l2(run::l2_bytes + arena_alignment),
-        l1(run::l1_bytes + arena_alignment);
+    guarded_buffer l3(run::l3_bytes, "L3"), l2(run::l2_bytes, "L2"), l1(run::l1_bytes, "L1");
     dma::simulated_policy<> dma(Target);
-    run::run(flat_execution<Net>::aligned(l3), flat_execution<Net>::aligned(l2), flat_execution<Net>::aligned(l1),
-             inputs, outputs, dma, observer);
+    run::run(l3.data(), l2.data(), l1.data(), inputs, outputs, dma, observer);
     dma.finish();
+    l3.check();
+    l2.check();
+    l1.check();
     return dma.hazard_count();
   }
 };

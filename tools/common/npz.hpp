@@ -23,7 +23,14 @@ struct npy_array {
 /// Supported element types: int8, uint8, int16, uint16, int32, uint32, int64, float32 and
 /// float64, little-endian; C order, or Fortran order (returned reordered to C order). Throws std::runtime_error naming
 /// the file, the array and, for a float that is not an exact integer, the element's flat index.
+/// Hostile files are errors too, never a crash or a huge allocation: every size (extents,
+/// element and byte counts, header length) is checked for overflow and against the bytes the
+/// file holds, and a member larger than 1 GiB uncompressed is refused.
 std::vector<npy_array> read_npz(const std::string& path);
+
+/// The same for an archive already in memory (the npz fuzz target, tests/fuzz); `where`
+/// names it in messages.
+std::vector<npy_array> read_npz_image(std::string_view image, const std::string& where);
 
 /// Decodes one `.npy` image. `where` prefixes error messages (e.g. "file.npz: array 'x'").
 /// Exposed for tests and for readers of stand-alone `.npy` files.

@@ -137,3 +137,112 @@ save(qdq_average_pool_opset19(), "opset_too_new.onnx")
 save(qdq_conv(weights_axis=1), "qdq_conv_scale_per_input_channel.onnx")
 save(qdq_gemm_scale_axis(), "qdq_gemm_scale_per_row.onnx")
 save(qdq_conv(bias_shape=(2, 3)), "qdq_bias_scale_per_row.onnx")
+
+
+# ---------------------------------------------------------------------------- issue 16 cases
+# Hostile or contradictory models: constants whose data does not match their type or shape
+# (once a heap overflow inside ONNX shape inference), values outside their declared type,
+# and graphs whose old messages misled.
+
+def reshape_model(shape_tensor, as_constant_node=False):
+    """x int8 (1, 4) -> Reshape(x, shape) -> y; `shape_tensor` is the TensorProto of the shape."""
+    x = helper.make_tensor_value_info("x", TensorProto.INT8, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.INT8, [2, 2])
+    nodes, inits = [], []
+    if as_constant_node:
+        nodes.append(helper.make_node("Constant", [], ["shape"], name="shape_const", value=shape_tensor))
+    else:
+        inits.append(shape_tensor)
+    nodes.append(helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape"))
+    return helper.make_model(helper.make_graph(nodes, "g", [x], [y], inits),
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
+def raw_shape(length):
+    """An int64 shape (2,) whose raw_data holds `length` bytes (16 would be right)."""
+    t = TensorProto(name="shape", data_type=TensorProto.INT64, dims=[2])
+    t.raw_data = (np.array([2, 2], np.int64).tobytes() + b"\x00" * 16)[:length]
+    return t
+
+
+def qdq_int8_weights_in_int32_data(value):
+    """QDQ Conv whose INT8 weights (int32_data) hold `value`: ONNX reads its low 8 bits."""
+    model = qdq_conv()
+    for i, t in enumerate(model.graph.initializer):
+        if t.name == "w":
+            w = TensorProto(name="w", data_type=TensorProto.INT8, dims=list(t.dims))
+            w.int32_data.extend([value] + [1] * 11)
+            model.graph.initializer[i].CopyFrom(w)
+    return model
+
+
+def qdq_uint8_input():
+    """A uint8 QDQ Conv with input zero point 128 (x is declared UINT8)."""
+    model = qdq_conv()
+    model.graph.input[0].type.tensor_type.elem_type = TensorProto.UINT8
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.UINT8
+    for i, t in enumerate(model.graph.initializer):
+        if t.name == "z":
+            model.graph.initializer[i].CopyFrom(numpy_helper.from_array(np.uint8(128), "z"))
+    return model
+
+
+def no_nodes():
+    """A valid graph without nodes: its input is its output."""
+    x = helper.make_tensor_value_info("x", TensorProto.INT8, [1, 4])
+    return helper.make_model(helper.make_graph([], "g", [x], [x]), opset_imports=[helper.make_opsetid("", 13)])
+
+
+def cycle():
+    """a = Identity(b), b = Identity(a): a cycle of two nodes."""
+    x = helper.make_tensor_value_info("x", TensorProto.INT8, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.INT8, [1, 4])
+    nodes = [helper.make_node("Add", ["x", "b"], ["a"], name="loop_a"),
+             helper.make_node("Identity", ["a"], ["b"], name="loop_b"),
+             helper.make_node("Identity", ["a"], ["y"], name="out")]
+    return helper.make_model(helper.make_graph(nodes, "g", [x], [y]), opset_imports=[helper.make_opsetid("", 13)])
+
+
+def qdq_input_with_initializer():
+    """QDQ Conv whose graph input x also has an initializer: x is a constant, not a run-time input."""
+    model = qdq_conv()
+    model.graph.initializer.append(numpy_helper.from_array(np.zeros((1, 2, 4, 4), np.int8), "x"))
+    model.graph.node[0].output[0] = "xd"
+    model.graph.node[2].input[0] = "xd"
+    return model
+
+
+def external_data(directory):
+    """conv_requant with its weights 'w' in the external file w.bin next to the model."""
+    model = conv_requant()
+    for t in model.graph.initializer:
+        if t.name == "w":
+            with open(os.path.join(directory, "w.bin"), "wb") as f:
+                f.write(t.raw_data)
+            t.ClearField("raw_data")
+            t.data_location = TensorProto.EXTERNAL
+            t.external_data.add(key="location", value="w.bin")
+    return model
+
+
+save(reshape_model(raw_shape(13)), "raw_data_13_bytes_int64.onnx")
+save(reshape_model(raw_shape(13), as_constant_node=True), "constant_raw_data_13_bytes_int64.onnx")
+save(qdq_int8_weights_in_int32_data(1000), "int8_initializer_holds_1000.onnx")
+save(qdq_uint8_input(), "qdq_uint8_input.onnx")
+save(no_nodes(), "no_nodes.onnx")
+save(cycle(), "cycle.onnx")
+save(qdq_input_with_initializer(), "qdq_input_with_initializer.onnx")
+os.makedirs(os.path.join(here, "external"), exist_ok=True)
+save(external_data(os.path.join(here, "external")), os.path.join("external", "conv_requant_external.onnx"))
+
+
+def external_data_outside(directory):
+    """External data whose location leaves the model's directory ("../w.bin")."""
+    model = external_data(directory)
+    for t in model.graph.initializer:
+        if t.name == "w":
+            t.external_data[0].value = "../external/w.bin"
+    return model
+
+
+save(external_data_outside(os.path.join(here, "external")), os.path.join("external", "location_outside.onnx"))

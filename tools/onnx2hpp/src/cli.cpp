@@ -13,12 +13,14 @@ Converts a quantized ONNX model (Deeploy/QuantLib integer dialect, or standard Q
 ONNX) into a Tessera header: constant arrays and a constexpr network type.
 
 options:
-  -o, --output OUT.hpp       header to write (written only when the conversion succeeds)
+  -o, --output OUT.hpp       header to write (written only when the conversion succeeds;
+                             never the model; a symbolic link is written through)
   --namespace NS             C++ namespace of the header (default: the output file's stem)
   --no-fuse                  keep every RequantShift (and Pad, MatMul bias Add) as its own
                              node, so that every ONNX tensor, e.g. the int32 output of each
                              Conv, exists on the device; default: fuse them into their producer
-  --input-type NAME=TYPE     element type of graph input NAME: s8, u8, s16, u16 or s32
+  --input-type NAME=TYPE     element type of graph input NAME: s8, u8, s16, u16 or s32; for an
+                             input the model declares as an integer type, a type within it
   --sample-inputs FILE.npz   infer input types from sample data (arrays matched to the graph
                              inputs by position): the smallest of u8, s8, u16, s16, s32 that
                              holds every value

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "constant_data.hpp"
 #include "diagnostics.hpp"
 #include "emitter.hpp"
 #include "fusion.hpp"
@@ -23,6 +24,8 @@ namespace {
 std::string convert_model(onnx::ModelProto model, const options& o, const std::string& ns) {
   // Unsupported ops first: that is the most useful message for a model that has one.
   reject_unsupported_ops(model.graph());
+  // Before anything reads a constant: ONNX's checker and shape inference trust their sizes.
+  check_constant_data(model);
   sort_nodes_topologically(*model.mutable_graph());
   upgrade_legacy_attributes(model);
   const shape_map inferred = check_and_infer_shapes(model);

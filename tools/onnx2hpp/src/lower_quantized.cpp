@@ -912,6 +912,7 @@ void lower_dequantize_linear(lowering_context& cx, const onnx::NodeProto& n, con
     c.scale = scale;
     c.zero_point = zp;
     c.axis = axis;
+    c.source = n.input(0);
     cx.set_dequantized_constant(n.output(0), std::move(c));
     return;
   }

@@ -138,7 +138,10 @@ lowering_context::lowering_context(const onnx::ModelProto& model, const shape_ma
   for (const auto& value : g.input()) {
     // An input that has an initializer is a constant here: IR < 4 lists every initializer as
     // an input, and Deeploy's exports do so for requant constants even in IR 8 models.
-    if (initializers_.count(value.name()) != 0) continue;
+    if (initializers_.count(value.name()) != 0) {
+      initialized_inputs_[value.name()] = true;
+      continue;
+    }
     dims shape = graph_input_shape(value);
     require_device_rank(shape, "graph input '" + value.name() + "'");
     tensor t;
@@ -178,19 +181,31 @@ tensor_ref lowering_context::tensor_input(const onnx::NodeProto& n, int i, const
                                           const std::string& role) {
   if (!has_input(n, i)) where.fail("missing " + role);
   const tensor_ref t = tensor_named(n.input(i));
-  if (t < 0) {
-    if (constant_named(n.input(i)) != nullptr)
-      where.fail(role + " '" + n.input(i) + "' is a constant; onnx2hpp supports it only as a run-time tensor");
-    where.fail(role + " '" + n.input(i) + "' is not defined");
-  }
+  if (t < 0) fail_not_a_tensor(n.input(i), where, role);
   return t;
+}
+
+std::string lowering_context::initialized_input_note(const std::string& name) const {
+  if (initialized_inputs_.count(name) == 0) return "";
+  return " (graph input '" + name + "' has an initializer, which makes it a constant)";
+}
+
+void lowering_context::fail_not_a_tensor(const std::string& name, const node_context& where,
+                                         const std::string& role) const {
+  if (constant_named(name) != nullptr)
+    where.fail(role + " '" + name + "' is a constant" + initialized_input_note(name) +
+               "; onnx2hpp supports it only as a run-time tensor");
+  if (const quantized_constant* c = dequantized_constant(name))
+    where.fail(role + " '" + name + "' is the DequantizeLinear of the constant '" + c->source + "'" +
+               initialized_input_note(c->source) + "; onnx2hpp supports it only as a run-time tensor");
+  where.fail(role + " '" + name + "' is not defined");
 }
 
 dims lowering_context::input_shape(const onnx::NodeProto& n, int i, const node_context& where) {
   if (!has_input(n, i)) where.fail(fmt::format("missing input {}", i));
   if (const tensor_ref t = tensor_named(n.input(i)); t >= 0) return graph_.tensors[static_cast<std::size_t>(t)].shape;
   if (const auto* c = constant_named(n.input(i))) return dims(c->dims().begin(), c->dims().end());
-  where.fail("input '" + n.input(i) + "' is not defined");
+  fail_not_a_tensor(n.input(i), where, "input");
 }
 
 int_array lowering_context::constant_input(const onnx::NodeProto& n, int i, const node_context& where,

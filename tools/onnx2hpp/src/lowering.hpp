@@ -45,6 +45,7 @@ struct quantized_constant {
   std::vector<double> scale;             ///< one value, or one per index of `axis`
   std::vector<std::int64_t> zero_point;  ///< one value, or one per index of `axis`
   int axis = -1;
+  std::string source;  ///< the ONNX name of the integer constant it dequantizes
 };
 
 /// What the lowering of one op sees: the node's inputs (run-time tensors or constants) and
@@ -119,11 +120,19 @@ class lowering_context {
 
  private:
   const onnx::TensorProto* constant_named(const std::string& name) const;
+  /// Fails for an input that is no run-time tensor, saying what it is instead: a dequantized
+  /// constant (naming its source, and a graph input that an initializer made constant) or
+  /// nothing defined at all.
+  [[noreturn]] void fail_not_a_tensor(const std::string& name, const node_context& where,
+                                      const std::string& role) const;
+  /// Why `name` is a constant, when a graph input of that name has an initializer.
+  std::string initialized_input_note(const std::string& name) const;
 
   graph graph_;
   int opset_ = 0;
   const shape_map& inferred_;
   std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
+  std::unordered_map<std::string, bool> initialized_inputs_;  ///< graph inputs that have an initializer
   std::unordered_map<std::string, onnx::TensorProto> constant_nodes_;
   std::unordered_map<std::string, tensor_ref> tensors_by_name_;
   std::unordered_map<std::string, int> element_types_;

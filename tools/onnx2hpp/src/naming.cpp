@@ -99,4 +99,15 @@ std::string string_literal(const std::string& text) {
   return out + "\"";
 }
 
+std::string comment_text(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f && c != '\\')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+
 }  // namespace tessera::onnx2hpp

@@ -35,4 +35,9 @@ bool is_valid_namespace(const std::string& ns);
 /// A C++ string literal (with quotes) for arbitrary bytes, e.g. ONNX tensor names.
 std::string string_literal(const std::string& text);
 
+/// Arbitrary bytes (a file name, an ONNX name) made safe for a `//` comment line: printable
+/// ASCII stays, except '\\' (a trailing one would splice the next line into the comment);
+/// everything else, newlines first, becomes a "\\xNN" escape. "a\n#error" -> "a\\x0a#error".
+std::string comment_text(const std::string& text);
+
 }  // namespace tessera::onnx2hpp

@@ -37,6 +37,26 @@ bool dtype_of_onnx(int elem_type, tessera::dtype& out) {
   }
 }
 
+std::string onnx_type_name(int elem_type) {
+  return onnx::TensorProto::DataType_IsValid(elem_type)
+             ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type))
+             : std::to_string(elem_type);
+}
+
+/// An explicit type must not contradict a graph input the model declares as an integer type:
+/// it may store the same values narrower (u8 for a declared INT32), never other values (s8
+/// for a declared UINT8, whose zero point 128 would then mean -128). A float (or other)
+/// declaration says nothing about the integers, so any type goes.
+void require_within_declared_type(const tensor& t, tessera::dtype type, const std::string& option) {
+  tessera::dtype declared{};
+  if (!dtype_of_onnx(t.onnx_elem_type, declared)) return;
+  if (tessera::min_of(type) < tessera::min_of(declared) || tessera::max_of(type) > tessera::max_of(declared))
+    fail(fmt::format("{} contradicts the model: graph input '{}' is declared {} [{}, {}], and {} holds [{}, {}] "
+                     "(omit --input-type to use the declared type)",
+                     option, t.onnx_name, onnx_type_name(t.onnx_elem_type), tessera::min_of(declared),
+                     tessera::max_of(declared), tessera::name_of(type), tessera::min_of(type), tessera::max_of(type)));
+}
+
 std::string input_names(const graph& g) {
   std::string names;
   for (tensor_ref t : g.inputs)
@@ -138,6 +158,7 @@ void assign_input_types(graph& g, const std::vector<std::pair<std::string, tesse
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
       tensor& t = g.tensors[static_cast<std::size_t>(g.inputs[i])];
       if (t.onnx_name != name) continue;
+      require_within_declared_type(t, type, "--input-type " + name + "=" + tessera::name_of(type));
       t.type = type;
       typed[i] = found = true;
     }
@@ -157,6 +178,12 @@ void assign_input_types(graph& g, const std::vector<std::pair<std::string, tesse
       const std::int64_t low = sample.values.empty() ? 0 : *lo, high = sample.values.empty() ? 0 : *hi;
       if (!smallest_type_holding(low, high, t.type))
         fail(fmt::format("--sample-inputs: array '{}' holds values in [{}, {}], beyond int32", sample.name, low, high));
+      tessera::dtype declared{};
+      if (dtype_of_onnx(t.onnx_elem_type, declared) && (low < tessera::min_of(declared) || high > tessera::max_of(declared)))
+        fail(fmt::format("--sample-inputs: array '{}' holds values in [{}, {}], but the model declares graph input '{}' "
+                         "as {} [{}, {}]",
+                         sample.name, low, high, t.onnx_name, onnx_type_name(t.onnx_elem_type), tessera::min_of(declared),
+                         tessera::max_of(declared)));
       t.type_from_samples = true;
     } else if (!dtype_of_onnx(t.onnx_elem_type, t.type)) {
       fail(fmt::format(

@@ -18,8 +18,8 @@ while IFS='|' read -r name pattern extra; do
     echo "FAIL $name: exit code $status (expected 1)"; failures=$((failures + 1))
   elif ! grep -Eq -- "^onnx2hpp: error: .*$pattern" <<<"$message"; then
     echo "FAIL $name: '$message' does not match '$pattern'"; failures=$((failures + 1))
-  elif ls "$out"* >/dev/null 2>&1; then
-    echo "FAIL $name: a header (or its .tmp) was left behind"; failures=$((failures + 1))
+  elif ls "$out" "$work/.$name.hpp."* >/dev/null 2>&1; then
+    echo "FAIL $name: a header (or its temporary file) was left behind"; failures=$((failures + 1))
   else
     echo "ok   $name: $message"
   fi
