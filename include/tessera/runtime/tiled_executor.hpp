@@ -83,7 +83,7 @@ struct tiled_executor {
 
   /// As above on a cluster (runtime/cluster.hpp): the team's cores share every tile by output
   /// rows (row_band_of); hart/core 0 replays the program and issues the DMA transfers.
-  template <Team T, class Dma, class Observer = no_observer>
+  template <Team T, dma::policy Dma, class Observer = no_observer>
   static void run(T& team, std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs, Dma& dma,
                   Observer&& observer = {}) {
     static_assert(l3_bytes == 0, "tiled_executor::run: this plan spills activations to L3: pass an L3 buffer");
@@ -91,7 +91,7 @@ struct tiled_executor {
   }
 
   /// The cluster run with an L3 buffer.
-  template <Team T, class Dma, class Observer = no_observer>
+  template <Team T, dma::policy Dma, class Observer = no_observer>
   static void run(T& team, std::byte* l3, std::byte* l2, std::byte* l1, const inputs_t& inputs,
                   const outputs_t& outputs, Dma& dma, Observer&& observer = {}) {
     replay<program>(memory{l3, l2, l1, &inputs, &outputs}, dma, observer, team);
