@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include <tessera/kernels/common/micro_tile.hpp>
+#include <tessera/kernels/concepts.hpp>
 #include <tessera/kernels/traits.hpp>
 
 // Each family's kernels.hpp compiles to nothing where the family is not available.
@@ -18,6 +19,14 @@
 #include <tessera/kernels/x86/kernels.hpp>
 
 namespace tessera::kernels {
+
+/// The check every choice below makes first: a family named by a target must declare all traits
+/// (kernels/concepts.hpp), so a new family that lacks one fails here with this message.
+template <kernel_family F>
+constexpr void check_family_traits() {
+  static_assert(family_traits_complete<family_traits<F>>,
+                "kernel family: family_traits<F> lacks a member every family declares (kernels/concepts.hpp)");
+}
 
 /// `f` when its kernels can run here, else the reference (a plan made on x86 for a Cortex-M
 /// target runs the reference kernels on x86; its scratch is then 0, never more than planned).
@@ -46,6 +55,7 @@ constexpr bool is_depthwise(const reference::conv2d_dims& d) {
 
 template <kernel_family F, class TIn, class TW, class TOut>
 constexpr conv_variant choose_conv2d(const reference::conv2d_dims& d, const requant_params& rq) {
+  check_family_traits<F>();
   using traits = family_traits<F>;
   if constexpr (F == kernel_family::reference) {
     return conv_variant::reference;
@@ -87,6 +97,7 @@ void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const s
 
 template <kernel_family F, class TA, class TW, class TOut>
 constexpr kernel_family choose_gemm(const reference::gemm_dims& d, const requant_params& rq) {
+  check_family_traits<F>();
   return family_traits<F>::template gemm_accepts<TA, TW, TOut>(d, rq) ? F : kernel_family::reference;
 }
 template <kernel_family F>
@@ -102,6 +113,7 @@ void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::in
 
 template <kernel_family F, class TA, class TB, class TOut>
 constexpr kernel_family choose_matmul(const reference::matmul_dims& d, const requant_params& rq) {
+  check_family_traits<F>();
   return family_traits<F>::template matmul_accepts<TA, TB, TOut>(d, rq) ? F : kernel_family::reference;
 }
 template <kernel_family F>
@@ -118,6 +130,7 @@ void matmul(const reference::matmul_dims& d, const TA* a, const TB* b, const req
 template <kernel_family F, class TA, class TB, class TOut>
 constexpr kernel_family choose_binary(reference::binary_op op, const reference::binary_dims& d,
                                       const requant_params& rq) {
+  check_family_traits<F>();
   return family_traits<F>::template binary_accepts<TA, TB, TOut>(op, d, rq) ? F : kernel_family::reference;
 }
 template <kernel_family F>
@@ -133,10 +146,12 @@ void binary(reference::binary_op op, const reference::binary_dims& d, const TA* 
 
 template <kernel_family F, class T>
 constexpr kernel_family choose_max_pool(const reference::pool2d_dims& d) {
+  check_family_traits<F>();
   return family_traits<F>::template max_pool_accepts<T>(d) ? F : kernel_family::reference;
 }
 template <kernel_family F, class T>
 constexpr kernel_family choose_average_pool(const reference::pool2d_dims& d, bool count_include_pad) {
+  check_family_traits<F>();
   return family_traits<F>::template average_pool_accepts<T>(d, count_include_pad) ? F : kernel_family::reference;
 }
 template <kernel_family F>
