@@ -14,6 +14,10 @@
 #     passes when main() returns 0. Default timeout 120 s: a hung firmware fails instead of
 #     hanging ctest.
 #
+#   tessera_add_qemu_vlen_test(<name> <target> <vlen> [TIMEOUT <seconds>])
+#     The same on a RISC-V vector core with another vector length (QEMU -cpu rv32,v=true,vlen=<vlen>):
+#     the firmware is vector-length agnostic, so one build runs at every VLEN.
+#
 # Boards (platform/qemu/ld/<board>.ld): mps2-an386 (Cortex-M4), mps2-an500 (Cortex-M7),
 # mps3-an547 (Cortex-M55); platform/riscv/ld/virt.ld: virt (riscv32, the toolchain's -march).
 # A board's core must be the one the toolchain compiles for.
@@ -144,5 +148,16 @@ function(tessera_add_qemu_test name target)
     set(arg_TIMEOUT 120)
   endif()
   add_test(NAME ${name} COMMAND ${target})
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS qemu)
+endfunction()
+
+function(tessera_add_qemu_vlen_test name target vlen)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "TIMEOUT" "")
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT 120)
+  endif()
+  get_target_property(emulator ${target} CROSSCOMPILING_EMULATOR)
+  list(TRANSFORM emulator REPLACE "vlen=[0-9]+" "vlen=${vlen}")
+  add_test(NAME ${name} COMMAND ${emulator} $<TARGET_FILE:${target}>)
   set_tests_properties(${name} PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS qemu)
 endfunction()

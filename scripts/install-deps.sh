@@ -6,7 +6,8 @@ set -eu
 packages="cmake ninja-build g++ libboost1.81-dev catch2 libfmt-dev libonnx-dev libprotobuf-dev
 protobuf-compiler libzip-dev python3-onnx python3-numpy time
 gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
-gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf libstdc++-arm-none-eabi-dev qemu-system-misc"
+gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf libstdc++-arm-none-eabi-dev qemu-system-misc
+clang-19"
 
 missing=""
 for p in $packages; do

@@ -65,7 +65,9 @@ void sleep_until(int hart, Ready ready) {
   }
 }
 
-void run_measured(const job& j, int core) {
+// Not inlined: hart 0 and the workers must run the same instructions between the two counter
+// readings (clang inlined it with different code at the two call sites: 2 instructions apart).
+[[gnu::noinline]] void run_measured(const job& j, int core) {
   const std::uint64_t start = tessera::qemu::instret();
   j.fn(j.ctx, core);
   const std::uint64_t spent = tessera::qemu::instret() - start;

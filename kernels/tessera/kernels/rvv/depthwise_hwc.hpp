@@ -1,0 +1,74 @@
+// rvv depthwise convolution in the channels-last layout, for every kernel shape, stride,
+// dilation and padding: channels in lanes (int32 accumulators at LMUL 4, the bias as their
+// start), per tap inside the input one 8-bit load widened to int16 (vsext/vzext: uint8 needs no
+// correction), one int16 load of the tap's weights (widened to [tap][channel] in scratch once
+// per call) and one vwmacc.vv. Then the pixel's requantization (requant.hpp).
+#pragma once
+
+#include <riscv_vector.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include <tessera/core/requant.hpp>
+#include <tessera/core/window.hpp>
+#include <tessera/kernels/arch/rvv.hpp>
+#include <tessera/kernels/reference/conv2d.hpp>
+#include <tessera/kernels/rvv/requant.hpp>
+#include <tessera/kernels/rvv/traits.hpp>
+
+namespace tessera::kernels::rvv {
+
+/// Depthwise convolution (groups == in_c == out_c), NHWC, reference::conv2d's contract, bit-exact.
+///
+/// - `in`: [batch][in_h][in_w][C] int8 or uint8; `w`: [C][kernel_h][kernel_w] int8.
+/// - `bias`: [C] int32 or null; `rq`: disabled, per tensor or per channel.
+/// - `out`: [batch][out_h][out_w][C]; `scratch`: depthwise_scratch(d).total bytes.
+template <class TIn, class TOut>
+void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
+                   const requant_params& rq, TOut* out, void* scratch) {
+  using L = arch::rvv::lmul4;
+  const auto layout = depthwise_scratch(d);
+  auto* wt = layout.part<std::int16_t>(scratch, 0);
+  auto* acc = layout.part<std::int32_t>(scratch, 1);
+  const int channels = d.out_c;
+  const int taps = d.kernel_h * d.kernel_w;
+  // [c][tap] int8 -> [tap][c] int16: one strided load per tap.
+  for (int t = 0; t < taps; ++t)
+    for (int c = 0; c < channels;) {
+      const std::size_t vl = L::setvl(std::size_t(channels - c));
+      __riscv_vse16_v_i16m4(wt + std::ptrdiff_t(t) * channels + c,
+                            L::load_widened<false>(w + std::ptrdiff_t(c) * taps + t, taps, vl), vl);
+      c += int(vl);
+    }
+  const row_requant q = channel_requant_of(rq);
+  const std::ptrdiff_t pitch = std::ptrdiff_t(d.in_w) * channels;
+  const std::ptrdiff_t tap_w = std::ptrdiff_t(d.dilation_w) * channels;
+  for (int b = 0; b < d.batch; ++b) {
+    const TIn* in_b = in + std::ptrdiff_t(b) * d.in_h * pitch;
+    for (int y = 0; y < d.out_h; ++y) {
+      const int iy0 = window::origin(y, d.stride_h, d.pad_top);
+      const auto ti = window::taps_inside(iy0, d.kernel_h, d.dilation_h, d.in_h);
+      for (int x = 0; x < d.out_w; ++x, out += channels) {
+        const int ix0 = window::origin(x, d.stride_w, d.pad_left);
+        const auto tj = window::taps_inside(ix0, d.kernel_w, d.dilation_w, d.in_w);
+        for (int c = 0; c < channels;) {
+          const std::size_t vl = L::setvl(std::size_t(channels - c));
+          typename L::i32 a = bias != nullptr ? L::load32(bias + c, vl) : L::zero(vl);
+          for (int i = ti.begin; i < ti.end; ++i) {
+            const TIn* cell = in_b + std::ptrdiff_t(iy0 + i * d.dilation_h) * pitch +
+                              std::ptrdiff_t(ix0 + tj.begin * d.dilation_w) * channels + c;
+            const std::int16_t* wp = wt + std::ptrdiff_t(i * d.kernel_w + tj.begin) * channels + c;
+            for (int j = tj.begin; j < tj.end; ++j, cell += tap_w, wp += channels)
+              a = arch::rvv::mac(a, L::load_widened<true>(cell, 1, vl), L::load16(wp, vl), vl);
+          }
+          L::store32(acc + c, a, vl);
+          c += int(vl);
+        }
+        requant_row(q, acc, channels, out);
+      }
+    }
+  }
+}
+
+}  // namespace tessera::kernels::rvv
