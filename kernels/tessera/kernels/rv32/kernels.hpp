@@ -1,7 +1,8 @@
 // The rv32 family's kernels (RV32IM, PULP-NN's 4x2 micro-kernel shape without Xpulp) under the
 // family interface, bit-exact with the reference (tests/kernels/equivalence.hpp under QEMU
-// riscv32). Depthwise, elementwise and pooling layers run the reference kernels (the traits
-// decline them); their family_kernels entries below are the reference's, for the interface.
+// riscv32). Elementwise and pooling layers run the reference kernels (the traits decline them);
+// their family_kernels entries below are the reference's, for the interface. Depthwise has one
+// kernel (HWC, no scratch), which depthwise_chw also names (the traits never prefer CHW).
 #pragma once
 
 #include <tessera/kernels/rv32/available.hpp>
@@ -11,6 +12,7 @@
 #include <tessera/kernels/concepts.hpp>
 #include <tessera/kernels/reference/reference.hpp>
 #include <tessera/kernels/rv32/conv2d_direct.hpp>
+#include <tessera/kernels/rv32/depthwise_hwc.hpp>
 #include <tessera/kernels/rv32/gemm_rows.hpp>
 #include <tessera/kernels/rv32/matmul.hpp>
 #include <tessera/kernels/rv32/traits.hpp>
@@ -27,12 +29,12 @@ struct family_kernels<kernel_family::rv32> {
   template <class TIn, class TW, class TOut>
   static void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
-    reference::conv2d(d, in, w, bias, rq, out, scratch);
+    rv32::depthwise_hwc(d, in, w, bias, rq, out, scratch);
   }
   template <class TIn, class TW, class TOut>
   static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
-    reference::conv2d(d, in, w, bias, rq, out, scratch);
+    rv32::depthwise_hwc(d, in, w, bias, rq, out, scratch);
   }
   template <class TA, class TW, class TOut>
   static void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::int32_t* bias,

@@ -48,12 +48,13 @@ template <>
 struct family_traits<kernel_family::rv32> {
   /// conv and gemm: 4 output channels x 2 pixels (rows), one int8 element per operand load.
   static constexpr micro_tile conv_tile{rv32::tile_channels, rv32::tile_pixels, 1};
-  static constexpr micro_tile depthwise_tile{1, 1, 1};
+  /// depthwise: 4 channels (one 4-byte run of each pixel's input) x 2 pixels per tap.
+  static constexpr micro_tile depthwise_tile{rv32::tile_channels, rv32::tile_pixels, 1};
   static constexpr micro_tile gemm_tile{rv32::tile_channels, rv32::tile_pixels, 1};
 
   /// Kernel kinds this family leaves to the reference in every case (the equivalence harness
-  /// accepts that they run no case): depthwise, elementwise and pooling kernels.
-  static constexpr const char* reference_kinds[] = {"depthwise", "binary", "pool"};
+  /// accepts that they run no case): elementwise and pooling kernels.
+  static constexpr const char* reference_kinds[] = {"binary", "pool"};
 
   // Requantization: disabled, per tensor or per channel of the output (per row too for gemm),
   // each exact (epilogue.hpp).
@@ -67,9 +68,11 @@ struct family_traits<kernel_family::rv32> {
     return rv32::conv2d_scratch(d).total;
   }
 
+  /// Depthwise: one HWC kernel without scratch (depthwise_hwc.hpp), never the CHW variant.
   template <class TIn, class TW, class TOut>
-  static constexpr bool depthwise_accepts(const reference::conv2d_dims&, const requant_params&) {
-    return false;
+  static constexpr bool depthwise_accepts(const reference::conv2d_dims& d, const requant_params& rq) {
+    return rv32::is_8bit_int<TIn> && rv32::is_8bit_int<TW> && rv32::is_output_int<TOut> && d.groups == d.in_c &&
+           d.out_c == d.in_c && is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t depthwise_hwc_scratch_bytes(const reference::conv2d_dims&) { return 0; }
   static constexpr std::size_t depthwise_chw_scratch_bytes(const reference::conv2d_dims&) { return 0; }
