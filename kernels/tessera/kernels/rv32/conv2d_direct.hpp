@@ -52,21 +52,27 @@ inline clipped_window clip_window(const reference::conv2d_dims& d, int oy, int o
   return w;
 }
 
-/// Calls f(input offset from the window's first tap, weight offset in the filter, length) for
-/// every contiguous run of the window's taps.
-template <class F>
-[[gnu::always_inline]] inline void for_each_segment(const reference::conv2d_dims& d, const clipped_window& w, F&& f) {
-  if (w.j1 <= w.j0) return;
+/// Runs `dot_window` over the taps of window `w`: all its kernel rows at once without
+/// dilation (runs of (j1 - j0) * in_c elements, one input row pitch apart), else one call per
+/// kernel row with one run per tap.
+template <int C, int P, class TIn, class TW>
+[[gnu::always_inline]] inline void window_taps(const reference::conv2d_dims& d, const clipped_window& w,
+                                               const TIn* const (&a)[P], const TW* filter, std::ptrdiff_t k,
+                                               std::int32_t (&acc)[C * P]) {
+  if (w.j1 <= w.j0 || w.i1 <= w.i0) return;
   const int c = d.in_c;
   const std::ptrdiff_t row_pitch = std::ptrdiff_t(d.dilation_h) * d.in_w * c;
-  std::ptrdiff_t in_row = 0;
-  for (int i = w.i0; i < w.i1; ++i, in_row += row_pitch) {
-    const std::ptrdiff_t w_row = (std::ptrdiff_t(i) * d.kernel_w + w.j0) * c;
-    if (d.dilation_w == 1) {
-      f(in_row, w_row, (w.j1 - w.j0) * c);
-    } else {
-      for (int j = 0; j < w.j1 - w.j0; ++j) f(in_row + std::ptrdiff_t(j) * d.dilation_w * c, w_row + j * c, c);
-    }
+  const std::ptrdiff_t w_pitch = std::ptrdiff_t(d.kernel_w) * c;
+  const TW* first = filter + (std::ptrdiff_t(w.i0) * d.kernel_w + w.j0) * c;
+  if (d.dilation_w == 1) {
+    dot_window<C, P>(a, row_pitch, first, k, w_pitch, w.i1 - w.i0, (w.j1 - w.j0) * c, acc);
+    return;
+  }
+  for (int i = 0; i < w.i1 - w.i0; ++i) {
+    const TIn* row[P];
+#pragma GCC unroll 2
+    for (int p = 0; p < P; ++p) row[p] = a[p] + i * row_pitch;
+    dot_window<C, P>(row, std::ptrdiff_t(d.dilation_w) * c, first + i * w_pitch, k, c, w.j1 - w.j0, c, acc);
   }
 }
 
@@ -101,22 +107,15 @@ struct conv2d_atom {
     for (int i = 0; i < C; ++i) acc[2 * i] = acc[2 * i + 1] = bias != nullptr ? bias[c + i] : 0;
     const TW* w = weights + std::ptrdiff_t(c) * k;
     if (count == 2 && win[0].same_taps(win[1])) {
-      const TIn* base0 = image + win[0].offset;
-      const TIn* base1 = image + win[1].offset;
-      for_each_segment(d, win[0], [&](std::ptrdiff_t in, std::ptrdiff_t wo, int len) {
-        const TIn* a[2] = {base0 + in, base1 + in};
-        dot_rows<C, 2>(a, w + wo, k, len, acc);
-      });
+      const TIn* a[2] = {image + win[0].offset, image + win[1].offset};
+      window_taps<C, 2>(d, win[0], a, w, k, acc);
     } else {
       for (int p = 0; p < count; ++p) {
         std::int32_t one[C];
 #pragma GCC unroll 4
         for (int i = 0; i < C; ++i) one[i] = acc[2 * i + p];  // the bias: pixel p is not computed yet
-        const TIn* base = image + win[p].offset;
-        for_each_segment(d, win[p], [&](std::ptrdiff_t in, std::ptrdiff_t wo, int len) {
-          const TIn* a[1] = {base + in};
-          dot_rows<C, 1>(a, w + wo, k, len, one);
-        });
+        const TIn* a[1] = {image + win[p].offset};
+        window_taps<C, 1>(d, win[p], a, w, k, one);
 #pragma GCC unroll 4
         for (int i = 0; i < C; ++i) acc[2 * i + p] = one[i];
       }
@@ -124,7 +123,7 @@ struct conv2d_atom {
     store_block<C, 2>(acc, plan, 0, c, count, out + c, d.out_c);
   }
 
-  void compute(int count, TOut* out, std::ptrdiff_t) {
+  [[gnu::noinline]] void compute(int count, TOut* out, std::ptrdiff_t) {
     int c = 0;
     for (; c + 4 <= d.out_c; c += 4) channels<4>(c, count, out);
     for (; c < d.out_c; ++c) channels<1>(c, count, out);
@@ -144,8 +143,10 @@ template <class TIn, class TW, class TOut>
 void conv2d_direct(const reference::conv2d_dims& d, const TIn* input, const TW* weights, const std::int32_t* bias,
                    const requant_params& rq, TOut* output, void* /*scratch*/) {
   const int k = d.kernel_h * d.kernel_w * d.in_c;
-  conv2d_atom<TIn, TW, TOut> atom{d, weights, bias,
-                                  make_plan(rq, d.out_c, false, acc_bound<TIn, TW>(k, bias, d.out_c)), k};
+  high_form table[table_capacity];
+  store_plan plan = make_plan(rq, d.out_c, false, acc_bound<TIn, TW>(k, bias, d.out_c));
+  fill_table(plan, table, d.out_c);
+  conv2d_atom<TIn, TW, TOut> atom{d, weights, bias, plan, k};
   algorithm::conv2d_pixel_blocks(d, input, output, atom);
 }
 

@@ -35,6 +35,13 @@ enum class store_kind : std::uint8_t {
   exact,  ///< requantize32 (64-bit product and shift)
 };
 
+/// One output's constants of the high form.
+struct high_form {
+  std::int32_t m;
+  std::int32_t q;
+  std::uint32_t r;
+};
+
 /// How one kernel call requantizes: the parameters of output (row r, column c) are entry
 /// `r * row_step + c * col_step` (per tensor: both 0; per channel: col_step 1; per Gemm row:
 /// row_step 1).
@@ -46,13 +53,8 @@ struct store_plan {
   std::int32_t lo = 0, hi = 0;
   const std::int32_t* mul = nullptr;
   const std::int32_t* add = nullptr;
-};
-
-/// One output's constants of the high form.
-struct high_form {
-  std::int32_t m;
-  std::int32_t q;
-  std::uint32_t r;
+  high_form single{};                ///< per tensor: the one entry's constants
+  const high_form* table = nullptr;  ///< per channel: every channel's constants, or nullptr
 };
 
 [[gnu::always_inline]] inline high_form form_of(const store_plan& p, int k) {
@@ -109,7 +111,19 @@ template <class TOut>
   (void)channels;
   p.up = 32 - s;
   p.kind = store_kind::high;
+  if (rq.length == 1) p.single = form_of(p, 0);
   return p;
+}
+
+/// Per-channel constants on the stack of the calling core, computed once per call instead of
+/// once per pixel pair (about 20 instructions each): channels beyond the capacity compute theirs
+/// at each store.
+inline constexpr int table_capacity = 128;
+
+inline void fill_table(store_plan& p, high_form* table, int channels) {
+  if (p.kind != store_kind::high || p.col_step != 1 || channels > table_capacity) return;
+  for (int c = 0; c < channels; ++c) table[c] = form_of(p, c);
+  p.table = table;
 }
 
 /// Largest |value| of an 8-bit type, and the bound on a sum of `terms` products plus a bias.
@@ -135,7 +149,7 @@ template <int Channels, int Pixels, class TOut>
   if (p.kind == store_kind::high) {
     for (int c = 0; c < Channels; ++c) {
       if (p.row_step == 0) {
-        const high_form f = form_of(p, c0 * p.col_step + c * p.col_step);
+        const high_form f = p.table != nullptr ? p.table[c0 + c] : p.col_step == 0 ? p.single : form_of(p, c0 + c);
         for (int q = 0; q < Pixels; ++q) {
           if (q < count) out[q * out_stride + c] = clamp_to<TOut>(high_word(acc[c * Pixels + q], f), p);
         }

@@ -74,7 +74,10 @@ struct matmul_atom {
 template <class TA, class TB, class TOut>
 void matmul_columns(const reference::matmul_dims& d, const TA* a, const TB* b, const requant_params& rq, TOut* out,
                     void* /*scratch*/) {
-  matmul_atom<TA, TB, TOut> atom{d, make_plan(rq, d.n, false, acc_bound<TA, TB>(d.k, nullptr, 0))};
+  high_form table[table_capacity];
+  store_plan plan = make_plan(rq, d.n, false, acc_bound<TA, TB>(d.k, nullptr, 0));
+  fill_table(plan, table, d.n);
+  matmul_atom<TA, TB, TOut> atom{d, plan};
   algorithm::matmul_batches(d, a, b, out, atom);
 }
 

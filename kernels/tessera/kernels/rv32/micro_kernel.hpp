@@ -84,13 +84,16 @@ template <class TA, class TW>
 
 }  // namespace detail
 
-/// acc[c*P + p] += sum_{t < n} a[p][t] * w[c*w_row + t] for C channels and P pixels: the
-/// weights of a convolution or Gemm, one contiguous row per output channel. The 4x2 case runs
-/// the assembly loop over whole groups of 4 elements; everything else is plain C++ (GCC's code
-/// for the 1-pixel and 1-channel leftovers is close to the lb/mul/add floor already).
+/// acc[c*P + p] += sum_{r < rows} sum_{t < n} a[p][r*a_pitch + t] * w[c*w_row + r*w_pitch + t]
+/// for C channels and P pixels: `rows` runs of n elements (a convolution window's kernel rows,
+/// or one Gemm row with rows == 1), the weights one row per output channel. The accumulators
+/// stay in registers across the runs. The 4x2 case runs the assembly loop over each run's whole
+/// groups of 4 elements; the rest (the 1-pixel and 1-channel leftovers, the last n % 4 elements)
+/// is plain C++, close to the lb/mul/add floor already.
 template <int C, int P, class TA, class TW>
-[[gnu::always_inline]] inline void dot_rows(const TA* const (&a)[P], const TW* w, std::ptrdiff_t w_row, int n,
-                                            std::int32_t (&acc)[C * P]) {
+[[gnu::always_inline]] inline void dot_window(const TA* const (&a)[P], std::ptrdiff_t a_pitch, const TW* w,
+                                              std::ptrdiff_t w_row, std::ptrdiff_t w_pitch, int rows, int n,
+                                              std::int32_t (&acc)[C * P]) {
   const TA* ap[P];
   const TW* wp[C];
   std::int32_t s[C * P];
@@ -100,25 +103,37 @@ template <int C, int P, class TA, class TW>
   for (int c = 0; c < C; ++c) wp[c] = w + c * w_row;
 #pragma GCC unroll 8
   for (int i = 0; i < C * P; ++i) s[i] = acc[i];
-  int t = 0;
-  if constexpr (C == 4 && P == 2) {
-    const int n4 = n & ~3;
-    if (n4 > 0) detail::loop_4x2(ap[0], ap[1], wp[0], wp[1], wp[2], wp[3], n4, s);
-    n -= n4;
-  }
-  for (; t < n; ++t) {
-    std::int32_t av[P];
-#pragma GCC unroll 8
-    for (int p = 0; p < P; ++p) av[p] = ap[p][t];
-#pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) {
-      const std::int32_t wv = wp[c][t];
-#pragma GCC unroll 8
-      for (int p = 0; p < P; ++p) s[c * P + p] += av[p] * wv;
+  const int n4 = (C == 4 && P == 2) ? (n & ~3) : 0;
+  const int tail = n - n4;
+  for (int r = 0; r < rows; ++r) {
+    if constexpr (C == 4 && P == 2) {
+      if (n4 > 0) detail::loop_4x2(ap[0], ap[1], wp[0], wp[1], wp[2], wp[3], n4, s);
     }
+    for (int t = 0; t < tail; ++t) {
+      std::int32_t av[P];
+#pragma GCC unroll 8
+      for (int p = 0; p < P; ++p) av[p] = ap[p][t];
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) {
+        const std::int32_t wv = wp[c][t];
+#pragma GCC unroll 8
+        for (int p = 0; p < P; ++p) s[c * P + p] += av[p] * wv;
+      }
+    }
+#pragma GCC unroll 8
+    for (int p = 0; p < P; ++p) ap[p] += a_pitch - n4;
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) wp[c] += w_pitch - n4;
   }
 #pragma GCC unroll 8
   for (int i = 0; i < C * P; ++i) acc[i] = s[i];
+}
+
+/// One run: acc[c*P + p] += sum_{t < n} a[p][t] * w[c*w_row + t].
+template <int C, int P, class TA, class TW>
+[[gnu::always_inline]] inline void dot_rows(const TA* const (&a)[P], const TW* w, std::ptrdiff_t w_row, int n,
+                                            std::int32_t (&acc)[C * P]) {
+  dot_window<C, P>(a, n, w, w_row, n, 1, n, acc);
 }
 
 /// acc[c*P + p] += sum_{t < n} a[p][t] * b[t*b_row + c] for C columns and P rows: a MatMul's
