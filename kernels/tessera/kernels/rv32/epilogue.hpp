@@ -77,9 +77,9 @@ struct store_plan {
 }
 
 template <class TOut>
-[[gnu::always_inline]] inline TOut clamp_to(std::int32_t y, const store_plan& p) {
-  y = y < p.lo ? p.lo : y;
-  y = y > p.hi ? p.hi : y;
+[[gnu::always_inline]] inline TOut clamp_to(std::int32_t y, std::int32_t lo, std::int32_t hi) {
+  y = y < lo ? lo : y;
+  y = y > hi ? hi : y;
   return static_cast<TOut>(y);
 }
 
@@ -147,15 +147,20 @@ template <int Channels, int Pixels, class TOut>
 [[gnu::always_inline]] inline void store_block(const std::int32_t (&acc)[Channels * Pixels], const store_plan& p,
                                                int r0, int c0, int count, TOut* out, std::ptrdiff_t out_stride) {
   if (p.kind == store_kind::high) {
+    // Locals first: the 8-bit stores may alias the plan, which would reload it per output.
+    const std::int32_t lo = p.lo, hi = p.hi;
+    const high_form* table = p.table;
     for (int c = 0; c < Channels; ++c) {
       if (p.row_step == 0) {
-        const high_form f = p.table != nullptr ? p.table[c0 + c] : p.col_step == 0 ? p.single : form_of(p, c0 + c);
+        const high_form f = table != nullptr ? table[c0 + c] : p.col_step == 0 ? p.single : form_of(p, c0 + c);
         for (int q = 0; q < Pixels; ++q) {
-          if (q < count) out[q * out_stride + c] = clamp_to<TOut>(high_word(acc[c * Pixels + q], f), p);
+          if (q < count) out[q * out_stride + c] = clamp_to<TOut>(high_word(acc[c * Pixels + q], f), lo, hi);
         }
       } else {
         for (int q = 0; q < Pixels; ++q) {
-          if (q < count) out[q * out_stride + c] = clamp_to<TOut>(high_word(acc[c * Pixels + q], form_of(p, r0 + q)), p);
+          if (q < count) {
+            out[q * out_stride + c] = clamp_to<TOut>(high_word(acc[c * Pixels + q], form_of(p, r0 + q)), lo, hi);
+          }
         }
       }
     }
