@@ -4,6 +4,11 @@ layers on Cortex-M4, M7 and M55, the keyword-spotting firmware (instructions, co
 the corpus models; writes the tables into docs/benchmarks.md between the qemu markers.
 
     scripts/bench-qemu.sh [host-build-dir]      (default: build)
+    scripts/bench_qemu.py --riscv32 [host-build-dir]
+        RISC-V only (preset riscv32, the rv32 family): the same layers per hart, and the corpus
+        models tiled on gap8/siracusa on 1 and 8 harts (critical path); writes the table between
+        the qemu-riscv32 markers. TESSERA_QEMU_MODELS_DIR=<dir> takes the converted corpus
+        models from there instead of building them in the host build; TESSERA_JOBS the parallelism.
 
 QEMU with -icount shift=0 counts guest instructions (not cycles); the counts are exact and
 repeatable, unlike wall time on the shared CI machine.
@@ -14,7 +19,9 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOST = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+RISCV = "--riscv32" in sys.argv[1:]
+ARGS = [a for a in sys.argv[1:] if a != "--riscv32"]
+HOST = os.path.abspath(ARGS[0] if ARGS else os.path.join(ROOT, "build"))
 BOARDS = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500", "cortex-m55": "mps3-an547"}
 # CMSIS-NN v7, GCC 12 -O2, instructions per MAC on this machine's QEMU (issue 4's anchor table).
 ANCHORS = {
@@ -38,11 +45,111 @@ def qemu(board, elf):
     return r.stdout
 
 
-def build(preset):
+def build(preset, targets=(), models=None):
     out = os.path.join(HOST + "-" + preset)
-    sh(["cmake", "--preset", preset, "-B", out, f"-DTESSERA_QEMU_MODELS_DIR={HOST}/qemu_models"], cwd=ROOT)
-    sh(["cmake", "--build", out, "--parallel", str(os.cpu_count() or 2)], cwd=ROOT)
+    sh(["cmake", "--preset", preset, "-B", out, f"-DTESSERA_QEMU_MODELS_DIR={models or HOST + '/qemu_models'}"], cwd=ROOT)
+    sh(["cmake", "--build", out, "--parallel", str(os.environ.get("TESSERA_JOBS", os.cpu_count() or 2))]
+       + (["--target", *targets] if targets else []), cwd=ROOT)
     return out
+
+
+def qemu_riscv(elf, harts=1):
+    cmd = ["qemu-system-riscv32", "-M", "virt", "-cpu", "rv32", "-bios", "none", "-smp", str(harts), "-nographic",
+           "-semihosting-config", "enable=on,target=native", "-icount", "shift=0", "-kernel", elf]
+    r = subprocess.run(cmd, text=True, capture_output=True, timeout=600)
+    if r.returncode != 0:
+        raise SystemExit(f"{elf} failed on {harts} harts:\n{r.stdout}{r.stderr}")
+    return r.stdout + r.stderr  # picolibc's semihosting writes stdout to QEMU's stderr
+
+
+RISCV_MODELS = ["minimobilenet", "minimobilenetv2", "cnn_linear1", "cnn_linear2", "mlperf_imageclassification",
+                "mlperf_anomalydetection"]
+
+
+def riscv_main():
+    """The riscv32 tables: layers L1-L8 per hart (rv32 family), corpus models 1 vs 8 harts."""
+    # TESSERA_QEMU_MODELS_DIR: corpus models converted elsewhere (skips the host build's conversion).
+    models = os.environ.get("TESSERA_QEMU_MODELS_DIR")
+    if not models:
+        sh(["cmake", "--build", HOST, "--target", "tessera_qemu_models"])
+    targets = ["tessera_layer_benchmarks"] + [f"qemu_models_{m}_cluster" for m in RISCV_MODELS]
+    out = build("riscv32", targets, models)
+    layers, family = [], "?"
+    for line in qemu_riscv(find_elf(out, "tessera_layer_benchmarks")).splitlines():
+        k = re.search(r"# kernels: (\S+)", line)
+        if k:
+            family = k.group(1)
+        p = line.split("|")
+        if len(p) == 6:
+            layers.append((p[0], p[1], int(p[2]), int(p[3]), p[4], p[5]))
+    # Optional: a riscv32 build of the same benchmark with the reference kernels (e.g. the commit
+    # before the rv32 family, or -DTESSERA_FORCE_REFERENCE_KERNELS), for a "before" column.
+    ref = {}
+    ref_build = os.environ.get("TESSERA_RV32_REFERENCE_BUILD")
+    if ref_build:
+        for line in qemu_riscv(find_elf(ref_build, "tessera_layer_benchmarks")).splitlines():
+            p = line.split("|")
+            if len(p) == 6:
+                ref[p[0]] = int(p[3]) / int(p[2])
+    # The Cortex-M4 and M55 figures of the Arm table already in the document, beside ours.
+    arm = {}
+    doc_text = open(os.path.join(ROOT, "docs", "benchmarks.md")).read()
+    if "<!-- qemu-begin -->" in doc_text:
+        block = doc_text[doc_text.index("<!-- qemu-begin -->"):doc_text.index("<!-- qemu-end -->")]
+        for line in block.splitlines():
+            a = re.match(r"(L\w+)\s+.*?\s(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s", line)
+            if a:
+                arm[a.group(1)] = (float(a.group(3)), float(a.group(5)))
+    clusters = []
+    for m in RISCV_MODELS:
+        text = qemu_riscv(find_elf(out, f"qemu_models_{m}_cluster"), 8)
+        current = None
+        for line in text.splitlines():
+            h = re.match(r"(\S+) on (\S+) \(", line)
+            if h:
+                current = {"model": h.group(1), "target": h.group(2), "exact": "bit-exact" in line}
+                clusters.append(current)
+            c = re.match(r"\s+(all layers|convolutions)\s+1 hart\s+(\d+), 8-hart critical path\s+(\d+)", line)
+            if c and current is not None:
+                current[c.group(1)] = (int(c.group(2)), int(c.group(3)))
+    lines = ["## RISC-V rv32 under QEMU (guest instructions per hart)", "",
+             "Produced by `scripts/bench_qemu.py --riscv32` (preset `riscv32`: rv32imc, GCC 12 `-O2`,",
+             "QEMU `virt -icount shift=0`, minstret). Kernels: the `" + family + "` family (docs/kernels.md).",
+             "Instructions per MAC of one hart; `reference` = the same firmware with the reference kernels",
+             "(what gap8/siracusa ran before the family); M4 and M55 from the table above.", "", "```"]
+    lines.append(f"{'layer':<5} {'shape':<44} {'MACs':>9} {'rv32 i/MAC':>11} {'reference':>10} {'x ref':>6}"
+                 f" {'M4 i/MAC':>9} {'M55 i/MAC':>10}  kernel")
+    ti = tm = tr = 0
+    for name, shape, macs, instr, kernel, exact in layers:
+        r = ref.get(name, 0.0)
+        m4, m55 = arm.get(name, (0.0, 0.0))
+        lines.append(f"{name:<5} {shape:<44} {macs:>9} {instr / macs:>11.3f} {r:>10.3f} {r * macs / instr:>6.2f}"
+                     f" {m4:>9.3f} {m55:>10.3f}  {kernel}" + ("" if exact == "exact" else "  MISMATCH"))
+        ti += instr
+        tm += macs
+        tr += r * macs
+    lines.append(f"{'all':<5} {'(instructions / MACs over the layers above)':<44} {tm:>9} {ti / max(tm, 1):>11.3f}"
+                 f" {tr / max(tm, 1):>10.3f} {tr / max(ti, 1):>6.2f}")
+    lines += ["```", "", "Corpus models tiled on the cluster presets (per-hart profile of the tiled layers' compute;",
+              "critical path = per layer the largest hart's count, summed):", "", "```"]
+    lines.append(f"{'model':<36} {'target':<9} {'1 hart':>10} {'8 harts':>10} {'speedup':>8} {'conv 1h':>10} "
+                 f"{'conv 8h':>10} {'conv x':>7}  exact")
+    for c in clusters:
+        a1, a8 = c.get("all layers", (0, 1))
+        c1, c8 = c.get("convolutions", (0, 1))
+        lines.append(f"{c['model']:<36} {c['target']:<9} {a1:>10} {a8:>10} {a1 / max(a8, 1):>7.2f}x {c1:>10} {c8:>10} "
+                     f"{c1 / max(c8, 1):>6.2f}x  {'yes' if c['exact'] else 'NO'}")
+    lines += ["```", ""]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    doc = os.path.join(ROOT, "docs", "benchmarks.md")
+    content = open(doc).read()
+    begin, end = "<!-- qemu-riscv32-begin -->", "<!-- qemu-riscv32-end -->"
+    if begin in content and end in content:
+        content = content[: content.index(begin)] + begin + "\n" + text + end + content[content.index(end) + len(end):]
+    else:
+        content += "\n" + begin + "\n" + text + end + "\n"
+    open(doc, "w").write(content)
 
 
 def find_elf(build_dir, name):
@@ -187,4 +294,4 @@ def render(layers, kws, models):
 
 
 if __name__ == "__main__":
-    main()
+    riscv_main() if RISCV else main()

@@ -1,6 +1,6 @@
 // The randomized bit-exactness checks of tests/kernels/equivalence.hpp on the core itself: the
 // family the compiler targets (arm_dsp on Cortex-M4/M7, arm_mve on Cortex-M55) against the
-// scalar reference, and on the M55 also the DSP family, which Armv8.1-M keeps.
+// scalar reference, and on the M55 also the DSP family, which Armv8.1-M keeps; rv32 on RISC-V.
 //
 // The exit status is the number of failures (capped at 127; 128 + n means a fault): a family
 // that runs no case of a kernel kind counts as a failure, so a placeholder family fails here.

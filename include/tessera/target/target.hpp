@@ -84,9 +84,10 @@ inline constexpr target_desc gap8{
     .levels = {{{"L1", 64 * kib, 8, 10, 30}, {"L2", 512 * kib, 8, 10, 30}, {"L3", 8 * 1024 * kib, 1, 150, 100}}},
     .level_count = 3,
     .cores = 8,
+    .kernels = kernel_set::rv32,
     .macs_per_cycle_x16 = 8 * 16,
-    .micro_tile_channels = 4,
-    .micro_tile_width = 2,
+    .micro_tile_channels = kernels::family_traits<kernel_set::rv32>::conv_tile.channels,
+    .micro_tile_width = kernels::family_traits<kernel_set::rv32>::conv_tile.width,
     .compute = cost_models::pulp_cluster8};
 
 /// Siracusa-like (Deeploy's target): 256 kB L1 for 8 cores, 2 MB L2.
@@ -95,9 +96,10 @@ inline constexpr target_desc siracusa{
     .levels = {{{"L1", 256 * kib, 8, 10, 30}, {"L2", 2048 * kib, 8, 10, 30}}},
     .level_count = 2,
     .cores = 8,
+    .kernels = kernel_set::rv32,
     .macs_per_cycle_x16 = 8 * 16,
-    .micro_tile_channels = 4,
-    .micro_tile_width = 2,
+    .micro_tile_channels = kernels::family_traits<kernel_set::rv32>::conv_tile.channels,
+    .micro_tile_width = kernels::family_traits<kernel_set::rv32>::conv_tile.width,
     .compute = cost_models::pulp_cluster8};
 
 /// STM32H7-like: 128 kB DTCM as L1, 512 kB AXI SRAM as L2, one Cortex-M7 core.

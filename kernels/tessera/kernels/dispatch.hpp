@@ -16,6 +16,7 @@
 // Each family's kernels.hpp compiles to nothing where the family is not available.
 #include <tessera/kernels/arm_dsp/kernels.hpp>
 #include <tessera/kernels/arm_mve/kernels.hpp>
+#include <tessera/kernels/rv32/kernels.hpp>
 #include <tessera/kernels/rvv/kernels.hpp>
 #include <tessera/kernels/x86/kernels.hpp>
 

@@ -16,6 +16,7 @@
 
 #include <tessera/kernels/arm_dsp/available.hpp>
 #include <tessera/kernels/arm_mve/available.hpp>
+#include <tessera/kernels/rv32/available.hpp>
 #include <tessera/kernels/rvv/available.hpp>
 #include <tessera/kernels/x86/available.hpp>
 
@@ -26,6 +27,7 @@ enum class kernel_family : std::uint8_t {
   x86,        ///< SSE4.1, with AVX2 paths where the compiler targets them (x86/)
   arm_dsp,    ///< Cortex-M4/M7/M33 DSP extension: SMLAD, SXTB16, ... (arm_dsp/)
   arm_mve,    ///< Cortex-M55/M85 Helium (arm_mve/)
+  rv32,       ///< RV32IM scalar, PULP-NN's 4x2 micro-kernel without Xpulp (rv32/)
   rvv,        ///< RISC-V vector extension 1.0, RV32 (rvv/)
 };
 
@@ -42,6 +44,7 @@ inline constexpr family_entry families[] = {
     {kernel_family::x86, "x86", TESSERA_KERNELS_X86 != 0},
     {kernel_family::arm_dsp, "arm-dsp", TESSERA_KERNELS_ARM_DSP != 0},
     {kernel_family::arm_mve, "arm-mve", TESSERA_KERNELS_ARM_MVE != 0},
+    {kernel_family::rv32, "rv32", TESSERA_KERNELS_RV32 != 0},
     {kernel_family::rvv, "rvv", TESSERA_KERNELS_RVV != 0},
 };
 inline constexpr std::size_t family_count = sizeof(families) / sizeof(families[0]);

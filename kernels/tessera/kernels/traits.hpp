@@ -25,5 +25,6 @@
 #include <tessera/kernels/arm_dsp/traits.hpp>
 #include <tessera/kernels/arm_mve/traits.hpp>
 #include <tessera/kernels/reference/traits.hpp>
+#include <tessera/kernels/rv32/traits.hpp>
 #include <tessera/kernels/rvv/traits.hpp>
 #include <tessera/kernels/x86/traits.hpp>
