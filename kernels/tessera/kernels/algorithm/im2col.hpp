@@ -75,47 +75,30 @@ inline Dst im2col_pixel(const reference::conv2d_dims& d, const TIn* image, int o
   return dst;
 }
 
-/// Walks the output pixels of one image in row-major order and knows, per output row, the
-/// columns whose window lies wholly inside the input (interior pixels, which kernels may expand
-/// without border checks: their kernel rows are contiguous runs when dilation_w == 1).
+/// Walks the output pixels of one image in row-major order and knows the output columns whose
+/// window columns lie wholly inside the input (for every row: with dilation_w == 1 their kernel
+/// rows are contiguous runs of the input, which kernels may expand without border checks once
+/// the row itself is inside).
 class pixel_cursor {
  public:
+  /// A cursor to assign before use (atoms start one per image, at its first block).
+  pixel_cursor() = default;
   explicit pixel_cursor(const reference::conv2d_dims& d)
-      : d_(&d), columns_(window::interior_outputs(d.out_w, d.stride_w, d.pad_left, d.kernel_w, d.dilation_w, d.in_w)) {
-    start_row();
-  }
+      : out_w_(d.out_w),
+        columns_(window::interior_outputs(d.out_w, d.stride_w, d.pad_left, d.kernel_w, d.dilation_w, d.in_w)) {}
 
   int y() const { return oy_; }
   int x() const { return ox_; }
-  /// Whether the current pixel's whole window is inside the input.
-  bool interior() const { return rows_inside_ && columns_inside(); }
   /// Whether the current pixel's window columns are inside the input (its rows may not be).
   bool columns_inside() const { return ox_ >= columns_.begin && ox_ < columns_.end; }
-  /// The first input element of the current pixel's window (interior pixels only).
-  template <class TIn>
-  const TIn* window_start(const TIn* image) const {
-    const auto& d = *d_;
-    return image + (std::int64_t(window::origin(oy_, d.stride_h, d.pad_top)) * d.in_w +
-                    window::origin(ox_, d.stride_w, d.pad_left)) * d.in_c;
-  }
   void next() {
-    if (++ox_ == d_->out_w) {
-      ox_ = 0;
-      ++oy_;
-      if (oy_ < d_->out_h) start_row();
-    }
+    if (++ox_ == out_w_) ox_ = 0, ++oy_;
   }
 
  private:
-  void start_row() {
-    const auto& d = *d_;
-    const int iy0 = window::origin(oy_, d.stride_h, d.pad_top);
-    rows_inside_ = iy0 >= 0 && iy0 + window::span(1, d.stride_h, d.kernel_h, d.dilation_h) <= d.in_h;
-  }
-  const reference::conv2d_dims* d_;
-  window::tap_range<int> columns_;  ///< output columns whose window columns are all inside
+  int out_w_ = 0;
+  window::tap_range<int> columns_{0, 0};
   int oy_ = 0, ox_ = 0;
-  bool rows_inside_ = false;
 };
 
 }  // namespace tessera::kernels::algorithm

@@ -60,12 +60,15 @@ void im2col_pixel(const reference::conv2d_dims& d, const TIn* in, int oy, int ox
   stage_bytes pack;
   const int segment = d.kernel_w * d.in_c;
   const int ix0 = window::origin(ox, d.stride_w, d.pad_left);
-  if (segment % 4 != 0) {
-    algorithm::im2col_pixel(d, bytes, oy, ox, staging, pack);
+  const int iy0 = window::origin(oy, d.stride_h, d.pad_top);
+  if (segment % 4 != 0) {  // kernel row by kernel row (the out-of-line walk: this path is rare)
+    std::uint8_t* s = staging;
+    for (int i = 0; i < d.kernel_h; ++i) {
+      s = algorithm::im2col_kernel_row(d, algorithm::input_row(d, bytes, iy0 + i * d.dilation_h), ix0, s, pack);
+    }
     expand_row<TIn, 8>(reinterpret_cast<const TIn*>(staging), d.kernel_h * segment, dst);
     return;
   }
-  const int iy0 = window::origin(oy, d.stride_h, d.pad_top);
   for (int i = 0; i < d.kernel_h; ++i) {
     const std::uint8_t* row = algorithm::input_row(d, bytes, iy0 + i * d.dilation_h);
     if (row == nullptr) {
@@ -111,7 +114,7 @@ struct conv2d_atom {
   epilogue_plan plan;
   detail::weight_rows rows;
   const std::uint32_t* cache;  ///< the expanded weights, or nullptr when they do not fit
-  algorithm::pixel_cursor at{d};
+  algorithm::pixel_cursor at;  ///< set at each image's first block
 
   void pack(const TIn* image, int p0, int count) {
     if (p0 == 0) at = algorithm::pixel_cursor(d);
