@@ -60,6 +60,16 @@ struct product_atom {
   }
 };
 
+/// The requantization plan of a Gemm (or of one row of it). Out of line: the row loop inlines
+/// its caller for blocks and for single rows.
+template <class TA>
+[[gnu::noinline]] requant_plan gemm_plan(const requant_params& r, const reference::gemm_dims& d, const std::int8_t* w,
+                                         const std::int32_t* bias, std::int32_t* table) {
+  const std::int64_t bound = s8_products_bound(d.k);
+  if constexpr (std::is_signed_v<TA>) return plan_requant(r, d.n, bias, no_correction{}, bound, table);
+  else return plan_requant(r, d.n, bias, weight_sum_correction{w, d.k}, bound, table);
+}
+
 }  // namespace detail
 
 /// out[r][c] = bias[c] + sum_t a[r][t] * w[c][t] (reference::gemm's contract, bit-exact).
@@ -74,11 +84,7 @@ void gemm(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, cons
   const auto layout = gemm_scratch(d);
   auto* table = layout.part<std::int32_t>(scratch, 0);
   const bool rowwise = is_rowwise(rq, d.m, d.n);
-  auto plan_for = [&](const requant_params& r) {
-    const std::int64_t bound = s8_products_bound(d.k);
-    if constexpr (std::is_signed_v<TA>) return plan_requant(r, d.n, bias, no_correction{}, bound, table);
-    else return plan_requant(r, d.n, bias, weight_sum_correction{w, d.k}, bound, table);
-  };
+  auto plan_for = [&](const requant_params& r) { return detail::gemm_plan<TA>(r, d, w, bias, table); };
   requant_plan plan;
   if (!rowwise) plan = plan_for(rq);
   // Per-row requantization: one plan per row (its multiplier and offset for every column).
