@@ -114,7 +114,7 @@ struct conv2d_atom {
   epilogue_plan plan;
   detail::weight_rows rows;
   const std::uint32_t* cache;  ///< the expanded weights, or nullptr when they do not fit
-  algorithm::pixel_cursor at;  ///< set at each image's first block
+  algorithm::pixel_cursor at{};  ///< set at each image's first block
 
   void pack(const TIn* image, int p0, int count) {
     if (p0 == 0) at = algorithm::pixel_cursor(d);

@@ -40,7 +40,7 @@ struct conv2d_im2col_atom {
   epilogue<TOut> ep;
   int k, k_padded;
   std::int16_t* rows;
-  algorithm::pixel_cursor at;  ///< set at each image's first block
+  algorithm::pixel_cursor at{};  ///< set at each image's first block
 
   void pack(const TIn* image, int p0, int count) {
     if (p0 == 0) at = algorithm::pixel_cursor(d);

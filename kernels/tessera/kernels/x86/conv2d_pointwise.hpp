@@ -24,7 +24,7 @@ struct conv2d_pointwise_atom {
   epilogue<TOut> ep;
   const TIn* row[tile_pixels] = {};  // the input pixel of each output pixel, nullptr in the padding
   const TIn* image = nullptr;        // a valid pointer for the empty dot products of padding pixels
-  algorithm::pixel_cursor at;  ///< set at each image's first block
+  algorithm::pixel_cursor at{};  ///< set at each image's first block
 
   void pack(const TIn* in, int p0, int count) {
     if (p0 == 0) at = algorithm::pixel_cursor(d);
