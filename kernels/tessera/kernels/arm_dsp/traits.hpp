@@ -30,11 +30,8 @@ inline constexpr scratch_alignment scratch_align{8, 4};
 
 constexpr std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
 
-template <class T>
-inline constexpr bool is_8bit_int = std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) == 1;
-template <class T>
-inline constexpr bool is_output_int =
-    std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4);
+using kernels::is_8bit_int;  // common/micro_tile.hpp
+using kernels::is_output_int;
 
 /// The epilogue's per-channel table (one 12-byte entry per channel: multiplier and 64-bit
 /// offset of the division-free requantization, epilogue.hpp).
@@ -158,24 +155,7 @@ constexpr auto binary_scratch(const reference::binary_dims& d) {
                epilogue_table_bytes(d.rank > 0 ? d.out[static_cast<std::size_t>(d.rank - 1)] : 1));
 }
 
-/// Whether A is dense row-major over the output and B is dense or one row broadcast over all
-/// the others (per-channel constants, a bias-like operand). Dims of extent 1 have no stride.
-constexpr bool binary_layout_supported(const reference::binary_dims& d) {
-  if (d.rank < 1) return false;
-  std::int64_t stride = 1;
-  bool b_dense = true, b_row = true;
-  for (int ax = d.rank - 1; ax >= 0; --ax) {
-    const auto i = static_cast<std::size_t>(ax);
-    if (d.out[i] != 1) {
-      if (d.a_stride[i] != stride) return false;
-      if (d.b_stride[i] != stride) b_dense = false;
-      const std::int64_t row_stride = ax == d.rank - 1 ? 1 : 0;
-      if (d.b_stride[i] != row_stride) b_row = false;
-    }
-    stride *= d.out[i];
-  }
-  return b_dense || b_row;
-}
+using kernels::binary_layout_supported;  // common/micro_tile.hpp
 
 }  // namespace tessera::kernels::arm_dsp
 

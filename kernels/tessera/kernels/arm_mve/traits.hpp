@@ -32,11 +32,8 @@ inline constexpr int row_tile_cols = 4;
 constexpr std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
 constexpr std::size_t at_least_1(int x) { return x > 0 ? std::size_t(x) : 1; }
 
-template <class T>
-inline constexpr bool is_8bit_int = std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) == 1;
-template <class T>
-inline constexpr bool is_output_int =
-    std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4);
+using kernels::is_8bit_int;  // common/micro_tile.hpp
+using kernels::is_output_int;
 
 /// The requantization table: 48 bytes per group of 4 channels (requant_table.hpp).
 constexpr std::size_t requant_table_bytes(int channels) { return (at_least_1(channels) + 3) / 4 * 48; }
@@ -134,21 +131,7 @@ constexpr auto binary_scratch(const reference::binary_dims& d) {
   return carve(scratch_align, requant_table_bytes(binary_channels(d)), round_up(at_least_1(binary_channels(d)), 4) * 4);
 }
 
-/// Add/Sub layouts the kernel runs: A contiguous; B contiguous or one row of the innermost axis
-/// broadcast over all others (a per-channel operand).
-constexpr bool binary_layout_supported(const reference::binary_dims& d) {
-  if (d.rank < 1) return false;
-  std::int64_t stride = 1;
-  bool b_contiguous = true, b_row = true;
-  for (int ax = d.rank - 1; ax >= 0; --ax) {
-    const auto a = std::size_t(ax);
-    if (d.out[a] != 1 && d.a_stride[a] != stride) return false;
-    if (d.out[a] != 1 && d.b_stride[a] != stride) b_contiguous = false;
-    if (d.out[a] != 1 && d.b_stride[a] != (ax == d.rank - 1 ? 1 : 0)) b_row = false;
-    stride *= d.out[a];
-  }
-  return b_contiguous || b_row;
-}
+using kernels::binary_layout_supported;  // common/micro_tile.hpp
 
 /// Which depthwise variant is faster for these dims (QEMU mps3-an547 instruction counts, see
 /// depthwise_chw.hpp): the CHW variant whenever its windows fit, since it spends one gather and

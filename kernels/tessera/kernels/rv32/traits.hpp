@@ -28,11 +28,8 @@ inline constexpr int tile_pixels = 2;
 /// Byte loads: no alignment needed anywhere.
 inline constexpr scratch_alignment scratch_align{1, 1};
 
-template <class T>
-inline constexpr bool is_8bit_int = std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) == 1;
-template <class T>
-inline constexpr bool is_output_int =
-    std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4);
+using kernels::is_8bit_int;  // common/micro_tile.hpp
+using kernels::is_output_int;
 
 /// conv2d: none (the windows are read in place).
 constexpr auto conv2d_scratch(const reference::conv2d_dims&) { return carve(scratch_align); }

@@ -29,11 +29,8 @@ inline constexpr int lanes_128 = 16;
 
 constexpr std::size_t at_least_1(int x) { return x > 0 ? std::size_t(x) : 1; }
 
-template <class T>
-inline constexpr bool is_8bit_int = std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) == 1;
-template <class T>
-inline constexpr bool is_output_int =
-    std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4);
+using kernels::is_8bit_int;  // common/micro_tile.hpp
+using kernels::is_output_int;
 
 /// Starts and parts at 8 bytes: int32 and int16 vector accesses must be element-aligned.
 inline constexpr scratch_alignment scratch_align{8, 8};
@@ -76,21 +73,7 @@ constexpr auto binary_scratch(const reference::binary_dims& d) {
   return carve(scratch_align, at_least_1(binary_channels(d)) * 4);
 }
 
-/// Add/Sub layouts the kernel runs: A contiguous; B contiguous or one row of the innermost axis
-/// broadcast over all others (a per-channel operand).
-constexpr bool binary_layout_supported(const reference::binary_dims& d) {
-  if (d.rank < 1) return false;
-  std::int64_t stride = 1;
-  bool b_contiguous = true, b_row = true;
-  for (int ax = d.rank - 1; ax >= 0; --ax) {
-    const auto a = std::size_t(ax);
-    if (d.out[a] != 1 && d.a_stride[a] != stride) return false;
-    if (d.out[a] != 1 && d.b_stride[a] != stride) b_contiguous = false;
-    if (d.out[a] != 1 && d.b_stride[a] != (ax == d.rank - 1 ? 1 : 0)) b_row = false;
-    stride *= d.out[a];
-  }
-  return b_contiguous || b_row;
-}
+using kernels::binary_layout_supported;  // common/micro_tile.hpp
 
 }  // namespace tessera::kernels::rvv
 

@@ -30,13 +30,10 @@ inline constexpr int max_depthwise_taps = 64;
 
 constexpr std::size_t round_up(std::size_t x, std::size_t m) { return (x + m - 1) / m * m; }
 
-/// Whether every element type is one the kernels widen (8-bit inputs and weights) or store
-/// (8-, 16- or 32-bit outputs, written with static_cast semantics as the reference does).
-template <class T>
-inline constexpr bool is_8bit_int = std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) == 1;
-template <class T>
-inline constexpr bool is_output_int =
-    std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4);
+/// The element types the kernels widen (8-bit inputs and weights) or store (8-, 16- or 32-bit
+/// outputs).
+using kernels::is_8bit_int;  // common/micro_tile.hpp
+using kernels::is_output_int;
 
 /// A 1x1 convolution: each output pixel reads one input pixel (or only padding), so it runs on
 /// the input rows directly, without im2col. Only the kernel size decides, never padding or
