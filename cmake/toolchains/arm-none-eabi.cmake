@@ -24,22 +24,9 @@ set(CMAKE_C_FLAGS_RELEASE "-O2 -DNDEBUG" CACHE STRING "Flags used by the C compi
 set(CMAKE_CXX_FLAGS_RELEASE "-O2 -DNDEBUG" CACHE STRING "Flags used by the C++ compiler during release builds")
 unset(tessera_common_flags)
 
-# Libraries and headers come from the toolchain's own tree; programs from the host.
-set(CMAKE_FIND_ROOT_PATH /usr/lib/arm-none-eabi)
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-
-# Boost.Hana is header-only, but the cross compiler must not search /usr/include (it would pick
-# the host's libc headers): give it a folder that holds only a link to the host's Boost. The
-# top-level CMakeLists.txt turns it into the Boost::headers target.
-set(TESSERA_HOST_BOOST_INCLUDE_DIR /usr/include CACHE PATH "Folder holding the host's boost/ headers")
-set(TESSERA_CROSS_BOOST_INCLUDE_DIR ${CMAKE_BINARY_DIR}/boost-only)
-if(EXISTS ${TESSERA_HOST_BOOST_INCLUDE_DIR}/boost/version.hpp AND NOT EXISTS ${TESSERA_CROSS_BOOST_INCLUDE_DIR}/boost)
-  file(MAKE_DIRECTORY ${TESSERA_CROSS_BOOST_INCLUDE_DIR})
-  file(CREATE_LINK ${TESSERA_HOST_BOOST_INCLUDE_DIR}/boost ${TESSERA_CROSS_BOOST_INCLUDE_DIR}/boost SYMBOLIC)
-endif()
+# Sysroot (libraries, headers) and Boost for the cross compiler: bare_metal_sysroot.cmake.
+set(TESSERA_SYSROOT /usr/lib/arm-none-eabi)
+include(${CMAKE_CURRENT_LIST_DIR}/bare_metal_sysroot.cmake)
 
 # ctest runs firmware (add_test on an executable target, see cmake/TesseraFirmware.cmake) as
 #   qemu-system-arm -M <board> ... -kernel <firmware.elf>

@@ -69,19 +69,9 @@ unset(tessera_common_flags)
 unset(tessera_cxx_includes)
 unset(tessera_link_flags)
 
-set(CMAKE_FIND_ROOT_PATH /usr/lib/picolibc/riscv64-unknown-elf)
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-
-# Boost.Hana through a folder holding only a link to the host's boost/ (see arm-none-eabi.cmake).
-set(TESSERA_HOST_BOOST_INCLUDE_DIR /usr/include CACHE PATH "Folder holding the host's boost/ headers")
-set(TESSERA_CROSS_BOOST_INCLUDE_DIR ${CMAKE_BINARY_DIR}/boost-only)
-if(EXISTS ${TESSERA_HOST_BOOST_INCLUDE_DIR}/boost/version.hpp AND NOT EXISTS ${TESSERA_CROSS_BOOST_INCLUDE_DIR}/boost)
-  file(MAKE_DIRECTORY ${TESSERA_CROSS_BOOST_INCLUDE_DIR})
-  file(CREATE_LINK ${TESSERA_HOST_BOOST_INCLUDE_DIR}/boost ${TESSERA_CROSS_BOOST_INCLUDE_DIR}/boost SYMBOLIC)
-endif()
+# Sysroot (picolibc) and Boost for the cross compiler: bare_metal_sysroot.cmake.
+set(TESSERA_SYSROOT /usr/lib/picolibc/riscv64-unknown-elf)
+include(${CMAKE_CURRENT_LIST_DIR}/bare_metal_sysroot.cmake)
 
 # ctest runs firmware as
 #   qemu-system-riscv32 -M virt -cpu <cpu> -smp <harts> -bios none ... -kernel <firmware.elf>

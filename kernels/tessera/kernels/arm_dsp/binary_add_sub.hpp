@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include <tessera/core/requant.hpp>
+#include <tessera/kernels/algorithm/binary.hpp>
 #include <tessera/kernels/arm_dsp/epilogue.hpp>
 #include <tessera/kernels/arm_dsp/traits.hpp>
 #include <tessera/kernels/reference/binary.hpp>
@@ -23,25 +24,15 @@ template <class TA, class TB, class TOut>
 void binary_add_sub(reference::binary_op op, const reference::binary_dims& d, const TA* a, const TB* b,
                     const requant_params& rq, TOut* out, void* scratch) {
   const int channels = d.out[static_cast<std::size_t>(d.rank - 1)];
-  std::int64_t total = 1;
-  for (int ax = 0; ax < d.rank; ++ax) total *= d.out[static_cast<std::size_t>(ax)];
-  const std::int64_t rows = channels > 0 ? total / channels : 0;
-  bool b_dense = true;
-  for (int ax = 0; ax + 1 < d.rank; ++ax) {
-    if (d.out[static_cast<std::size_t>(ax)] != 1 && d.b_stride[static_cast<std::size_t>(ax)] == 0) b_dense = false;
-  }
   const auto layout = binary_scratch(d);
   auto* sums = layout.part<std::int32_t>(scratch, 0);
   auto* table = layout.part<rq_entry>(scratch, 1);
   const epilogue_plan plan =
       make_epilogue<TOut>(rq, channels, table, nullptr, value_bound<TA>() + value_bound<TB>());
   const bool add = op == reference::binary_op::add;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const TA* ar = a + r * channels;
-    const TB* br = b_dense ? b + r * channels : b;
-    TOut* o = out + r * channels;
-    for (int c0 = 0; c0 < channels; c0 += binary_chunk) {
-      const int n = channels - c0 < binary_chunk ? channels - c0 : binary_chunk;
+  algorithm::binary_rows(d, a, b, out, [&](const TA* ar, const TB* br, TOut* o, int n_channels) {
+    for (int c0 = 0; c0 < n_channels; c0 += binary_chunk) {
+      const int n = n_channels - c0 < binary_chunk ? n_channels - c0 : binary_chunk;
       if (add) {
         for (int i = 0; i < n; ++i) sums[i] = std::int32_t{ar[c0 + i]} + std::int32_t{br[c0 + i]};
       } else {
@@ -49,7 +40,7 @@ void binary_add_sub(reference::binary_op op, const reference::binary_dims& d, co
       }
       store_channels<1>(sums, plan, c0, n, o + c0);
     }
-  }
+  });
 }
 
 }  // namespace tessera::kernels::arm_dsp

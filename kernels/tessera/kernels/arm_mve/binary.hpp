@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include <tessera/core/requant.hpp>
+#include <tessera/kernels/algorithm/binary.hpp>
 #include <tessera/kernels/arch/arm_mve.hpp>
 #include <tessera/kernels/arm_mve/common.hpp>
 #include <tessera/kernels/arm_mve/requant.hpp>
@@ -62,21 +63,12 @@ void binary(reference::binary_op op, const reference::binary_dims& d, const TA* 
   auto* table = layout.part<std::int32_t>(scratch, 0);
   auto* acc = layout.part<std::int32_t>(scratch, 1);
   const int channels = binary_channels(d);
-  std::int64_t total = 1;
-  bool b_row = false;  // B is one row broadcast over the outer axes
-  for (int ax = 0; ax < d.rank; ++ax) {
-    total *= d.out[std::size_t(ax)];
-    if (ax < d.rank - 1 && d.out[std::size_t(ax)] != 1 && d.b_stride[std::size_t(ax)] == 0) b_row = true;
-  }
-  if (total == 0) return;
-  const std::int64_t rows = total / channels;
   const requant_plan plan = plan_requant(rq, channels, nullptr, 510, table);  // |a +- b| <= 255 + 255
   const bool add = op == reference::binary_op::add;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const TB* b_r = b_row ? b : b + r * channels;
-    detail::add_sub_row(add, a + r * channels, b_r, channels, acc);
-    requant_row(plan, acc, acc_layout::contiguous, channels, out + r * channels);
-  }
+  algorithm::binary_rows(d, a, b, out, [&](const TA* a_row, const TB* b_row, TOut* out_row, int n) {
+    detail::add_sub_row(add, a_row, b_row, n, acc);
+    requant_row(plan, acc, acc_layout::contiguous, n, out_row);
+  });
 }
 
 }  // namespace tessera::kernels::arm_mve

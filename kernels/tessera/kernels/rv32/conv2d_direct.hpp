@@ -145,8 +145,7 @@ void conv2d_direct(const reference::conv2d_dims& d, const TIn* input, const TW* 
                    const requant_params& rq, TOut* output, void* /*scratch*/) {
   const int k = d.kernel_h * d.kernel_w * d.in_c;
   high_form table[table_capacity];
-  store_plan plan = make_plan(rq, d.out_c, false, acc_bound<TIn, TW>(k, bias, d.out_c));
-  fill_table(plan, table, d.out_c);
+  const store_plan plan = make_plan(rq, d.out_c, false, acc_bound<TIn, TW>(k, bias, d.out_c), table);
   conv2d_atom<TIn, TW, TOut> atom{d, weights, bias, plan, k};
   algorithm::conv2d_pixel_blocks(d, input, output, atom);
 }

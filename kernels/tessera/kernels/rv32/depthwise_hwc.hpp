@@ -124,8 +124,7 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const TW* 
                    const requant_params& rq, TOut* output, void* /*scratch*/) {
   const int taps = d.kernel_h * d.kernel_w;
   high_form table[table_capacity];
-  store_plan plan = make_plan(rq, d.out_c, false, acc_bound<TIn, TW>(taps, bias, d.out_c));
-  fill_table(plan, table, d.out_c);
+  const store_plan plan = make_plan(rq, d.out_c, false, acc_bound<TIn, TW>(taps, bias, d.out_c), table);
   depthwise_atom<TIn, TW, TOut> atom{d, weights, bias, plan};
   algorithm::conv2d_pixel_blocks(d, input, output, atom);
 }

@@ -83,10 +83,16 @@ template <class TOut>
   return static_cast<TOut>(y);
 }
 
+/// Per-channel constants on the stack of the calling core, computed once per call instead of
+/// once per pixel pair (about 20 instructions each): channels beyond the capacity compute theirs
+/// at each store.
+inline constexpr int table_capacity = 128;
+
 /// The plan of a call whose accumulators (bias included) satisfy |acc| <= acc_bound, writing
 /// `channels` columns; `rowwise`: per-row parameters (Gemm), else per tensor or per column.
+/// Per-column high forms go into `table` (table_capacity entries, the caller's stack).
 [[gnu::noinline]] inline store_plan make_plan(const requant_params& rq, int channels, bool rowwise,
-                                              std::int64_t acc_bound) {
+                                              std::int64_t acc_bound, high_form* table) {
   store_plan p{};
   if (!rq.enabled) return p;
   p.shift = rq.shift;
@@ -108,22 +114,14 @@ template <class TOut>
     const std::int64_t scaled = (acc_bound * (mul < 0 ? -mul : mul)) >> s;
     if (scaled + (q < 0 ? -q : q) + 2 >= (std::int64_t{1} << 31)) return p;
   }
-  (void)channels;
   p.up = 32 - s;
   p.kind = store_kind::high;
   if (rq.length == 1) p.single = form_of(p, 0);
+  if (p.col_step == 1 && channels <= table_capacity) {
+    for (int c = 0; c < channels; ++c) table[c] = form_of(p, c);
+    p.table = table;
+  }
   return p;
-}
-
-/// Per-channel constants on the stack of the calling core, computed once per call instead of
-/// once per pixel pair (about 20 instructions each): channels beyond the capacity compute theirs
-/// at each store.
-inline constexpr int table_capacity = 128;
-
-inline void fill_table(store_plan& p, high_form* table, int channels) {
-  if (p.kind != store_kind::high || p.col_step != 1 || channels > table_capacity) return;
-  for (int c = 0; c < channels; ++c) table[c] = form_of(p, c);
-  p.table = table;
 }
 
 /// Largest |value| of an 8-bit type, and the bound on a sum of `terms` products plus a bias.

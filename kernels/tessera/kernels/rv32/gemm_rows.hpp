@@ -72,8 +72,7 @@ void gemm_rows(const reference::gemm_dims& d, const TA* a, const TW* w, const st
                const requant_params& rq, TOut* out, void* /*scratch*/) {
   const bool rowwise = is_rowwise(rq, d.m, d.n);
   high_form table[table_capacity];
-  store_plan plan = make_plan(rq, d.n, rowwise, acc_bound<TA, TW>(d.k, bias, d.n));
-  fill_table(plan, table, d.n);
+  const store_plan plan = make_plan(rq, d.n, rowwise, acc_bound<TA, TW>(d.k, bias, d.n), table);
   gemm_atom<TA, TW, TOut> atom{d.n, d.k, a, w, bias, plan, out};
   algorithm::gemm_row_blocks(d.m, atom);
 }

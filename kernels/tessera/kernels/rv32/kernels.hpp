@@ -1,7 +1,7 @@
 // The rv32 family's kernels (RV32IM, PULP-NN's 4x2 micro-kernel shape without Xpulp) under the
 // family interface, bit-exact with the reference (tests/kernels/equivalence.hpp under QEMU
-// riscv32). Elementwise and pooling layers run the reference kernels (the traits decline them);
-// their family_kernels entries below are the reference's, for the interface. Depthwise has one
+// riscv32). Elementwise and pooling layers run the reference kernels (the traits decline them):
+// their family_kernels entries are inherited from the reference's. Depthwise has one
 // kernel (HWC, no scratch), which depthwise_chw also names (the traits never prefer CHW).
 //
 // Guest instructions per MAC of one hart under QEMU (rv32imc, -O2, int8, per-channel
@@ -19,7 +19,7 @@
 #if TESSERA_KERNELS_RV32  // the whole header: the kernels use RV32 assembly
 
 #include <tessera/kernels/concepts.hpp>
-#include <tessera/kernels/reference/reference.hpp>
+#include <tessera/kernels/reference/traits.hpp>
 #include <tessera/kernels/rv32/conv2d_direct.hpp>
 #include <tessera/kernels/rv32/depthwise_hwc.hpp>
 #include <tessera/kernels/rv32/gemm_rows.hpp>
@@ -29,7 +29,7 @@
 namespace tessera::kernels {
 
 template <>
-struct family_kernels<kernel_family::rv32> {
+struct family_kernels<kernel_family::rv32> : family_kernels<kernel_family::reference> {
   template <class TIn, class TW, class TOut>
   static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                      const requant_params& rq, TOut* out, void* scratch) {
@@ -54,20 +54,6 @@ struct family_kernels<kernel_family::rv32> {
   static void matmul(const reference::matmul_dims& d, const TA* a, const TB* b, const requant_params& rq, TOut* out,
                      void* scratch) {
     rv32::matmul_columns(d, a, b, rq, out, scratch);
-  }
-  template <class TA, class TB, class TOut>
-  static void binary(reference::binary_op op, const reference::binary_dims& d, const TA* a, const TB* b,
-                     const requant_params& rq, TOut* out, void* /*scratch*/) {
-    reference::binary(op, d, a, b, rq, out);
-  }
-  template <class T>
-  static void max_pool2d(const reference::pool2d_dims& d, const T* in, T* out, void* /*scratch*/) {
-    reference::max_pool2d(d, in, out);
-  }
-  template <class T>
-  static void average_pool2d(const reference::pool2d_dims& d, bool count_include_pad, const T* in, T* out,
-                             void* /*scratch*/) {
-    reference::average_pool2d(d, count_include_pad, in, out);
   }
 };
 

@@ -75,8 +75,7 @@ template <class TA, class TB, class TOut>
 void matmul_columns(const reference::matmul_dims& d, const TA* a, const TB* b, const requant_params& rq, TOut* out,
                     void* /*scratch*/) {
   high_form table[table_capacity];
-  store_plan plan = make_plan(rq, d.n, false, acc_bound<TA, TB>(d.k, nullptr, 0));
-  fill_table(plan, table, d.n);
+  const store_plan plan = make_plan(rq, d.n, false, acc_bound<TA, TB>(d.k, nullptr, 0), table);
   matmul_atom<TA, TB, TOut> atom{d, plan};
   algorithm::matmul_batches(d, a, b, out, atom);
 }

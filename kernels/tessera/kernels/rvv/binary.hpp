@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <tessera/core/requant.hpp>
+#include <tessera/kernels/algorithm/binary.hpp>
 #include <tessera/kernels/reference/binary.hpp>
 #include <tessera/kernels/rvv/requant.hpp>
 #include <tessera/kernels/rvv/traits.hpp>
@@ -49,21 +50,12 @@ template <class TA, class TB, class TOut>
 void binary(reference::binary_op op, const reference::binary_dims& d, const TA* a, const TB* b,
             const requant_params& rq, TOut* out, void* scratch) {
   auto* acc = binary_scratch(d).part<std::int32_t>(scratch, 0);
-  const int channels = binary_channels(d);
-  std::int64_t total = 1;
-  bool b_row = false;  // B is one row broadcast over the outer axes
-  for (int ax = 0; ax < d.rank; ++ax) {
-    total *= d.out[std::size_t(ax)];
-    if (ax < d.rank - 1 && d.out[std::size_t(ax)] != 1 && d.b_stride[std::size_t(ax)] == 0) b_row = true;
-  }
-  if (total == 0) return;
-  const std::int64_t rows = total / channels;
   const row_requant q = channel_requant_of(rq);
   const bool add = op == reference::binary_op::add;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    detail::add_sub_row(add, a + r * channels, b_row ? b : b + r * channels, channels, acc);
-    requant_row(q, acc, channels, out + r * channels);
-  }
+  algorithm::binary_rows(d, a, b, out, [&](const TA* a_row, const TB* b_row, TOut* out_row, int channels) {
+    detail::add_sub_row(add, a_row, b_row, channels, acc);
+    requant_row(q, acc, channels, out_row);
+  });
 }
 
 }  // namespace tessera::kernels::rvv
