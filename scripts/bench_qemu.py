@@ -80,7 +80,7 @@ def riscv_main():
         if k:
             family = k.group(1)
         p = line.split("|")
-        if len(p) == 6:
+        if len(p) >= 6:
             layers.append((p[0], p[1], int(p[2]), int(p[3]), p[4], p[5]))
     # Optional: a riscv32 build of the same benchmark with the reference kernels (e.g. the commit
     # before the rv32 family, or -DTESSERA_FORCE_REFERENCE_KERNELS), for a "before" column.
@@ -89,7 +89,7 @@ def riscv_main():
     if ref_build:
         for line in qemu_riscv(find_elf(ref_build, "tessera_layer_benchmarks")).splitlines():
             p = line.split("|")
-            if len(p) == 6:
+            if len(p) >= 6:
                 ref[p[0]] = int(p[3]) / int(p[2])
     # The Cortex-M4 and M55 figures of the Arm table already in the document, beside ours.
     arm = {}
@@ -186,7 +186,7 @@ def main():
         out = build(preset)
         for line in qemu(board, find_elf(out, "tessera_layer_benchmarks")).splitlines():
             p = line.split("|")
-            if len(p) == 6:
+            if len(p) >= 6:
                 layers.setdefault(p[0], {"shape": p[1], "macs": int(p[2])})[preset] = (int(p[3]), p[4], p[5])
         for line in qemu(board, find_elf(out, "tessera_kws")).splitlines():
             p = line.split("|")

@@ -59,7 +59,7 @@ def main():
     for vlen in VLENS:
         for line in qemu_rvv(vlen, elf).splitlines():
             p = line.split("|")
-            if len(p) == 6:
+            if len(p) >= 6:
                 row = layers.setdefault(p[0], {"shape": p[1], "macs": int(p[2])})
                 row[vlen] = (int(p[3]), p[4], p[5])
     with open(DOC) as f:
