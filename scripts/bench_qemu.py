@@ -13,10 +13,13 @@ the corpus models; writes the tables into docs/benchmarks.md between the qemu ma
 QEMU with -icount shift=0 counts guest instructions (not cycles); the counts are exact and
 repeatable, unlike wall time on the shared CI machine.
 """
+import concurrent.futures
 import os
 import re
 import subprocess
 import sys
+
+import cortex_m_cycles
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RISCV = "--riscv32" in sys.argv[1:]
@@ -24,11 +27,17 @@ ARGS = [a for a in sys.argv[1:] if a != "--riscv32"]
 HOST = os.path.abspath(ARGS[0] if ARGS else os.path.join(ROOT, "build"))
 BOARDS = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500", "cortex-m55": "mps3-an547"}
 # CMSIS-NN v7, GCC 12 -O2, instructions per MAC on this machine's QEMU (issue 4's anchor table).
+# The fully connected layers against CMSIS-NN's per-channel fully connected kernel (issue 15).
 ANCHORS = {
     "L1": (2.33, 0.40), "L2": (2.14, 0.34), "L3": (1.76, 0.21), "L4": (2.69, 0.62),
-    "L5": (8.04, 2.33), "L6": (8.24, 2.75), "L7": (3.49, 0.96), "L8a": (2.12, 0.68), "L8b": (1.95, 0.49),
+    "L5": (8.04, 2.33), "L6": (8.24, 2.75), "L7": (3.49, 0.96), "L8a": (2.154, 0.697), "L8b": (1.967, 0.496),
 }
-ANCHOR_TOTAL = {"cortex-m4": 2.62, "cortex-m55": 0.547}
+# CMSIS-NN's estimated Cortex-M4 cycles per MAC under the same cycle model (scripts/cortex_m_cycles.py),
+# where measured: issue 15's figures (L1, L5, the keyword-spotting network).
+CYCLE_ANCHORS = {"L1": 2.89, "L5": 9.43}
+KWS_CYCLE_ANCHOR = 3.48
+# Cores whose cycles are estimated from an executed-instruction trace (cortex_m_cycles.py --core).
+CYCLE_CORES = {"cortex-m4": "m4", "cortex-m55": "m55"}
 
 
 def sh(cmd, **kw):
@@ -179,34 +188,62 @@ def sections(elf):
     return sizes
 
 
+def cycle_trace(job):
+    """One executed-instruction trace (a worker process): (key, [(instructions, cycles) per region], output)."""
+    key, elf, core = job
+    out, regions = cortex_m_cycles.run_trace(elf, core)
+    return key, regions, out
+
+
 def main():
     sh(["cmake", "--build", HOST, "--target", "tessera_qemu_models"])
     layers, kws, models = {}, {}, {}
+    traces = []  # (key, elf, core) for the cycle estimates
     for preset, board in BOARDS.items():
         out = build(preset)
+        models_dir = os.path.join(out, "tests", "qemu_corpus")
+        model_elfs = []
+        if os.path.isdir(models_dir):
+            model_elfs = sorted(os.path.join(models_dir, f) for f in os.listdir(models_dir)
+                                if re.fullmatch(r"qemu_models_\w+\.elf", f) and not f.endswith("_stub.elf"))
+            stubs = [os.path.basename(e)[:-4] + "_stub" for e in model_elfs]
+            if stubs:
+                sh(["cmake", "--build", out, "--target", *stubs])
         for line in qemu(board, find_elf(out, "tessera_layer_benchmarks")).splitlines():
             p = line.split("|")
             if len(p) >= 6:
-                layers.setdefault(p[0], {"shape": p[1], "macs": int(p[2])})[preset] = (int(p[3]), p[4], p[5])
+                row = layers.setdefault(p[0], {"shape": p[1], "macs": int(p[2])})
+                row[preset] = (int(p[3]), p[4], p[5])
+                if len(p) >= 7:
+                    row.setdefault("saturated", {})[preset] = int(p[6]) / 10
         for line in qemu(board, find_elf(out, "tessera_kws")).splitlines():
             p = line.split("|")
             if p[0] == "kws":
                 size_elf = find_elf(out, "tessera_kws_size")
                 kws[preset] = dict(macs=int(p[1]), instr=int(p[2]), arena=int(p[3]), exact=p[4],
-                                   lib=library_text_bytes(size_elf), **{k.strip("."): v for k, v in sections(size_elf).items()})
-        models_dir = os.path.join(out, "tests", "qemu_corpus")
-        if os.path.isdir(models_dir):
-            for f in sorted(os.listdir(models_dir)):
-                if f.startswith("qemu_models_") and "." not in f.replace(".elf", ""):
-                    elf = os.path.join(models_dir, f)
-                    for line in qemu(board, elf).splitlines():
-                        m = re.match(r"(\S+) \[(\S+) kernels\]: (\S+), (\d+) MACs, (\d+) guest instructions", line)
-                        if m:
-                            row = models.setdefault(m.group(1), {"macs": int(m.group(4))})
-                            row[preset] = (int(m.group(5)), m.group(3))
-                            row.setdefault("sizes", {})[preset] = dict(
-                                lib=library_text_bytes(elf), **{k.strip("."): v for k, v in sections(elf).items()})
-    text = render(layers, kws, models)
+                                   lib=library_text_bytes(size_elf),
+                                   lib_stub=sections(size_elf).get(".text", 0)
+                                   - sections(find_elf(out, "tessera_kws_stub")).get(".text", 0),
+                                   **{k.strip("."): v for k, v in sections(size_elf).items()})
+        for elf in model_elfs:
+            for line in qemu(board, elf).splitlines():
+                m = re.match(r"(\S+) \[(\S+) kernels\]: (\S+), (\d+) MACs, (\d+) guest instructions", line)
+                if m:
+                    row = models.setdefault(m.group(1), {"macs": int(m.group(4))})
+                    row[preset] = (int(m.group(5)), m.group(3))
+                    stub = elf[:-4] + "_stub.elf"
+                    row.setdefault("sizes", {})[preset] = dict(
+                        lib=library_text_bytes(elf),
+                        lib_stub=sections(elf).get(".text", 0) - sections(stub).get(".text", 0),
+                        **{k.strip("."): v for k, v in sections(elf).items()})
+                    row.setdefault("elf", {})[preset] = elf
+        if preset in CYCLE_CORES:
+            core = CYCLE_CORES[preset]
+            traces.append(((preset, "layers"), find_elf(out, "tessera_layer_benchmarks_trace"), core))
+            traces.append(((preset, "kws"), find_elf(out, "tessera_kws_size"), core))
+            traces += [((preset, elf), elf, core) for elf in model_elfs]
+    cycles = estimate_cycles(traces, layers, kws, models)
+    text = render(layers, kws, models, cycles)
     print(text)
     doc = os.path.join(ROOT, "docs", "benchmarks.md")
     content = open(doc).read()
@@ -218,17 +255,49 @@ def main():
     open(doc, "w").write(content)
 
 
-def render(layers, kws, models):
+def estimate_cycles(traces, layers, kws, models):
+    """Estimated cycles per measured region: {(preset, name): (instructions, cycles)}, where name is
+    a layer, "kws" or a model; each region found by its instruction count (match_regions)."""
+    result = {}
+    jobs = int(os.environ.get("TESSERA_JOBS", os.cpu_count() or 2))
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        for (preset, what), regions, out in pool.map(cycle_trace, traces):
+            if what == "layers":
+                names, counts = [], []
+                for line in out.splitlines():
+                    p = line.split("|")
+                    if len(p) >= 6:
+                        names.append(p[0])
+                        counts.append(int(p[3]))
+                for name, region in zip(names, cortex_m_cycles.match_regions(counts, regions)):
+                    if region:
+                        result[(preset, name)] = region
+            elif what == "kws":
+                region = cortex_m_cycles.match_regions([kws[preset]["instr"]], regions)[0]
+                if region:
+                    result[(preset, "kws")] = region
+            else:
+                for name, row in models.items():
+                    if row.get("elf", {}).get(preset) == what:
+                        region = cortex_m_cycles.match_regions([row[preset][0]], regions)[0]
+                        if region:
+                            result[(preset, name)] = region
+    return result
+
+
+def render(layers, kws, models, cycles):
     cores = list(BOARDS)
     lines = ["## Cortex-M under QEMU (guest instructions)", "",
              "Produced by `scripts/bench-qemu.sh` (QEMU `-icount shift=0`, SysTick as instruction counter,",
              "GCC 12 `-O2`; int8 NHWC, per-channel requantization). CMSIS-NN columns: the issue's anchor",
-             "table (CMSIS-NN v7 through its public wrappers, GCC 12 -O2, same QEMU). `x` = CMSIS-NN's",
-             "instructions per MAC divided by ours (above 1: Tessera executes fewer).", "", "```"]
+             "table (CMSIS-NN v7 through its public wrappers, GCC 12 -O2, same QEMU; the fully connected",
+             "layers against its per-channel kernel). `x` = CMSIS-NN's instructions per MAC divided by",
+             "ours (above 1: Tessera executes fewer). `sat %`: share of the layer's outputs at -128 or",
+             "127 (the data is scaled so that the bit-exactness check tests the whole int8 range).", "", "```"]
     head = f"{'layer':<5} {'shape':<44} {'MACs':>9}"
     for c in cores:
         head += f" {c + ' i/MAC':>16}"
-    head += f" {'CMSIS M4':>9} {'x M4':>6} {'CMSIS M55':>10} {'x M55':>6}  kernel (m4/m55)"
+    head += f" {'CMSIS M4':>9} {'x M4':>6} {'CMSIS M55':>10} {'x M55':>6} {'sat %':>6}  kernel (m4/m55)"
     lines.append(head)
     totals = {c: [0, 0] for c in cores}
     anchor_instr = {"cortex-m4": 0.0, "cortex-m55": 0.0}
@@ -248,7 +317,9 @@ def render(layers, kws, models):
         x55 = a55 / (row["cortex-m55"][0] / row["macs"]) if "cortex-m55" in row else 0
         kern = "/".join(row[c][1] for c in ("cortex-m4", "cortex-m55") if c in row)
         bad = [c for c in cores if c in row and row[c][2] != "exact"]
-        s += f" {a4:>9.2f} {x4:>6.2f} {a55:>10.2f} {x55:>6.2f}  {kern}{'  MISMATCH on ' + ','.join(bad) if bad else ''}"
+        sat = max(row.get("saturated", {}).values(), default=float("nan"))
+        s += (f" {a4:>9.3f} {x4:>6.2f} {a55:>10.3f} {x55:>6.2f} {sat:>6.1f}  {kern}"
+              f"{'  MISMATCH on ' + ','.join(bad) if bad else ''}")
         lines.append(s)
     s = f"{'all':<5} {'(instructions / MACs over the layers above)':<44} {totals[cores[0]][1]:>9}"
     for c in cores:
@@ -257,16 +328,20 @@ def render(layers, kws, models):
     m55 = totals["cortex-m55"][0] / max(totals["cortex-m55"][1], 1)
     a4 = anchor_instr["cortex-m4"] / max(totals["cortex-m4"][1], 1)
     a55 = anchor_instr["cortex-m55"] / max(totals["cortex-m55"][1], 1)
-    s += f" {a4:>9.2f} {a4 / m4 if m4 else 0:>6.2f} {a55:>10.3f} {a55 / m55 if m55 else 0:>6.2f}"
+    s += f" {a4:>9.3f} {a4 / m4 if m4 else 0:>6.2f} {a55:>10.3f} {a55 / m55 if m55 else 0:>6.2f}"
     lines += [s, "```", ""]
-    lines += ["Keyword spotting (DS-CNN-shaped, benchmarks/qemu/kws_network.hpp; firmware without the", 
-              "reference check for the sizes; library = code symbols in namespace tessera, i.e. kernels and executor):", "", "```"]
-    lines.append(f"{'core':<11} {'MACs':>9} {'instructions':>13} {'i/MAC':>7} {'arena B':>8} {'.text':>7} {'library':>8} {'.rodata':>8} {'.data':>6} {'.bss':>7} exact")
+    lines += cycle_table(layers, kws, models, cycles)
+    lines += ["Keyword spotting (DS-CNN-shaped, benchmarks/qemu/kws_network.hpp; firmware without the",
+              "reference check for the sizes; library = .text of the firmware minus .text of the same",
+              "firmware without the inference (tessera_kws_stub), so executor code inlined into main counts;",
+              "tessera:: symbols = the code symbols in namespace tessera, the earlier measure):", "", "```"]
+    lines.append(f"{'core':<11} {'MACs':>9} {'instructions':>13} {'i/MAC':>7} {'arena B':>8} {'.text':>7} {'library':>8}"
+                 f" {'tessera::':>9} {'.rodata':>8} {'.data':>6} {'.bss':>7} exact")
     for c in cores:
         if c in kws:
             k = kws[c]
             lines.append(f"{c:<11} {k['macs']:>9} {k['instr']:>13} {k['instr'] / k['macs']:>7.3f} {k['arena']:>8} {k.get('text', 0):>7} "
-                         f"{k['lib']:>8} {k.get('rodata', 0):>8} {k.get('data', 0):>6} {k.get('bss', 0):>7} {k['exact']}")
+                         f"{k['lib_stub']:>8} {k['lib']:>9} {k.get('rodata', 0):>8} {k.get('data', 0):>6} {k.get('bss', 0):>7} {k['exact']}")
     lines += ["```", ""]
     if models:
         lines += ["Corpus models (flat executor, native kernels, bit-exact against the golden outputs):", "", "```"]
@@ -279,7 +354,8 @@ def render(layers, kws, models):
             lines.append(s)
         lines += ["```", "",
                   "Their firmware sizes in bytes (each firmware also holds the model's golden input and",
-                  "output in .rodata and its check code in .text; library = code in namespace tessera):", "", "```"]
+                  "output in .rodata and its check code in .text; library = .text minus the same firmware",
+                  "without the inference):", "", "```"]
         size_cores = [c for c in ("cortex-m4", "cortex-m55") if c in cores]
         lines.append(f"{'model':<36}" + "".join(f" {c + ' ' + k:>19}" for c in size_cores
                                                    for k in (".text", "library", ".rodata", ".bss")))
@@ -287,10 +363,64 @@ def render(layers, kws, models):
             s = f"{name:<36}"
             for c in size_cores:
                 z = row.get("sizes", {}).get(c, {})
-                s += "".join(f" {z.get(k, 0):>19}" for k in ("text", "lib", "rodata", "bss"))
+                s += "".join(f" {z.get(k, 0):>19}" for k in ("text", "lib_stub", "rodata", "bss"))
             lines.append(s)
         lines += ["```", ""]
     return "\n".join(lines) + "\n"
+
+
+def cycle_table(layers, kws, models, cycles):
+    """Estimated cycles per MAC beside instructions per MAC (scripts/cortex_m_cycles.py)."""
+    if not cycles:
+        return []
+    lines = ["Estimated cycles (scripts/cortex_m_cycles.py: every executed instruction traced under QEMU,",
+             "Cortex-M4 timings of the TRM applied; M55: the beat-overlap estimate; docs/benchmarks.md",
+             "\"Cycle model\" says what they leave out). CMSIS M4 = CMSIS-NN's cycles per MAC under the same",
+             "model where measured; `x cyc` = CMSIS-NN's cycles divided by ours.", "", "```"]
+    lines.append(f"{'':<5} {'MACs':>9} {'M4 i/MAC':>9} {'M4 cyc/MAC':>11} {'M4 CPI':>7} {'CMSIS M4':>9} {'x cyc':>6}"
+                 f" {'M55 i/MAC':>10} {'M55 est cyc/MAC':>16}")
+
+    def row(name, macs, key, anchor):
+        m4 = cycles.get(("cortex-m4", key))
+        m55 = cycles.get(("cortex-m55", key))
+        s = f"{name:<5} {macs:>9}"
+        if m4:
+            s += f" {m4[0] / macs:>9.3f} {m4[1] / macs:>11.3f} {m4[1] / m4[0]:>7.3f}"
+            s += f" {anchor:>9.2f} {anchor * macs / m4[1]:>6.2f}" if anchor else f" {'-':>9} {'-':>6}"
+        else:
+            s += f" {'-':>9} {'-':>11} {'-':>7} {'-':>9} {'-':>6}"
+        s += f" {m55[0] / macs:>10.3f} {m55[1] / macs:>16.3f}" if m55 else f" {'-':>10} {'-':>16}"
+        return s
+
+    total = {"cortex-m4": [0, 0], "cortex-m55": [0, 0]}
+    macs_total = 0
+    for name, r in layers.items():
+        lines.append(row(name, r["macs"], name, CYCLE_ANCHORS.get(name)))
+        macs_total += r["macs"]
+        for c in total:
+            got = cycles.get((c, name))
+            if got:
+                total[c][0] += got[0]
+                total[c][1] += got[1]
+    for c in total:
+        cycles[(c, "all layers")] = tuple(total[c])
+    lines.append(row("all", macs_total, "all layers", None))
+    if kws:
+        k = next(iter(kws.values()))
+        lines.append(row("KWS", k["macs"], "kws", KWS_CYCLE_ANCHOR))
+    lines += ["```", ""]
+    if models:
+        lines += ["```", f"{'model':<36} {'MACs':>9} {'M4 i/MAC':>9} {'M4 cyc/MAC':>11} {'M4 CPI':>7}"
+                  f" {'M55 i/MAC':>10} {'M55 est cyc/MAC':>16}"]
+        for name, r in models.items():
+            m4, m55 = cycles.get(("cortex-m4", name)), cycles.get(("cortex-m55", name))
+            macs = r["macs"]
+            s = f"{name:<36} {macs:>9}"
+            s += f" {m4[0] / macs:>9.3f} {m4[1] / macs:>11.3f} {m4[1] / m4[0]:>7.3f}" if m4 else f" {'-':>9} {'-':>11} {'-':>7}"
+            s += f" {m55[0] / macs:>10.3f} {m55[1] / macs:>16.3f}" if m55 else f" {'-':>10} {'-':>16}"
+            lines.append(s)
+        lines += ["```", ""]
+    return lines
 
 
 if __name__ == "__main__":
