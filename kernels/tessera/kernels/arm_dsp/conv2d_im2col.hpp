@@ -1,10 +1,12 @@
 // arm_dsp conv2d (groups == 1, any kernel, stride, dilation, padding; 1x1 included): the generic
 // pixel-block loop (algorithm/conv2d.hpp) with im2col of 4 output pixels at a time into int16,
-// then the 1x4 micro-kernel for every output channel.
+// then the micro-kernel for every output channel: 2 channels x 4 pixels when the layer's weights
+// fit the expanded-weight cache (conv2d_weight_cache_bytes, expanded once per call into channel
+// pairs), 1 x 4 from the 8-bit weights otherwise.
 //
-// Cost per 4 pixels and group of 4 reduction elements: 11 instructions for 16 MACs in the
-// micro-kernel when the layer's weights fit the expanded-weight cache (conv2d_weight_cache_bytes,
-// expanded once per call), 13 otherwise (detail/mat_mult.hpp); plus the block's expansion
+// Cost per 4 pixels and group of 4 reduction elements: 17.5 estimated Cortex-M4 cycles (11
+// instructions) per 16 MACs in the 2x4 kernel, 22 cycles (13 instructions) in the 1x4 kernel
+// (detail/mat_mult.hpp); plus the block's expansion
 // (about 1.3 instructions per element, shared by all output channels) and the epilogue (5.5
 // per 8-bit output). Measured under QEMU on a Cortex-M4 (guest instructions per MAC, -O2):
 // 3x3 16->16 on 32x32 0.99, 3x3 64->64 on 8x8 (no cache) 0.93, 1x1 32->64 on 48x48 1.05.
@@ -122,7 +124,7 @@ struct conv2d_atom {
   }
   void compute(int count, TOut* out, std::ptrdiff_t) {
     const auto* block = reinterpret_cast<const std::int16_t*>(col);
-    if (cache != nullptr) detail::block_1x4_expanded(cache, groups, d.out_c, block, acc);
+    if (cache != nullptr) detail::block_2x4_expanded(cache, groups, d.out_c, block, acc);
     else detail::block_1x4<true>(rows, d.out_c, block, acc);
     for (int p = 0; p < count; ++p) store_channels<tile_pixels>(acc + p, plan, 0, d.out_c, out + std::int64_t{p} * d.out_c);
   }
@@ -146,10 +148,7 @@ void conv2d_im2col(const reference::conv2d_dims& d, const TIn* input, const std:
   auto* table = layout.part<rq_entry>(scratch, 3);
   auto* cache = layout.part<std::uint32_t>(scratch, 4);
   const bool cached = conv2d_weight_cache_bytes(d) != 0 && groups > 0;
-  if (cached) {
-    std::uint32_t* dst = cache;
-    for (int c = 0; c < d.out_c; ++c) dst = detail::expand_row<std::int8_t, 2>(weights + std::int64_t{c} * k, k, dst);
-  }
+  if (cached) detail::expand_pairs(weights, k, d.out_c, cache);
   conv2d_atom<TIn, TOut> atom{d,
                               groups,
                               layout.part<std::uint32_t>(scratch, 0),

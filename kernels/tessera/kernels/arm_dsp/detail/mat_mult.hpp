@@ -13,8 +13,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include <tessera/kernels/arch/arm_dsp.hpp>
+#include <tessera/kernels/arm_dsp/detail/expand.hpp>
 
 namespace tessera::kernels::arm_dsp::detail {
 
@@ -336,4 +338,146 @@ inline void block_1x4_expanded(const std::uint32_t* w, int groups, int n, const 
   block_1x4_expanded_asm(&args);
 }
 
+// --- 2 channels x 4 pixels over expanded weights --------------------------------------------
+//
+// Cycles, not instructions, decide this shape (docs/benchmarks.md, "Cycle model"): the 1x4
+// kernel above loads 10 words per 16 MACs (two LDM of 4 activation words, 5 cycles each, and an
+// LDRD of weights), 21 cycles per 16 MACs. Two channels share every activation word: per group
+// of 4 reduction elements and 32 MACs, 2 LDRD of weights (the pair's even words, then its odd
+// words: 3 cycles each), 8 LDR of activations in pipelined pairs (3 cycles a pair) and 16 SMLAD:
+// 35 cycles, 17.5 per 16 MACs. All 14 registers are taken (8 accumulators r0-r7, weight pair
+// r8/r9, activation pair r10/r11, weight pointer r12, block pointer lr), so the group loop ends
+// on a comparison with the block's end kept on the stack, two groups per iteration.
+//
+// Weights: the pair's rows interleaved per group as [c0 even, c1 even, c0 odd, c1 odd]
+// (expand_pairs below); activations: the im2col block as the 1x4 kernel reads it,
+// [group][pixel][even, odd].
+
+/// Arguments of the asm 2x4 kernel (offsets are part of its code).
+struct pair_block_args {
+  const std::uint32_t* w;   // 0: the first pair's interleaved rows
+  const std::int16_t* col;  // 4: the expanded block
+  const std::int16_t* end;  // 8: col + 16 * groups (int16), the block's end
+  std::int32_t* acc;        // 12: acc[4c + p]
+  std::int32_t* acc_end;    // 16: acc + 8 * pairs
+  int odd;                  // 20: (groups - 1) is odd
+};
+static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, end) == 8 &&
+              offsetof(pair_block_args, acc) == 12 && offsetof(pair_block_args, acc_end) == 16 &&
+              offsetof(pair_block_args, odd) == 20);
+
+// One half-group (the even or the odd words): weights of both channels, then pixels 0,1 and 2,3
+// at byte offsets A, B (= A + 8) and C, D (= A + 16, A + 24) of the group. OP: TESSERA_DSP_MUL
+// for the first half of a pair's first group (it initializes the accumulators), TESSERA_DSP_MAC
+// otherwise.
+#define TESSERA_DSP_MUL(ACC, X, W) "smuad " ACC ", " X ", " W "\n\t"
+#define TESSERA_DSP_MAC(ACC, X, W) "smlad " ACC ", " X ", " W ", " ACC "\n\t"
+#define TESSERA_DSP_PAIR_HALF(OP, A, B, C, D) \
+  "ldrd r8, r9, [r12], #8\n\t"               \
+  "ldr r10, [lr, #" A "]\n\t"                \
+  "ldr r11, [lr, #" B "]\n\t"                \
+  OP("r0", "r10", "r8")                       \
+  OP("r4", "r10", "r9")                       \
+  OP("r1", "r11", "r8")                       \
+  OP("r5", "r11", "r9")                       \
+  "ldr r10, [lr, #" C "]\n\t"                \
+  "ldr r11, [lr, #" D "]\n\t"                \
+  OP("r2", "r10", "r8")                       \
+  OP("r6", "r10", "r9")                       \
+  OP("r3", "r11", "r8")                       \
+  OP("r7", "r11", "r9")
+
+#define TESSERA_DSP_PAIR_GROUP                              \
+  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "0", "8", "16", "24") \
+  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "4", "12", "20", "28") \
+  "add lr, lr, #32\n\t"
+
+/// acc[4c + p] for the channel pairs of `args` (see pair_block_args). Stack: [sp] block start,
+/// [sp, 4] block end, [sp, 8] accumulator pointer, [sp, 12] its end, [sp, 16] odd.
+[[gnu::naked, gnu::noinline]] inline void block_2x4_expanded_asm(const pair_block_args*) {
+  asm volatile(
+      "push {r4-r11, lr}\n\t"
+      "ldr r12, [r0, #0]\n\t"
+      "ldr r1, [r0, #4]\n\t"
+      "ldr r2, [r0, #8]\n\t"
+      "ldr r3, [r0, #12]\n\t"
+      "ldr r4, [r0, #16]\n\t"
+      "ldr r5, [r0, #20]\n\t"
+      "push {r1-r5}\n\t"
+      "0:\n\t"
+      "ldr lr, [sp]\n\t"
+      TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MUL, "0", "8", "16", "24")
+      TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "4", "12", "20", "28")
+      "add lr, lr, #32\n\t"
+      "ldr r8, [sp, #16]\n\t"
+      "cmp r8, #0\n\t"
+      "beq 1f\n\t"
+      TESSERA_DSP_PAIR_GROUP
+      "1:\n\t"
+      "ldr r8, [sp, #4]\n\t"
+      "cmp lr, r8\n\t"
+      "beq 3f\n\t"
+      "2:\n\t"
+      TESSERA_DSP_PAIR_GROUP
+      TESSERA_DSP_PAIR_GROUP
+      "ldr r8, [sp, #4]\n\t"
+      "cmp lr, r8\n\t"
+      "bne 2b\n\t"
+      "3:\n\t"
+      "ldr r10, [sp, #8]\n\t"
+      "stm r10!, {r0-r7}\n\t"
+      "str r10, [sp, #8]\n\t"
+      "ldr r11, [sp, #12]\n\t"
+      "cmp r10, r11\n\t"
+      "bne 0b\n\t"
+      "add sp, sp, #20\n\t"
+      "pop {r4-r11, pc}\n\t");
+}
+
+#undef TESSERA_DSP_MUL
+#undef TESSERA_DSP_MAC
+#undef TESSERA_DSP_PAIR_HALF
+#undef TESSERA_DSP_PAIR_GROUP
+
+/// The expanded-weight cache of the 2x4 kernel: channel pairs with their rows interleaved per
+/// group as [c0 even, c1 even, c0 odd, c1 odd], then (odd `n`) the last row alone as [even, odd]
+/// words for the 1x4 kernel. `n` rows of `k` int8 weights, `groups` = ceil(k / 4) each; the last
+/// group zero-padded. Size: n * groups * 8 bytes, as conv2d_weight_cache_bytes reports.
+inline void expand_pairs(const std::int8_t* weights, int k, int n, std::uint32_t* dst) {
+  namespace a = arch::arm_dsp;
+  const int groups = (k + 3) / 4;
+  for (int c = 0; c + 1 < n; c += 2) {
+    const auto* r0 = reinterpret_cast<const std::uint8_t*>(weights) + std::int64_t{c} * k;
+    const auto* r1 = r0 + k;
+    for (int g = 0; g < groups; ++g) {
+      const int take = k - 4 * g < 4 ? k - 4 * g : 4;
+      u32 w0, w1;
+      if (take == 4) {
+        std::memcpy(&w0, r0 + 4 * g, 4);  // rows are byte aligned: an unaligned LDR each
+        std::memcpy(&w1, r1 + 4 * g, 4);
+      } else {
+        w0 = tail_word(r0 + 4 * g, take);
+        w1 = tail_word(r1 + 4 * g, take);
+      }
+      dst[0] = a::sxtb16(w0);
+      dst[1] = a::sxtb16(w1);
+      dst[2] = a::sxtb16_ror8(w0);
+      dst[3] = a::sxtb16_ror8(w1);
+      dst += 4;
+    }
+  }
+  if (n % 2 != 0) expand_row<std::int8_t, 2>(weights + std::int64_t{n - 1} * k, k, dst);
+}
+
+/// acc[4c + p] = dot(weight row c, pixel p of the block) for c < n, p < 4, from the cache of
+/// expand_pairs: the 2x4 kernel for the pairs, the 1x4 kernel for an odd last row.
+inline void block_2x4_expanded(const std::uint32_t* w, int groups, int n, const std::int16_t* col,
+                               std::int32_t* acc) {
+  const int pairs = n / 2;
+  if (pairs > 0) {
+    const pair_block_args args{w, col, col + 16 * groups, acc, acc + 8 * pairs, (groups - 1) % 2};
+    block_2x4_expanded_asm(&args);
+  }
+  if (n % 2 != 0) block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc + 8 * pairs);
+}
 }  // namespace tessera::kernels::arm_dsp::detail
