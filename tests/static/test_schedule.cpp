@@ -49,6 +49,10 @@ static_assert(moves_each_filter_and_result_once<l1_min>());
 static_assert(moves_each_filter_and_result_once<l1_min + 128>());
 static_assert(moves_each_filter_and_result_once<(l1_min + l1_max) / 2>());
 static_assert(moves_each_filter_and_result_once<l1_max>());
+// The plan's own record of the L1 the network needs (what an L1 failure reports beside the first
+// failing layer) is the sweep's lower end, at every L1 size.
+static_assert(tiled_executor<net, target<two_levels<l1_min>>>::plan.l1_minimum == l1_min);
+static_assert(tiled_executor<net, target<two_levels<l1_max>>>::plan.l1_minimum == l1_min);
 
 // Untiled (L1 holds every layer whole): per tiled layer one load per operand, one filter load
 // (conv, dw, fc), one store, each waited; one queue entry suffices... the schedule is serial.

@@ -45,6 +45,17 @@ struct does_not_fit {
   static constexpr bool value = Needed <= Available;
 };
 
+/// Beside an L1 `does_not_fit`: the L1 the whole network needs at least (its largest smallest
+/// tile) and the layer that needs it, which may come after the first failing layer.
+template <fixed_name Level, std::size_t NetworkNeeds, fixed_name LargestLayer, std::size_t Available>
+struct network_needs_at_least {
+  static_assert(NetworkNeeds <= Available,
+                "tessera: the whole network needs at least this much of the level; see "
+                "'network_needs_at_least<memory level, bytes the network needs, the layer that needs them, bytes "
+                "available>'");
+  static constexpr bool value = NetworkNeeds <= Available;
+};
+
 }  // namespace tessera::diagnostics
 
 namespace tessera::schedule {

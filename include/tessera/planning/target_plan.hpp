@@ -59,6 +59,10 @@ struct target_plan {
   int failing_level = 0;
   std::size_t needed = 0;
   std::size_t available = 0;
+  /// The L1 the whole network needs at least (its largest smallest tile) and that layer: an L1
+  /// failure reports it beside the first failing layer, so one build tells the size to ask for.
+  std::size_t l1_minimum = 0;
+  int l1_minimum_node = 0;
 };
 
 namespace planning_detail {
@@ -261,6 +265,10 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     const tile_geometry& geometry = g.nodes[n].geometry;
     if (geometry.kind != tiling_kind::tiled) continue;
     const tile_solution& s = solutions[n];
+    if (s.smallest_bytes > plan.l1_minimum) {
+      plan.l1_minimum = s.smallest_bytes;
+      plan.l1_minimum_node = static_cast<int>(n);
+    }
     if (!s.feasible) {
       fail(static_cast<int>(n), 0, s.smallest_bytes, t.levels[0].bytes);
       continue;

@@ -46,6 +46,11 @@ constexpr bool plan_fits() {
     diagnostics::does_not_fit<Summary.nodes[static_cast<std::size_t>(Plan.failing_node)].name,
                               Target.levels[static_cast<std::size_t>(Plan.failing_level)].name, Plan.needed,
                               Plan.available>{};
+    if constexpr (Plan.failing_level == 0 && Plan.l1_minimum > Plan.needed) {
+      diagnostics::network_needs_at_least<Target.levels[0].name, Plan.l1_minimum,
+                                          Summary.nodes[static_cast<std::size_t>(Plan.l1_minimum_node)].name,
+                                          Plan.available>{};
+    }
   }
   return Plan.fits;
 }
