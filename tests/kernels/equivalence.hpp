@@ -155,6 +155,9 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
     d.kernel_h = shape == conv_shape::pointwise ? 1 : r.range(1, 3);
     d.kernel_w = shape == conv_shape::pointwise ? 1 : r.range(1, 3);
     if (shape == conv_shape::standard && r.chance(10)) d.kernel_h = 10, d.kernel_w = 4;  // keyword spotting's first layer
+    // 3x3 depthwise filters take the families' row kernels (and their transposed planes when
+    // the map is taller than wide): drawn more often than 1 in 9.
+    if (shape == conv_shape::depthwise && r.chance(40)) d.kernel_h = d.kernel_w = 3;
     d.stride_h = shape == conv_shape::pointwise ? 1 : r.range(1, 2);
     d.stride_w = shape == conv_shape::pointwise ? 1 : r.range(1, 2);
     d.dilation_h = d.dilation_w = (shape != conv_shape::pointwise && d.kernel_h <= 3 && r.chance(10)) ? 2 : 1;

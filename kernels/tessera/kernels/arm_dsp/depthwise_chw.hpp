@@ -194,60 +194,77 @@ chw_row_fn chw_row_kernel(epilogue_kind k, bool& direct) {
   return &chw_row_3x3<StrideW, chw_store::acc>;
 }
 
+/// How an input channel maps onto a plane: `outer` plane rows of `inner` elements, filled two
+/// input pixels (`src_inner` elements apart) per step; rows start `src_outer` input elements
+/// apart and input pixel (0, 0) lands on plane element `dst_first`. Normal planes run along
+/// input rows; transposed ones (traits.hpp, chw_plane_shape) along input columns.
+struct plane_walk {
+  int outer;
+  int inner;
+  std::ptrdiff_t src_outer;
+  std::ptrdiff_t src_inner;
+  std::ptrdiff_t dst_first;
+};
+inline plane_walk walk_of(const reference::conv2d_dims& d, chw_plane_shape shape, bool transposed) {
+  const std::ptrdiff_t row = std::ptrdiff_t{d.in_w} * d.in_c;
+  if (transposed) {
+    return {d.in_w < shape.rows - d.pad_left ? d.in_w : shape.rows - d.pad_left,
+            d.in_h < shape.pitch - d.pad_top ? d.in_h : shape.pitch - d.pad_top, d.in_c, row,
+            std::ptrdiff_t{d.pad_left} * shape.pitch + d.pad_top};
+  }
+  return {d.in_h < shape.rows - d.pad_top ? d.in_h : shape.rows - d.pad_top,
+          d.in_w < shape.pitch - d.pad_left ? d.in_w : shape.pitch - d.pad_left, row, d.in_c,
+          std::ptrdiff_t{d.pad_top} * shape.pitch + d.pad_left};
+}
+
 /// Copies channel `c` of an NHWC image into the plane's interior (zero-extended or
 /// sign-extended to int16); the padding around it is zeroed once per call.
 template <class TIn>
-[[gnu::noinline]] void fill_plane(const reference::conv2d_dims& d, const TIn* in, int c, std::int16_t* plane, int rows,
-                                  int pitch) {
-  const int y_end = d.in_h < rows - d.pad_top ? d.in_h : rows - d.pad_top;
-  const int x_end = d.in_w < pitch - d.pad_left ? d.in_w : pitch - d.pad_left;
-  const int channels = d.in_c;
-  for (int iy = 0; iy < y_end; ++iy) {
-    const TIn* src = in + std::int64_t{iy} * d.in_w * channels + c;
-    std::int16_t* dst = plane + std::int64_t{iy + d.pad_top} * pitch + d.pad_left;
-    int ix = 0;
-    for (; ix + 2 <= x_end; ix += 2) {
+[[gnu::noinline]] void fill_plane(const plane_walk& w, const TIn* in, int c, std::int16_t* plane, int pitch) {
+  for (int o = 0; o < w.outer; ++o) {
+    const TIn* src = in + o * w.src_outer + c;
+    std::int16_t* dst = plane + w.dst_first + std::int64_t{o} * pitch;
+    int i = 0;
+    for (; i + 2 <= w.inner; i += 2) {
       const std::int32_t v0 = src[0];
-      const std::int32_t v1 = src[channels];
-      src += 2 * channels;
+      const std::int32_t v1 = src[w.src_inner];
+      src += 2 * w.src_inner;
       const auto pair = arch::arm_dsp::pkhbt<16>(static_cast<std::uint32_t>(v0), static_cast<std::uint32_t>(v1));
-      arch::arm_dsp::store32(dst + ix, pair);
+      arch::arm_dsp::store32(dst + i, pair);
     }
-    if (ix < x_end) dst[ix] = static_cast<std::int16_t>(src[0]);
+    if (i < w.inner) dst[i] = static_cast<std::int16_t>(src[0]);
   }
 }
 
-/// Channels c..c+3 into four planes `plane_bytes` apart: two pixels per step, PKHBT/PKHTB pair
+/// Channels c..c+3 into four planes `plane_elems` apart: two pixels per step, PKHBT/PKHTB pair
 /// the pixels' words by channel halves and SXTB16/UXTB16 split them into the four planes'
 /// int16 pairs (about 2 instructions per element, against 3.5 one channel at a time).
 template <class TIn>
-[[gnu::noinline]] void fill_planes4(const reference::conv2d_dims& d, const TIn* in, int c, std::int16_t* plane,
-                                    std::ptrdiff_t plane_elems, int rows, int pitch) {
+[[gnu::noinline]] void fill_planes4(const plane_walk& w, const TIn* in, int c, std::int16_t* plane,
+                                    std::ptrdiff_t plane_elems, int pitch) {
   namespace a = arch::arm_dsp;
-  const int y_end = d.in_h < rows - d.pad_top ? d.in_h : rows - d.pad_top;
-  const int x_end = d.in_w < pitch - d.pad_left ? d.in_w : pitch - d.pad_left;
-  const int channels = d.in_c;
-  for (int iy = 0; iy < y_end; ++iy) {
-    const auto* src = reinterpret_cast<const std::uint8_t*>(in + std::int64_t{iy} * d.in_w * channels + c);
-    std::int16_t* d0 = plane + std::int64_t{iy + d.pad_top} * pitch + d.pad_left;
+  for (int o = 0; o < w.outer; ++o) {
+    const auto* src = reinterpret_cast<const std::uint8_t*>(in + o * w.src_outer + c);
+    const std::ptrdiff_t step = w.src_inner * static_cast<std::ptrdiff_t>(sizeof(TIn));
+    std::int16_t* d0 = plane + w.dst_first + std::int64_t{o} * pitch;
     std::int16_t* d1 = d0 + plane_elems;
     std::int16_t* d2 = d1 + plane_elems;
     std::int16_t* d3 = d2 + plane_elems;
-    int ix = 0;
-    for (; ix + 2 <= x_end; ix += 2) {
+    int i = 0;
+    for (; i + 2 <= w.inner; i += 2) {
       const std::uint32_t x0 = a::load32(src);
-      const std::uint32_t x1 = a::load32(src + channels);
-      src += 2 * channels;
+      const std::uint32_t x1 = a::load32(src + step);
+      src += 2 * step;
       const std::uint32_t lo = a::pkhbt<16>(x0, x1);  // channels 0, 1 of both pixels
       const std::uint32_t hi = a::pkhtb<16>(x1, x0);  // channels 2, 3
-      a::store32(d0 + ix, a::expand_even<TIn>(lo));
-      a::store32(d1 + ix, a::expand_odd<TIn>(lo));
-      a::store32(d2 + ix, a::expand_even<TIn>(hi));
-      a::store32(d3 + ix, a::expand_odd<TIn>(hi));
+      a::store32(d0 + i, a::expand_even<TIn>(lo));
+      a::store32(d1 + i, a::expand_odd<TIn>(lo));
+      a::store32(d2 + i, a::expand_even<TIn>(hi));
+      a::store32(d3 + i, a::expand_odd<TIn>(hi));
     }
-    if (ix < x_end) {
+    if (i < w.inner) {
       const auto* s1 = reinterpret_cast<const TIn*>(src);
-      d0[ix] = s1[0], d1[ix] = s1[1], d2[ix] = s1[2], d3[ix] = s1[3];
+      d0[i] = s1[0], d1[i] = s1[1], d2[i] = s1[2], d3[i] = s1[3];
     }
   }
 }
@@ -267,8 +284,6 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
                    const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch) {
   namespace a = arch::arm_dsp;
   const int channels = d.in_c;
-  const int rows = depthwise_chw_rows(d);
-  const int pitch = depthwise_chw_pitch(d);
   const int taps = d.kernel_h * d.kernel_w;
   const auto layout = depthwise_chw_scratch(d);
   auto* plane = layout.part<std::int16_t>(scratch, 0);
@@ -278,15 +293,29 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
   auto* table = layout.part<rq_entry>(scratch, 4);
   const epilogue_plan plan = make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps));
 
-  const bool fast = d.kernel_h == 3 && d.kernel_w == 3 && d.dilation_h == 1 && d.dilation_w == 1 &&
-                    (d.stride_w == 1 || d.stride_w == 2);
-  bool direct = false;  // the row kernel stores TOut, else int32 accumulators for store_fixed
+  // The row kernel stores TOut itself (direct) for saturating 8-bit epilogues, else int32
+  // accumulators for store_fixed; a transposed plane is only used with the direct store.
+  bool direct = false;
+  detail::chw_row_kernel<TOut, 1>(plan.kind, direct);
+  const bool transposed = direct && depthwise_chw_may_transpose(d);
+  const bool fast = transposed || depthwise_chw_row_kernel(d);
+  const int kernel_stride = transposed ? d.stride_h : d.stride_w;  // along a plane row
   detail::chw_row_fn row_kernel = nullptr;
   if (fast) {
-    row_kernel = d.stride_w == 1 ? detail::chw_row_kernel<TOut, 1>(plan.kind, direct)
-                                 : detail::chw_row_kernel<TOut, 2>(plan.kind, direct);
+    row_kernel = kernel_stride == 1 ? detail::chw_row_kernel<TOut, 1>(plan.kind, direct)
+                                    : detail::chw_row_kernel<TOut, 2>(plan.kind, direct);
   }
-  const int pairs = d.out_w / 2;
+  const chw_plane_shape shape = depthwise_chw_plane(d, transposed);
+  const int rows = shape.rows;
+  const int pitch = shape.pitch;
+  const detail::plane_walk walk = detail::walk_of(d, shape, transposed);
+  // Outputs along a plane row and the rows' count, in output elements.
+  const int along = transposed ? d.out_h : d.out_w;
+  const int across = transposed ? d.out_w : d.out_h;
+  const int along_stride = transposed ? d.out_w * channels : channels;
+  const int across_stride = transposed ? channels : d.out_w * channels;
+  const int across_step = transposed ? d.stride_w : d.stride_h;  // plane rows per output row
+  const int pairs = along / 2;
   const int out_pixel_stride = channels;  // elements between horizontally adjacent outputs
 
   const int planes = depthwise_chw_planes(d);
@@ -300,32 +329,33 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
       // could leave the input buffer), then one at a time.
       const int g0 = c - c % 4;
       const bool grouped = g0 + 4 <= channels;
-      if (!grouped) detail::fill_plane(d, in, c, plane, rows, pitch);
-      else if (c == g0) detail::fill_planes4(d, in, c, plane, plane_elems, rows, pitch);
+      if (!grouped) detail::fill_plane(walk, in, c, plane, pitch);
+      else if (c == g0) detail::fill_planes4(walk, in, c, plane, plane_elems, pitch);
       const std::int16_t* pl = grouped ? plane + (c - g0) * plane_elems : plane;
       const std::int8_t* w = weights + std::int64_t{c} * taps;
       if (fast) {
-        // {m, b_lo, b_hi, 0} then [w0, w1], [w1, w2] per filter row.
+        // {m, b_lo, b_hi, 0} then [w0, w1], [w1, w2] per filter row (filter columns when the
+        // plane is transposed).
         if (plan.table != nullptr) {
           params[0] = static_cast<std::uint32_t>(plan.table[c].m);
           params[1] = plan.table[c].b_lo;
           params[2] = static_cast<std::uint32_t>(plan.table[c].b_hi);
         }
         for (int i = 0; i < 3; ++i) {
-          const std::uint32_t w0 = static_cast<std::uint16_t>(w[3 * i]);
-          const std::uint32_t w1 = static_cast<std::uint16_t>(w[3 * i + 1]);
-          const std::uint32_t w2 = static_cast<std::uint16_t>(w[3 * i + 2]);
-          params[4 + 2 * i] = w0 | (w1 << 16);
-          params[5 + 2 * i] = w1 | (w2 << 16);
+          const auto tap = [&](int j) {
+            return static_cast<std::uint32_t>(static_cast<std::uint16_t>(transposed ? w[3 * j + i] : w[3 * i + j]));
+          };
+          params[4 + 2 * i] = tap(0) | (tap(1) << 16);
+          params[5 + 2 * i] = tap(1) | (tap(2) << 16);
         }
       } else {
         for (int t = 0; t < taps; ++t) wtaps[t] = w[t];
       }
       if (fast && direct) {
         // Every row in one call: the kernel stores the outputs itself.
-        detail::chw_row_args args{pl, pitch * 2, params, out + c, out_pixel_stride * static_cast<int>(sizeof(TOut)),
-                                  pairs, d.out_w % 2, d.stride_h * pitch * 2,
-                                  d.out_w * out_pixel_stride * static_cast<int>(sizeof(TOut)), d.out_h};
+        constexpr int size = static_cast<int>(sizeof(TOut));
+        detail::chw_row_args args{pl, pitch * 2, params, out + c, along_stride * size, pairs, along % 2,
+                                  across_step * pitch * 2, across_stride * size, across};
         row_kernel(&args);
         continue;
       }

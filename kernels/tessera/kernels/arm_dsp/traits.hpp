@@ -77,14 +77,48 @@ constexpr auto depthwise_hwc_scratch(const reference::conv2d_dims& d) {
 /// The padded one-channel plane of the CHW variant: rows and row pitch in int16. Rows cover
 /// every input row a tap reaches (padding included); the pitch also covers the halfwords the
 /// two-outputs-per-step loops read past the last output, and is even so rows stay word aligned.
-constexpr int depthwise_chw_rows(const reference::conv2d_dims& d) {
-  return window::span(d.out_h, d.stride_h, d.kernel_h, d.dilation_h);
+///
+/// A transposed plane (x as rows, y along them) serves maps taller than wide: the row kernel's
+/// cost is a fixed part per row plus a part per output pair, so the keyword-spotting DS-CNN's
+/// 25x5 maps take 5 rows of 13 pairs instead of 25 rows of 3 (the last one half used): 29%
+/// fewer estimated cycles. It needs the 3x3 row kernel's conditions with the strides swapped,
+/// and the kernel's direct 8-bit store (depthwise_chw decides at run time; the scratch holds
+/// either orientation).
+struct chw_plane_shape {
+  int rows;
+  int pitch;
+};
+constexpr bool depthwise_chw_row_kernel(const reference::conv2d_dims& d) {
+  return d.kernel_h == 3 && d.kernel_w == 3 && d.dilation_h == 1 && d.dilation_w == 1 &&
+         (d.stride_w == 1 || d.stride_w == 2);
 }
-constexpr int depthwise_chw_pitch(const reference::conv2d_dims& d) {
-  const int cols = window::span(d.out_w, d.stride_w, d.kernel_w, d.dilation_w);
-  const int even_out = (d.out_w + 1) / 2 * 2;
-  const int stepped = d.stride_w * even_out + 2;
-  return static_cast<int>(round_up(std::size_t(cols > stepped ? cols : stepped), 2));
+constexpr bool depthwise_chw_may_transpose(const reference::conv2d_dims& d) {
+  return d.kernel_h == 3 && d.kernel_w == 3 && d.dilation_h == 1 && d.dilation_w == 1 &&
+         (d.stride_h == 1 || d.stride_h == 2) && d.out_h > d.out_w;
+}
+/// Rows along `across` outputs (stride, kernel, dilation of that axis), pitch along `along`.
+constexpr chw_plane_shape chw_plane(int across, int stride_across, int kernel_across, int dilation_across, int along,
+                                    int stride_along, int kernel_along, int dilation_along) {
+  const int rows = window::span(across, stride_across, kernel_across, dilation_across);
+  const int cols = window::span(along, stride_along, kernel_along, dilation_along);
+  const int even_out = (along + 1) / 2 * 2;
+  const int stepped = stride_along * even_out + 2;
+  return {rows, static_cast<int>(round_up(std::size_t(cols > stepped ? cols : stepped), 2))};
+}
+constexpr chw_plane_shape depthwise_chw_plane(const reference::conv2d_dims& d, bool transposed) {
+  return transposed ? chw_plane(d.out_w, d.stride_w, d.kernel_w, d.dilation_w, d.out_h, d.stride_h, d.kernel_h,
+                                d.dilation_h)
+                    : chw_plane(d.out_h, d.stride_h, d.kernel_h, d.dilation_h, d.out_w, d.stride_w, d.kernel_w,
+                                d.dilation_w);
+}
+/// int16 elements of one plane: the larger orientation the kernel may choose.
+constexpr std::size_t depthwise_chw_plane_elems(const reference::conv2d_dims& d) {
+  const chw_plane_shape n = depthwise_chw_plane(d, false);
+  const std::size_t normal = std::size_t(n.rows) * n.pitch;
+  if (!depthwise_chw_may_transpose(d)) return normal;
+  const chw_plane_shape t = depthwise_chw_plane(d, true);
+  const std::size_t transposed = std::size_t(t.rows) * t.pitch;
+  return normal > transposed ? normal : transposed;
 }
 
 /// Planes the CHW variant fills at once: four channels from one word per pixel (one for fewer
@@ -96,7 +130,7 @@ constexpr int depthwise_chw_planes(const reference::conv2d_dims& d) { return d.i
 /// Example: 3x3 stride 1 pad 1, 24x24, 64 channels: 4*26*26*2 + 64 + 24*4 + 10*2 + 64*12 + 7
 /// = 6363 bytes.
 constexpr auto depthwise_chw_scratch(const reference::conv2d_dims& d) {
-  const std::size_t planes = std::size_t(depthwise_chw_planes(d)) * depthwise_chw_rows(d) * depthwise_chw_pitch(d) * 2;
+  const std::size_t planes = std::size_t(depthwise_chw_planes(d)) * depthwise_chw_plane_elems(d) * 2;
   return carve(scratch_align, planes, 64, round_up(std::size_t(d.out_w), 2) * 4, round_up(depthwise_taps(d), 2) * 2,
                epilogue_table_bytes(d.out_c));
 }
@@ -122,9 +156,7 @@ constexpr std::int64_t depthwise_chw_cost_x2(const reference::conv2d_dims& d) {
   return c * (270 + 80 * rows + k * rows * pairs + std::int64_t{d.in_h} * d.in_w) + 2132;
 }
 constexpr bool depthwise_prefers_chw(const reference::conv2d_dims& d) {
-  const bool fast_path = d.kernel_h == 3 && d.kernel_w == 3 && d.dilation_h == 1 && d.dilation_w == 1 &&
-                         (d.stride_w == 1 || d.stride_w == 2);
-  return fast_path && depthwise_chw_cost_x2(d) < depthwise_hwc_cost_x2(d);
+  return depthwise_chw_row_kernel(d) && depthwise_chw_cost_x2(d) < depthwise_hwc_cost_x2(d);
 }
 
 /// Rows of A a matrix product expands at once: a block of `tile_pixels` when m >= 4, else one.
