@@ -26,16 +26,22 @@ RISCV = "--riscv32" in sys.argv[1:]
 ARGS = [a for a in sys.argv[1:] if a != "--riscv32"]
 HOST = os.path.abspath(ARGS[0] if ARGS else os.path.join(ROOT, "build"))
 BOARDS = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500", "cortex-m55": "mps3-an547"}
-# CMSIS-NN v7, GCC 12 -O2, instructions per MAC on this machine's QEMU (issue 4's anchor table).
-# The fully connected layers against CMSIS-NN's per-channel fully connected kernel (issue 15).
+# CMSIS-NN re-measured on the same layers, data and QEMU (issue 15): GitHub HEAD 99f736a6
+# (v7.0.0-43; the v7.0.0 tag gives the same counts), GCC 12 -O2, through its public API
+# (arm_convolve_wrapper_s8, arm_depthwise_conv_wrapper_s8, arm_fully_connected_per_channel_s8),
+# Tessera's startup and instruction counter; cycles by scripts/cortex_m_cycles.py on its trace.
+# Per layer: (M4 instructions/MAC, M55 instructions/MAC), (M4 cycles/MAC, M55 estimated cycles/MAC).
 ANCHORS = {
-    "L1": (2.33, 0.40), "L2": (2.14, 0.34), "L3": (1.76, 0.21), "L4": (2.69, 0.62),
-    "L5": (8.04, 2.33), "L6": (8.24, 2.75), "L7": (3.49, 0.96), "L8a": (2.154, 0.697), "L8b": (1.967, 0.496),
+    "L1": (2.328, 0.399), "L2": (2.137, 0.335), "L3": (1.761, 0.207), "L4": (2.689, 0.615),
+    "L5": (8.044, 2.328), "L6": (8.238, 2.745), "L7": (3.494, 0.957), "L8a": (2.156, 0.714), "L8b": (1.967, 0.496),
 }
-# CMSIS-NN's estimated Cortex-M4 cycles per MAC under the same cycle model (scripts/cortex_m_cycles.py),
-# where measured: issue 15's figures (L1, L5, the keyword-spotting network).
-CYCLE_ANCHORS = {"L1": 2.89, "L5": 9.43}
-KWS_CYCLE_ANCHOR = 3.48
+CYCLE_ANCHORS = {
+    "L1": (2.871, 0.515), "L2": (2.593, 0.421), "L3": (2.111, 0.225), "L4": (3.120, 0.874),
+    "L5": (9.218, 3.369), "L6": (9.454, 3.929), "L7": (4.418, 1.346), "L8a": (2.731, 0.929), "L8b": (2.478, 0.638),
+}
+# The keyword-spotting network with the same weights through CMSIS-NN: instructions/MAC, cycles/MAC
+# (M4 and M55 estimate), RAM (two ping-pong buffers + the largest scratch).
+KWS_ANCHOR = {"cortex-m4": (2.895, 3.415, 16256), "cortex-m55": (0.680, 0.944, 20464)}
 # Cores whose cycles are estimated from an executed-instruction trace (cortex_m_cycles.py --core).
 CYCLE_CORES = {"cortex-m4": "m4", "cortex-m55": "m55"}
 
@@ -289,9 +295,9 @@ def render(layers, kws, models, cycles):
     cores = list(BOARDS)
     lines = ["## Cortex-M under QEMU (guest instructions)", "",
              "Produced by `scripts/bench-qemu.sh` (QEMU `-icount shift=0`, SysTick as instruction counter,",
-             "GCC 12 `-O2`; int8 NHWC, per-channel requantization). CMSIS-NN columns: the issue's anchor",
-             "table (CMSIS-NN v7 through its public wrappers, GCC 12 -O2, same QEMU; the fully connected",
-             "layers against its per-channel kernel). `x` = CMSIS-NN's instructions per MAC divided by",
+             "GCC 12 `-O2`; int8 NHWC, per-channel requantization). CMSIS-NN columns: CMSIS-NN (GitHub",
+             "99f736a6, v7.0.0-43) through its public API on the same layers, data and QEMU, GCC 12 -O2",
+             "(docs/benchmarks.md, \"CMSIS-NN measurement\"). `x` = CMSIS-NN's instructions per MAC divided by",
              "ours (above 1: Tessera executes fewer). `sat %`: share of the layer's outputs at -128 or",
              "127 (the data is scaled so that the bit-exactness check tests the whole int8 range).", "", "```"]
     head = f"{'layer':<5} {'shape':<44} {'MACs':>9}"
@@ -370,45 +376,61 @@ def render(layers, kws, models, cycles):
 
 
 def cycle_table(layers, kws, models, cycles):
-    """Estimated cycles per MAC beside instructions per MAC (scripts/cortex_m_cycles.py)."""
+    """Estimated cycles per MAC beside instructions per MAC (scripts/cortex_m_cycles.py), against
+    CMSIS-NN's under the same model."""
     if not cycles:
         return []
     lines = ["Estimated cycles (scripts/cortex_m_cycles.py: every executed instruction traced under QEMU,",
-             "Cortex-M4 timings of the TRM applied; M55: the beat-overlap estimate; docs/benchmarks.md",
-             "\"Cycle model\" says what they leave out). CMSIS M4 = CMSIS-NN's cycles per MAC under the same",
-             "model where measured; `x cyc` = CMSIS-NN's cycles divided by ours.", "", "```"]
-    lines.append(f"{'':<5} {'MACs':>9} {'M4 i/MAC':>9} {'M4 cyc/MAC':>11} {'M4 CPI':>7} {'CMSIS M4':>9} {'x cyc':>6}"
-                 f" {'M55 i/MAC':>10} {'M55 est cyc/MAC':>16}")
+             "Cortex-M4 timings of the TRM applied; M55: the beat-overlap estimate; \"Cycle model\" below",
+             "says what they leave out). CMSIS = CMSIS-NN measured the same way; `x` = CMSIS-NN's cycles",
+             "divided by ours (M4), CMSIS-NN's instructions divided by ours (M55).", "", "```"]
+    lines.append(f"{'':<5} {'MACs':>9} {'M4 i/MAC':>9} {'M4 cyc/MAC':>11} {'CMSIS':>7} {'x cyc':>6}"
+                 f" {'M55 i/MAC':>10} {'CMSIS':>7} {'x instr':>8} {'M55 est cyc/MAC':>16} {'CMSIS':>7}")
+    sums = {"ours4": [0, 0], "ours55": [0, 0], "cmsis_cyc4": 0.0, "cmsis_i55": 0.0, "cmsis_cyc55": 0.0}
 
-    def row(name, macs, key, anchor):
+    def row(name, macs, key, i_anchor, c_anchor):
         m4 = cycles.get(("cortex-m4", key))
         m55 = cycles.get(("cortex-m55", key))
         s = f"{name:<5} {macs:>9}"
-        if m4:
-            s += f" {m4[0] / macs:>9.3f} {m4[1] / macs:>11.3f} {m4[1] / m4[0]:>7.3f}"
-            s += f" {anchor:>9.2f} {anchor * macs / m4[1]:>6.2f}" if anchor else f" {'-':>9} {'-':>6}"
-        else:
-            s += f" {'-':>9} {'-':>11} {'-':>7} {'-':>9} {'-':>6}"
-        s += f" {m55[0] / macs:>10.3f} {m55[1] / macs:>16.3f}" if m55 else f" {'-':>10} {'-':>16}"
+        s += f" {m4[0] / macs:>9.3f} {m4[1] / macs:>11.3f}" if m4 else f" {'-':>9} {'-':>11}"
+        s += f" {c_anchor[0]:>7.3f} {c_anchor[0] * macs / m4[1]:>6.2f}" if m4 and c_anchor else f" {'-':>7} {'-':>6}"
+        s += f" {m55[0] / macs:>10.3f}" if m55 else f" {'-':>10}"
+        s += f" {i_anchor[1]:>7.3f} {i_anchor[1] * macs / m55[0]:>8.2f}" if m55 and i_anchor else f" {'-':>7} {'-':>8}"
+        s += f" {m55[1] / macs:>16.3f}" if m55 else f" {'-':>16}"
+        s += f" {c_anchor[1]:>7.3f}" if c_anchor else f" {'-':>7}"
         return s
 
-    total = {"cortex-m4": [0, 0], "cortex-m55": [0, 0]}
     macs_total = 0
     for name, r in layers.items():
-        lines.append(row(name, r["macs"], name, CYCLE_ANCHORS.get(name)))
+        lines.append(row(name, r["macs"], name, ANCHORS.get(name), CYCLE_ANCHORS.get(name)))
         macs_total += r["macs"]
-        for c in total:
+        for c, key in (("cortex-m4", "ours4"), ("cortex-m55", "ours55")):
             got = cycles.get((c, name))
             if got:
-                total[c][0] += got[0]
-                total[c][1] += got[1]
-    for c in total:
-        cycles[(c, "all layers")] = tuple(total[c])
-    lines.append(row("all", macs_total, "all layers", None))
+                sums[key][0] += got[0]
+                sums[key][1] += got[1]
+        if name in CYCLE_ANCHORS:
+            sums["cmsis_cyc4"] += CYCLE_ANCHORS[name][0] * r["macs"]
+            sums["cmsis_cyc55"] += CYCLE_ANCHORS[name][1] * r["macs"]
+            sums["cmsis_i55"] += ANCHORS[name][1] * r["macs"]
+    cycles[("cortex-m4", "all layers")] = tuple(sums["ours4"])
+    cycles[("cortex-m55", "all layers")] = tuple(sums["ours55"])
+    m = max(macs_total, 1)
+    lines.append(row("all", macs_total, "all layers", (0, sums["cmsis_i55"] / m),
+                     (sums["cmsis_cyc4"] / m, sums["cmsis_cyc55"] / m)))
     if kws:
         k = next(iter(kws.values()))
-        lines.append(row("KWS", k["macs"], "kws", KWS_CYCLE_ANCHOR))
+        a4, a55 = KWS_ANCHOR["cortex-m4"], KWS_ANCHOR["cortex-m55"]
+        lines.append(row("KWS", k["macs"], "kws", (a4[0], a55[0]), (a4[1], a55[1])))
     lines += ["```", ""]
+    if kws:
+        lines += ["Keyword-spotting RAM (arena: activations, scratch and the expanded-weight cache) against",
+                  "CMSIS-NN's two ping-pong buffers and its largest scratch buffer:", "", "```"]
+        lines.append(f"{'core':<11} {'Tessera B':>10} {'CMSIS-NN B':>11}")
+        for c in ("cortex-m4", "cortex-m55"):
+            if c in kws:
+                lines.append(f"{c:<11} {kws[c]['arena']:>10} {KWS_ANCHOR[c][2]:>11}")
+        lines += ["```", ""]
     if models:
         lines += ["```", f"{'model':<36} {'MACs':>9} {'M4 i/MAC':>9} {'M4 cyc/MAC':>11} {'M4 CPI':>7}"
                   f" {'M55 i/MAC':>10} {'M55 est cyc/MAC':>16}"]

@@ -220,7 +220,7 @@ inline plane_walk walk_of(const reference::conv2d_dims& d, chw_plane_shape shape
 /// Copies channel `c` of an NHWC image into the plane's interior (zero-extended or
 /// sign-extended to int16); the padding around it is zeroed once per call.
 template <class TIn>
-[[gnu::noinline]] void fill_plane(const plane_walk& w, const TIn* in, int c, std::int16_t* plane, int pitch) {
+[[gnu::noinline]] void fill_plane(plane_walk w, const TIn* in, int c, std::int16_t* plane, int pitch) {
   for (int o = 0; o < w.outer; ++o) {
     const TIn* src = in + o * w.src_outer + c;
     std::int16_t* dst = plane + w.dst_first + std::int64_t{o} * pitch;
@@ -240,18 +240,22 @@ template <class TIn>
 /// the pixels' words by channel halves and SXTB16/UXTB16 split them into the four planes'
 /// int16 pairs (about 2 instructions per element, against 3.5 one channel at a time).
 template <class TIn>
-[[gnu::noinline]] void fill_planes4(const plane_walk& w, const TIn* in, int c, std::int16_t* plane,
+[[gnu::noinline]] void fill_planes4(plane_walk w, const TIn* in, int c, std::int16_t* plane,
                                     std::ptrdiff_t plane_elems, int pitch) {
   namespace a = arch::arm_dsp;
-  for (int o = 0; o < w.outer; ++o) {
-    const auto* src = reinterpret_cast<const std::uint8_t*>(in + o * w.src_outer + c);
-    const std::ptrdiff_t step = w.src_inner * static_cast<std::ptrdiff_t>(sizeof(TIn));
-    std::int16_t* d0 = plane + w.dst_first + std::int64_t{o} * pitch;
+  // Locals, not the struct's fields: the word stores below may alias memory, and a field read
+  // per step cost 9% on a 48x48 layer.
+  const int outer = w.outer, inner = w.inner;
+  const std::ptrdiff_t step = w.src_inner * static_cast<std::ptrdiff_t>(sizeof(TIn));
+  const auto* row = reinterpret_cast<const std::uint8_t*>(in + c);
+  std::int16_t* d0 = plane + w.dst_first;
+  for (int o = 0; o < outer; ++o, row += w.src_outer * static_cast<std::ptrdiff_t>(sizeof(TIn)), d0 += pitch) {
+    const std::uint8_t* src = row;
     std::int16_t* d1 = d0 + plane_elems;
     std::int16_t* d2 = d1 + plane_elems;
     std::int16_t* d3 = d2 + plane_elems;
     int i = 0;
-    for (; i + 2 <= w.inner; i += 2) {
+    for (; i + 2 <= inner; i += 2) {
       const std::uint32_t x0 = a::load32(src);
       const std::uint32_t x1 = a::load32(src + step);
       src += 2 * step;
@@ -262,7 +266,7 @@ template <class TIn>
       a::store32(d2 + i, a::expand_even<TIn>(hi));
       a::store32(d3 + i, a::expand_odd<TIn>(hi));
     }
-    if (i < w.inner) {
+    if (i < inner) {
       const auto* s1 = reinterpret_cast<const TIn*>(src);
       d0[i] = s1[0], d1[i] = s1[1], d2[i] = s1[2], d3[i] = s1[3];
     }
