@@ -37,7 +37,9 @@ alignas(16) std::int32_t bias[128];
 alignas(16) std::int32_t mul[128];
 alignas(16) std::int32_t add[128];
 alignas(16) std::int8_t output[48 * 48 * 64];
-alignas(16) std::byte scratch[32 * 1024];
+// Room for the largest layer scratch, also with a larger arm_dsp weight-cache budget
+// (TESSERA_ARM_DSP_WEIGHT_CACHE_BYTES: L3 caches 64 x 144 groups x 8 bytes = 72 KiB).
+alignas(16) std::byte scratch[96 * 1024];
 
 std::uint32_t state = 12345;
 int next(int lo, int hi) {

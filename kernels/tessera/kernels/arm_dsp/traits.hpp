@@ -43,8 +43,16 @@ constexpr std::size_t conv2d_groups(const reference::conv2d_dims& d) {
 }
 
 /// Largest weight cache of conv2d: when all out_c rows of expanded weights (8 bytes per group)
-/// fit, the kernel expands them once per call and its inner step drops 2 of 13 instructions.
-inline constexpr std::size_t conv2d_weight_cache_limit = 12 * 1024;
+/// fit, the kernel expands them once per call into channel pairs and runs the 2 channels x 4
+/// pixels micro-kernel (17.5 instead of 22 estimated Cortex-M4 cycles per 16 MACs). The cache
+/// is kernel scratch, so it is RAM in the arena while the layer runs: the user states the
+/// budget per layer with TESSERA_ARM_DSP_WEIGHT_CACHE_BYTES (default 12 KiB; 0 turns the cache
+/// off; the same value in every translation unit of a program). docs/benchmarks.md shows the
+/// keyword-spotting RAM and cycles at 0, the default and a larger budget.
+#ifndef TESSERA_ARM_DSP_WEIGHT_CACHE_BYTES
+#define TESSERA_ARM_DSP_WEIGHT_CACHE_BYTES (12 * 1024)
+#endif
+inline constexpr std::size_t conv2d_weight_cache_limit = TESSERA_ARM_DSP_WEIGHT_CACHE_BYTES;
 constexpr std::size_t conv2d_weight_cache_bytes(const reference::conv2d_dims& d) {
   const std::size_t bytes = std::size_t(d.out_c) * conv2d_groups(d) * 8;
   return bytes <= conv2d_weight_cache_limit ? bytes : 0;
