@@ -1,6 +1,7 @@
-# cmake -DCOMPILER=... -DSOURCE=... -DEXPECTED=<regex> -DINCLUDES=<list> -P expect_compile_error.cmake
-# Passes when SOURCE fails to compile and the diagnostics match EXPECTED.
-set(flags -std=c++20 -fsyntax-only -fno-exceptions -fno-rtti)
+# cmake -DCOMPILER=... -DSOURCE=... -DEXPECTED=<regex> -DINCLUDES=<list> [-DFLAGS=<list>] -P expect_compile_error.cmake
+# Passes when SOURCE fails to compile and the diagnostics match EXPECTED. FLAGS: extra compiler
+# options (e.g. a cross compiler's -mcpu).
+set(flags -std=c++20 -fsyntax-only -fno-exceptions -fno-rtti ${FLAGS})
 foreach(dir IN LISTS INCLUDES)
   list(APPEND flags -I${dir})
 endforeach()

@@ -104,3 +104,21 @@ using net = tessera::network<tensors, tessera::graph_inputs<0, 1>, tessera::grap
 }  // namespace twin_b
 static_assert(tessera::arena_plan_of<twin_a::net>.arena_bytes == 64);
 static_assert(tessera::arena_plan_of<twin_b::net>.arena_bytes == 64);
+
+// Sizes in 64 bits (issue 16, item 3): a Pad to 65536 x 65537 bytes (4 GiB, from a one-byte
+// input) is a valid network where std::size_t has 64 bits, and fails check_graph where it has 32
+// (graph_check_failed<tensor_too_large, -1, 1>) instead of wrapping to a one-byte tensor.
+namespace huge_pad {
+inline constexpr tessera::tensor_table<2> tensors{{{{"x", tessera::dtype::s8, {1, 1, 1, 1}},
+                                                    {"y", tessera::dtype::s8, {1, 65536, 65537, 1}}}}};
+using net = tessera::network<tensors, tessera::graph_inputs<0>, tessera::graph_outputs<1>,
+                             tessera::op::pad<"pad", {.input = 0, .output = 1, .after = {0, 65535, 65536, 0}}>>;
+constexpr std::int64_t gib2 = (std::int64_t{1} << 31) - 1;  // what a 32-bit core addresses (addressable_bytes)
+}  // namespace huge_pad
+static_assert(huge_pad::tensors[1].byte_count() == std::int64_t{65536} * 65537);
+static_assert(sizeof(std::size_t) < 8 || tessera::check_graph(huge_pad::net::summary).error == tessera::graph_error::none);
+static_assert(tessera::check_graph(huge_pad::net::summary, huge_pad::gib2).error == tessera::graph_error::tensor_too_large);
+static_assert(tessera::check_graph(huge_pad::net::summary, huge_pad::gib2).tensor == 1);
+// Saturated, not wrapped: eight dimensions of 2^31 - 1 bytes.
+static_assert(tessera::tensor_desc{"z", tessera::dtype::s32, {2147483647, 2147483647, 2147483647, 2147483647}}.byte_count() ==
+              std::numeric_limits<std::int64_t>::max());

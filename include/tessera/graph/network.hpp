@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 #include <boost/hana/tuple.hpp>
@@ -72,7 +73,17 @@ enum class graph_error : std::uint8_t {
   used_before_defined,   ///< a node reads a tensor no earlier node (or graph input) produced
   defined_twice,         ///< two nodes write the same tensor, or a node writes a graph input
   output_never_defined,  ///< a graph output no node produces
+  tensor_too_large,      ///< a tensor's bytes, or all tensors' together, exceed what this target
+                         ///< addresses (half its std::size_t range): they would wrap on a 32-bit core
 };
+
+/// Bytes the tensors of one network may take on the target the code is compiled for: half of
+/// std::size_t's range (2 GiB on a 32-bit core), so that arena offsets, alignment and kernel
+/// scratch added to them stay representable.
+inline constexpr std::int64_t addressable_bytes = static_cast<std::int64_t>(
+    std::numeric_limits<std::size_t>::max() / 2 < static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())
+        ? std::numeric_limits<std::size_t>::max() / 2
+        : static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()));
 
 struct graph_check {
   graph_error error = graph_error::none;
@@ -82,7 +93,8 @@ struct graph_check {
 
 /// Structural validation: topological order, single definition, ids in range.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr graph_check check_graph(const graph_summary<NT, NI, NO, NN>& g) {
+constexpr graph_check check_graph(const graph_summary<NT, NI, NO, NN>& g,
+                                  std::int64_t max_bytes = addressable_bytes) {
   std::array<bool, NT> defined{};
   const auto in_range = [](tensor_id t) { return t >= 0 && static_cast<std::size_t>(t) < NT; };
   for (tensor_id t : g.inputs) {
@@ -106,6 +118,15 @@ constexpr graph_check check_graph(const graph_summary<NT, NI, NO, NN>& g) {
   for (tensor_id t : g.outputs) {
     if (!in_range(t)) return {graph_error::tensor_out_of_range, -1, t};
     if (!defined[static_cast<std::size_t>(t)]) return {graph_error::output_never_defined, -1, t};
+  }
+  // Sizes in 64 bits before any planner narrows them to std::size_t: on a 32-bit core a 4 GiB
+  // tensor (a tiny file: a Pad to 65536 x 65537) would wrap to a few bytes, plan into a small
+  // L2 and fault at run time. The sum bounds every arena.
+  std::int64_t total = 0;
+  for (std::size_t t = 0; t < NT; ++t) {
+    const std::int64_t b = g.tensors[t].byte_count();
+    if (b > max_bytes || total > max_bytes - b) return {graph_error::tensor_too_large, -1, static_cast<int>(t)};
+    total += b;
   }
   return {};
 }

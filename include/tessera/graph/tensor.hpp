@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include <tessera/core/dtype.hpp>
 #include <tessera/core/fixed_name.hpp>
@@ -25,6 +26,19 @@ struct tensor_desc {
 
   constexpr std::size_t bytes() const {
     return static_cast<std::size_t>(dims.elements()) * size_of(type);
+  }
+  /// The same in 64 bits whatever the target's std::size_t, saturated at INT64_MAX (a hostile
+  /// shape cannot wrap it): check_graph compares it with what the target can address before
+  /// any planner narrows it to std::size_t.
+  constexpr std::int64_t byte_count() const {
+    constexpr std::int64_t limit = std::numeric_limits<std::int64_t>::max();
+    std::int64_t n = static_cast<std::int64_t>(size_of(type));
+    for (int i = 0; i < dims.rank; ++i) {
+      const std::int64_t d = dims[i] > 0 ? dims[i] : 0;
+      if (d != 0 && n > limit / d) return limit;
+      n *= d;
+    }
+    return n;
   }
 };
 
