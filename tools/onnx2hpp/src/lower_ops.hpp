@@ -17,6 +17,16 @@ dims window_output(const dims& x, std::int64_t channels, const window2d& w, cons
 void apply_ceil_mode(const onnx::NodeProto& n, const node_context& where, const dims& x, window2d& w,
                      bool padding_counts);
 
+// lower_data_movement.cpp: helpers shared with lower_shape.cpp
+/// Axes normalized to [0, rank), each at most once.
+std::vector<int> normalized_axes(const dims& axes, std::size_t rank, const node_context& where);
+
+// lower_shape.cpp: shape computations folded into constants
+void lower_shape(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_gather(lowering_context&, const onnx::NodeProto&, const node_context&);
+/// Unsqueeze/Squeeze/Concat/Slice/Add/Sub/Mul of integer constants, folded; false otherwise.
+bool fold_shape_arithmetic(lowering_context&, const onnx::NodeProto&, const node_context&);
+
 // lower_conv_pool.cpp
 void lower_conv(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_max_pool(lowering_context&, const onnx::NodeProto&, const node_context&);

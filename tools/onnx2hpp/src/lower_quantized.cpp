@@ -1043,7 +1043,7 @@ void lower_on_dequantized(lowering_context& cx, const onnx::NodeProto& n, const 
   if (op == "AveragePool") return qdq_average(cx, n, where, false);
   if (op == "GlobalAveragePool") return qdq_average(cx, n, where, true);
   if (op == "Pad") return qdq_pad(cx, n, where, plain);
-  if (op == "Relu" || op == "Clip" || op == "DequantizeLinear") return plain(cx, n, where);
+  if (op == "Relu" || op == "Clip" || op == "DequantizeLinear" || op == "Shape") return plain(cx, n, where);
   if (op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu") {
     if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
     return cx.set_dequantized(n.output(0), with_function(n, where, dequantized_input(cx, n, 0, where, "input")));

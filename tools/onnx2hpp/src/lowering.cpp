@@ -61,6 +61,8 @@ constexpr op_entry standard_ops[] = {
     {"HardSwish", lower_float_function},
     {"LeakyRelu", lower_float_function},
     {"ReduceMean", lower_float_function},
+    {"Shape", lower_shape},
+    {"Gather", lower_gather},
 };
 
 // Ops of ONNX Runtime's 'com.microsoft' domain (quantized operators it adds).
@@ -297,6 +299,7 @@ graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, cons
     const node_context where{node.name(), node.op_type()};
     const lowering_function lower = find_lowering(node);
     if (lower == nullptr) where.fail("unsupported operator");  // reject_unsupported_ops ran first
+    if (fold_shape_arithmetic(context, node, where)) continue;  // Shape -> ... -> Reshape plumbing
     bool reads_dequantized = false;
     for (const auto& in : node.input())
       reads_dequantized = reads_dequantized || context.dequantized(in) != nullptr;

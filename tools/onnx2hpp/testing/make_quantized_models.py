@@ -538,6 +538,22 @@ def exported_op_cases(root):
     b.q(b.op('ReduceMean', [d], axes=[-1, -2], keepdims=1), m_scale, m_zp, 'mean_kept')
     save_case(root, 'qdq_reduce_mean_u8', b.nodes, b.inits, ['x'], ['mean', 'mean_kept'], [x])
 
+    # A Shape-driven Reshape (torch's flatten(2) and x.view(x.size(0), -1)): Shape -> Gather /
+    # Slice -> Unsqueeze -> Concat -> Reshape, folded into a constant shape offline.
+    x = activations(np.uint8, (1, 6, 3, 5))
+    b = qdq_builder()
+    d = b.dq('x', np.float32(0.05), np.uint8(30))
+    shape = b.op('Shape', [d])
+    batch = b.op('Unsqueeze', [b.op('Gather', [shape, b.constant(np.int64(0), 'index')], axis=0),
+                               b.constant(np.array([0], np.int64), 'axes')])
+    lead = b.op('Slice', [shape, b.constant(np.array([0], np.int64), 'starts'),
+                          b.constant(np.array([2], np.int64), 'ends')])
+    flat2 = b.op('Concat', [lead, b.constant(np.array([-1], np.int64), 'minus_one')], axis=0)
+    flat1 = b.op('Concat', [batch, b.constant(np.array([-1], np.int64), 'minus_one')], axis=0)
+    b.q(b.op('Reshape', [d, flat2]), np.float32(0.05), np.uint8(30), 'flatten2')
+    b.q(b.op('Reshape', [d, flat1]), np.float32(0.05), np.uint8(30), 'view')
+    save_case(root, 'qdq_shape_driven_reshape_u8', b.nodes, b.inits, ['x'], ['flatten2', 'view'], [x], tolerance=0)
+
 
 def broken_models(root):
     """OUTDIR/broken/<case>.onnx with expected.txt ("case|regex|extra args", as

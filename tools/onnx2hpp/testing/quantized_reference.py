@@ -181,6 +181,23 @@ def run(model, inputs, forced=None, differences=None):
                 c_scale = np.float64(ins[1]) * np.asarray(ins[4], np.float64).reshape(-1)
                 y = y + ins[6].astype(np.float64) * c_scale
             y = y if ins[7] is None else quantize(y, ins[7], ins[8])
+        elif op == 'Shape':
+            y = np.asarray(np.shape(ins[0]), np.int64)[a.get('start', 0):a.get('end', None)]
+        elif op == 'Gather':
+            y = np.take(ins[0], np.asarray(ins[1], np.int64), axis=a.get('axis', 0))
+        elif op == 'Slice':  # opset >= 10: starts, ends, axes, steps as inputs
+            y = np.asarray(ins[0])
+            axes = list(range(len(ins[1]))) if ins[3] is None else [int(v) for v in ins[3]]
+            steps = [1] * len(axes) if ins[4] is None else [int(v) for v in ins[4]]
+            index = [slice(None)] * y.ndim
+            for axis, start, end, step in zip(axes, ins[1], ins[2], steps):
+                index[axis] = slice(int(start), int(end), step)
+            y = y[tuple(index)]
+        elif op == 'Unsqueeze':
+            y = np.asarray(ins[0])
+            axes = a.get('axes') if ins[1] is None else list(ins[1])
+            for axis in sorted(int(x) % (y.ndim + len(axes)) for x in axes):
+                y = np.expand_dims(y, axis)
         elif op == 'Concat':
             y = np.concatenate(ins[:len(node.input)], axis=a['axis'])
         elif op == 'ReduceMean':
