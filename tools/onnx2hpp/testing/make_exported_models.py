@@ -61,7 +61,10 @@ END_TO_END_TOLERANCE.update({'torch_resnet18': 6, 'torch_mobilenet_v2': 57, 'tor
 # the case says why). The samples where ONNX Runtime's two paths agree are held for all others.
 TOP1_NOT_HELD = {'torch_mobilenet_v2': 'one-unit differences of its residual Adds (every op within one unit of '
                                        'ONNX Runtime) change the class of one sample of four through 17 random '
-                                       'inverted residual blocks'}
+                                       'inverted residual blocks',
+                'torch_mobilenet_v3': 'its logits move by up to 15 units between ONNX Runtime\'s own optimised and '
+                                      'reference paths (every op of Tessera within one unit of ONNX Runtime): no '
+                                      'sample has a stable class'}
 CONVERTS = ('torch_resnet18', 'torch_mobilenet_v2', 'torch_mlp', 'torch_googlenet', 'torch_squeezenet',
             'torch_mobilenet_v3', 'torch_ecg_cnn_1d', 'ort_resnet8_qdq', 'ort_kws_1d_qdq', 'ort_inception_qdq',
             'ort_gemm_head_qdq', 'ort_resnet8_qoperator', 'ort_kws_1d_qoperator', 'ort_inception_qoperator',
@@ -128,6 +131,7 @@ def cut_float_ends(model):
 
 
 def cases(model_dir, out_dir):
+    shutil.rmtree(os.path.join(out_dir, 'cases'), ignore_errors=True)
     for name in MODELS:
         source = os.path.join(model_dir, name)
         if name not in CONVERTS or not os.path.exists(os.path.join(source, 'network.onnx')):

@@ -102,7 +102,8 @@ class graph_info:
         for v in list(g.input) + list(g.value_info) + list(g.output):
             t = v.type.tensor_type
             self.types[v.name] = t.elem_type
-            self.shapes[v.name] = [d.dim_value if d.HasField('dim_value') else None for d in t.shape.dim]
+            self.shapes[v.name] = [d.dim_value if d.HasField('dim_value') else None for d in t.shape.dim] \
+                if t.HasField('shape') else None
         self.initializers = {t.name for t in model.graph.initializer}
         for t in model.graph.initializer:
             self.types[t.name] = t.data_type
@@ -251,6 +252,15 @@ def check_model(exe, work, cases):
                 current = node.input[0]
                 tessera.setdefault(current, tessera[name])
         graph_inputs = load_npz(os.path.join(case_dir, 'inputs.npz'))
+        # The dump names each tensor once (its last ONNX name). A graph input under another name
+        # is the case's input; a QuantizeLinear output that is missing changed nothing (Tessera
+        # emitted no requantization): it is its input's tensor, which Tessera names after the
+        # float op (MaxPool, Concat, Reshape, ...) that computed it.
+        for x, v in zip(info.inputs, graph_inputs):  # the dump holds what nodes wrote, not inputs
+            tessera.setdefault(info.integer_input(x), np.asarray(v, np.int64))
+        for n in model.graph.node:
+            if n.op_type == 'QuantizeLinear' and n.output[0] not in tessera and n.input[0] in tessera:
+                tessera[n.output[0]] = tessera[n.input[0]]
         known = {k for k in tessera if info.is_integer(k)}
         jobs, checks = [], []
         # Per op: each quantized tensor from Tessera's values of its op's inputs.
