@@ -122,7 +122,7 @@ dims graph_input_shape(const onnx::ValueInfoProto& value) {
       const std::string what = d.has_dim_param() ? "'" + d.dim_param() + "'"
                                                  : (d.has_dim_value() ? std::to_string(d.dim_value()) : "unknown");
       fail("graph input '" + value.name() + "' has a dynamic or empty dimension (" + what +
-           "): onnx2hpp needs static shapes");
+           "): onnx2hpp needs static shapes (fix it with --batch N or --shape " + value.name() + "=D1,D2,...)");
     }
     shape.push_back(d.dim_value());
   }
