@@ -140,5 +140,10 @@ int main() {
   ok &= conv_layer<conv2d_dims{1, 49, 10, 1, 25, 5, 64, 10, 4, 2, 2, 1, 1, 4, 1, 1}>("L7", "conv 10x4 s2, pads t4 b5 l1 r1, 1->64, 49x10");
   ok &= fc_layer<gemm_dims{1, 10, 256}>("L8a", "fully connected 256->10");
   ok &= fc_layer<gemm_dims{1, 128, 640}>("L8b", "fully connected 640->128");
+  // MobileNetV2 pointwise layers whose input channels are 8 mod 16 (issue 14, item 5: the AVX2
+  // k-tail): 0.35 width at 96x96.
+  ok &= conv_layer<conv2d_dims{1, 48, 48, 8, 48, 48, 48, 1, 1, 1, 1, 1, 1, 0, 0, 1}>("L9", "conv 1x1, 8->48, 48x48");
+  ok &= conv_layer<conv2d_dims{1, 12, 12, 24, 12, 12, 144, 1, 1, 1, 1, 1, 1, 0, 0, 1}>("L10", "conv 1x1, 24->144, 12x12");
+  ok &= conv_layer<conv2d_dims{1, 6, 6, 56, 6, 6, 336, 1, 1, 1, 1, 1, 1, 0, 0, 1}>("L11", "conv 1x1, 56->336, 6x6");
   return ok ? 0 : 1;
 }

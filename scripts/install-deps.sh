@@ -9,13 +9,30 @@ gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-sy
 gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf libstdc++-arm-none-eabi-dev qemu-system-misc
 clang-19"
 
+# ONNX Runtime for the ort/ tests (tools/onnx2hpp/testing/ort_oracle.py): Node.js and npm from
+# Debian when no node is installed, then onnxruntime-node from the npm registry into
+# tools/onnx2hpp/testing/ort/node_modules (its CPU build ships in the package; the variable stops
+# its post-install step from downloading GPU binaries). Without them those tests report
+# themselves skipped.
+command -v node >/dev/null 2>&1 || packages="$packages nodejs"
+command -v npm >/dev/null 2>&1 || packages="$packages npm"
+
+install_onnxruntime() {
+  ort_dir="$(cd "$(dirname "$0")/.." && pwd)/tools/onnx2hpp/testing/ort"
+  [ -d "$ort_dir/node_modules/onnxruntime-node" ] && return 0
+  command -v npm >/dev/null 2>&1 || return 0
+  echo "tessera: installing onnxruntime-node (npm) into $ort_dir"
+  (cd "$ort_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --silent) ||
+    echo "tessera: npm could not install onnxruntime-node: the ort/ tests will report themselves skipped" >&2
+}
+
 missing=""
 for p in $packages; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing="$missing $p"
   fi
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then install_onnxruntime; exit 0; fi
 
 echo "tessera: installing missing Debian packages:$missing"
 run=""
@@ -26,3 +43,4 @@ if [ "$(id -u)" != 0 ]; then
 fi
 $run apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $run apt-get install -y -qq --no-install-recommends $missing
+install_onnxruntime

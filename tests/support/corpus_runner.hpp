@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <span>
 #include <stdexcept>
@@ -134,6 +136,31 @@ inline int argmax_disagreements(const std::vector<std::int64_t>& got, const std:
     if (g != w) ++bad;
   }
   return bad;
+}
+
+/// With TESSERA_DUMP_TENSORS=DIR, the flat fused run writes every tensor it saw that is an ONNX
+/// tensor, in logical (ONNX) order, for tools/onnx2hpp/testing/ort_oracle.py, which feeds them
+/// to ONNX Runtime op by op: DIR/tensors.txt has one line per tensor, "FILE NAME TYPE DIMS...",
+/// FILE holding the values as little-endian int64.
+template <class Net, auto const& Origins, class Seen, class Result>
+void dump_tensors(const Seen& seen, Result& result) {
+  const char* dir = std::getenv("TESSERA_DUMP_TENSORS");
+  if (dir == nullptr || *dir == 0) return;
+  std::filesystem::create_directories(dir);
+  std::ofstream index(std::filesystem::path(dir) / "tensors.txt");
+  int count = 0;
+  for (const tensor_origin& origin : Origins) {
+    const auto it = seen.find(origin.id);
+    if (it == seen.end() || *origin.onnx_name == 0) continue;
+    const auto values = tools::read_logical(origin, Net::tensors[origin.id].type, it->second.data());
+    const std::string file = fmt::format("t{}.bin", count++);
+    std::ofstream out(std::filesystem::path(dir) / file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 8));
+    index << file << ' ' << origin.onnx_name << ' ' << name_of(Net::tensors[origin.id].type);
+    for (std::int64_t d : shape_vector(origin.logical)) index << ' ' << d;
+    index << '\n';
+    if (!out || !index) result.failures.push_back(fmt::format("cannot write the tensor dump in {}", dir));
+  }
 }
 
 }  // namespace detail
@@ -296,6 +323,8 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
     seen[t].assign(bytes, bytes + Net::tensors[t].bytes());
   });
   if (hazards != 0) fail(fmt::format("the simulated DMA reported {} hazards", hazards));
+  if constexpr (std::is_same_v<Execute, flat_execution<Net>>)
+    if (!check_activations) detail::dump_tensors<Net, Origins>(seen, result);
 
   // Outputs, in graph order.
   for (std::size_t i = 0; i < Net::outputs.size() && i < golden_outputs.size(); ++i) {

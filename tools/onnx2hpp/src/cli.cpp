@@ -24,7 +24,15 @@ options:
   --sample-inputs FILE.npz   infer input types from sample data (arrays matched to the graph
                              inputs by position): the smallest of u8, s8, u16, s16, s32 that
                              holds every value
+  --batch N                  fix a dynamic batch (first) dimension of the graph inputs to N
+  --shape NAME=D1,D2,...     fix the whole shape of graph input NAME (dynamic dimensions, or
+                             a static shape checked against the model's)
   -h, --help                 print this help
+
+A float graph input read by one QuantizeLinear, and a float graph output written by a
+DequantizeLinear of an 8-bit tensor, are taken off: the network takes and returns the
+integer tensors, and the header documents their scales and zero points
+(meta::input_quantization, meta::output_quantization).
 
 Input types come from --input-type, else --sample-inputs, else the model's integer input type.
 )";
@@ -69,6 +77,31 @@ void add_input_type(options& o, const std::string& spec) {
   o.input_types.emplace_back(spec.substr(0, eq), type);
 }
 
+std::int64_t parse_extent(const std::string& text, const std::string& option) {
+  std::int64_t v = 0;
+  if (text.empty() || text.size() > 9) fail(option + ": '" + text + "' is not an extent from 1 to 999999999");
+  for (char c : text) {
+    if (c < '0' || c > '9') fail(option + ": '" + text + "' is not an extent from 1 to 999999999");
+    v = v * 10 + (c - '0');
+  }
+  if (v < 1) fail(option + ": '" + text + "' is not an extent from 1 to 999999999");
+  return v;
+}
+
+void add_shape(options& o, const std::string& spec) {
+  const std::size_t eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0) fail("--shape expects NAME=D1,D2,..., got '" + spec + "'");
+  std::vector<std::int64_t> dims;
+  std::string rest = spec.substr(eq + 1);
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = rest.find(',', start);
+    dims.push_back(parse_extent(rest.substr(start, comma - start), "--shape " + spec));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  o.shapes.emplace_back(spec.substr(0, eq), std::move(dims));
+}
+
 }  // namespace
 
 options parse_command_line(int argc, const char* const* argv) {
@@ -86,6 +119,10 @@ options parse_command_line(int argc, const char* const* argv) {
       o.namespace_name = value;
     } else if (option_value(arg, "--input-type", i, argc, argv, value)) {
       add_input_type(o, value);
+    } else if (option_value(arg, "--batch", i, argc, argv, value)) {
+      o.batch = parse_extent(value, "--batch");
+    } else if (option_value(arg, "--shape", i, argc, argv, value)) {
+      add_shape(o, value);
     } else if (option_value(arg, "--sample-inputs", i, argc, argv, value)) {
       o.sample_inputs_path = value;
     } else if (arg.size() > 1 && arg[0] == '-') {

@@ -1,6 +1,7 @@
 // Command line of onnx2hpp.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,10 @@ struct options {
   std::vector<std::pair<std::string, tessera::dtype>> input_types;
   /// --sample-inputs FILE.npz.
   std::string sample_inputs_path;
+  /// --batch N: the extent of every dynamic leading (batch) dimension of the graph inputs (0: none).
+  std::int64_t batch = 0;
+  /// --shape NAME=D1,D2,...: the whole shape of graph input NAME, in command-line order.
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes;
   bool help = false;
 };
 

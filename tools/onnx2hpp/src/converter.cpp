@@ -1,7 +1,10 @@
 #include "converter.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "constant_data.hpp"
 #include "diagnostics.hpp"
@@ -21,7 +24,45 @@ namespace tessera::onnx2hpp {
 
 namespace {
 
+/// --batch and --shape: the graph inputs' dynamic dimensions fixed before shape inference (which
+/// then propagates them), and the intermediate shapes the exporter recorded dropped, since they
+/// carry the dynamic dimensions too.
+void fix_input_shapes(onnx::ModelProto& model, const options& o) {
+  if (o.batch == 0 && o.shapes.empty()) return;
+  auto& g = *model.mutable_graph();
+  for (const auto& [name, shape] : o.shapes) {
+    const auto it = std::find_if(g.input().begin(), g.input().end(),
+                                 [&](const onnx::ValueInfoProto& v) { return v.name() == name; });
+    if (it == g.input().end()) fail("--shape " + name + ": the model has no graph input '" + name + "'");
+  }
+  for (auto& input : *g.mutable_input()) {
+    if (!input.type().has_tensor_type()) continue;
+    auto* shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    const auto given = std::find_if(o.shapes.begin(), o.shapes.end(), [&](const auto& s) { return s.first == input.name(); });
+    if (given != o.shapes.end()) {
+      if (shape->dim_size() != static_cast<int>(given->second.size()) && shape->dim_size() != 0)
+        fail(fmt::format("--shape {}: {} dimensions given, the model's input has {}", input.name(),
+                         given->second.size(), shape->dim_size()));
+      for (int d = 0; d < shape->dim_size(); ++d) {
+        const auto& dim = shape->dim(d);
+        if (dim.has_dim_value() && dim.dim_value() > 0 && dim.dim_value() != given->second[static_cast<std::size_t>(d)])
+          fail(fmt::format("--shape {}: dimension {} is {} in the model, {} given", input.name(), d, dim.dim_value(),
+                           given->second[static_cast<std::size_t>(d)]));
+      }
+      shape->clear_dim();
+      for (std::int64_t v : given->second) shape->add_dim()->set_dim_value(v);
+    } else if (o.batch > 0 && shape->dim_size() > 0) {
+      auto* first = shape->mutable_dim(0);
+      if (first->has_dim_param() || !first->has_dim_value() || first->dim_value() <= 0) first->set_dim_value(o.batch);
+    }
+  }
+  g.clear_value_info();
+  for (auto& output : *g.mutable_output())
+    if (output.type().has_tensor_type()) output.mutable_type()->mutable_tensor_type()->clear_shape();
+}
+
 std::string convert_model(onnx::ModelProto model, const options& o, const std::string& ns) {
+  fix_input_shapes(model, o);
   // Unsupported ops first: that is the most useful message for a model that has one.
   reject_unsupported_ops(model.graph());
   // Before anything reads a constant: ONNX's checker and shape inference trust their sizes.

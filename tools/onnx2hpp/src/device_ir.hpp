@@ -117,6 +117,7 @@ struct node {
 
 struct graph {
   std::string model_file;
+  std::vector<boundary_quantization> boundaries;
   std::vector<tensor> tensors;  ///< graph inputs first, then in order of definition
   std::vector<node> nodes;      ///< execution order
   std::vector<tensor_id> inputs;

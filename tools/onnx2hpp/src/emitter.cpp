@@ -334,10 +334,37 @@ class header_writer {
                           string_literal(source->producer), braced(source->logical), braced(source->where.view),
                           braced(source->where.perm));
     }
+    write_boundaries();
     out_ += "inline constexpr tessera::tensor_origin origins[] = {\n";
     out_ += "    // onnx name, tensor id, producer op (\"\" = graph input), logical (ONNX) shape, view, perm\n";
     out_ += rows;
     out_ += "};\n}  // namespace meta\n";
+  }
+
+  /// The float ends onnx2hpp took off (a QuantizeLinear of a float input, a DequantizeLinear to
+  /// a float output): the caller quantizes inputs and dequantizes outputs with these.
+  void write_boundaries() {
+    if (g_.boundaries.empty()) return;
+    out_ +=
+        "// Float ends of the model, taken off by onnx2hpp: the network takes and returns the integer tensors.\n"
+        "// Quantize an input as q = saturate(round_half_to_even(x / scale) + zero_point) (QuantizeLinear);\n"
+        "// an output's real value is scale * (q - zero_point) (DequantizeLinear).\n"
+        "struct boundary_quantization {\n"
+        "  const char* onnx_name;  // the float graph input or output\n"
+        "  int index;              // in the network's inputs or outputs\n"
+        "  double scale;           // the model's float32 scale, exactly\n"
+        "  int zero_point;\n"
+        "};\n";
+    for (const bool input : {true, false}) {
+      std::string rows;
+      for (const auto& b : g_.boundaries)
+        if (b.input == input)
+          rows += fmt::format("    {{{}, {}, {}, {}}},  // {}\n", string_literal(b.onnx_name), b.index,
+                              fmt::format("{:.17g}", b.scale), b.zero_point, c_type_name(b.type));
+      if (rows.empty()) continue;
+      out_ += fmt::format("inline constexpr boundary_quantization {}_quantization[] = {{\n{}}};\n",
+                          input ? "input" : "output", rows);
+    }
   }
 
   const device::graph& g_;

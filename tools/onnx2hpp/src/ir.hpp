@@ -133,8 +133,21 @@ struct node {
   std::optional<requant> fused_requant;  ///< a RequantShift folded into conv/gemm/matmul/binary
 };
 
+/// A float end of the model that onnx2hpp took off: a QuantizeLinear of a float graph input
+/// (the network takes its integer output) or a DequantizeLinear to a float graph output (the
+/// network returns its integer input). real = scale * (q - zero_point).
+struct boundary_quantization {
+  std::string onnx_name;  ///< the float graph input or output
+  bool input = true;
+  int index = 0;          ///< position among the network's inputs or outputs
+  double scale = 1;
+  std::int64_t zero_point = 0;
+  tessera::dtype type = tessera::dtype::u8;
+};
+
 struct graph {
   std::string model_file;  ///< file name of the source model, for the banner
+  std::vector<boundary_quantization> boundaries;
   std::vector<tensor> tensors;
   std::vector<node> nodes;  ///< in execution (topological) order
   std::vector<tensor_ref> inputs;

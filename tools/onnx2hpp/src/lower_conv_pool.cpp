@@ -87,16 +87,30 @@ void require_single_output(const onnx::NodeProto& n, const node_context& where) 
     if (!n.output(i).empty()) where.fail("only the first output is supported ('" + n.output(i) + "' is requested)");
 }
 
-/// The floor-mode shape; ceil_mode = 1 is accepted only when it gives the same shape.
-void require_floor_mode(const onnx::NodeProto& n, const node_context& where, const dims& x, const window2d& w) {
+/// ceil_mode = 1 as explicit padding: when the last stride step is partial, ONNX adds one more
+/// output (unless that window would start in the end padding, the rule torch and ONNX Runtime
+/// apply), and the cells it reads beyond the padded input are padding at the end. A max pool
+/// ignores padded cells and an average pool without count_include_pad does not count them, so
+/// both stay exact; with count_include_pad those cells would count, which ONNX excludes.
+/// Example: MaxPool 3x3/2 of 112 (torchvision GoogLeNet): floor (112 - 3) / 2 + 1 = 55, ceil 56,
+/// pad_end += 1.
+void apply_ceil_mode(const onnx::NodeProto& n, const node_context& where, const dims& x, window2d& w,
+                     bool padding_counts) {
   if (int_attribute(n, "ceil_mode", 0) == 0) return;
   const std::int64_t h = x.size() == 4 ? x[2] : 1;
   for (int axis = 0; axis < 2; ++axis) {
     const std::int64_t in = axis == 0 ? h : x.back();
-    // ceil mode adds one output exactly when the last stride step is partial.
-    const std::int64_t room = in + w.pad_begin[axis] + w.pad_end[axis] -
-                              window::span<std::int64_t>(1, 1, w.kernel[axis], w.dilation[axis]);
-    if (room % w.stride[axis] != 0) where.fail("ceil_mode = 1 is not supported when it changes the output size");
+    const std::int64_t span = window::span<std::int64_t>(1, 1, w.kernel[axis], w.dilation[axis]);
+    const std::int64_t room = in + w.pad_begin[axis] + w.pad_end[axis] - span;
+    if (room < 0 || room % w.stride[axis] == 0) continue;
+    std::int64_t out = room / w.stride[axis] + 2;
+    if ((out - 1) * w.stride[axis] >= in + w.pad_begin[axis]) --out;
+    const std::int64_t extra = (out - 1) * w.stride[axis] + span - (in + w.pad_begin[axis] + w.pad_end[axis]);
+    if (extra <= 0) continue;
+    if (padding_counts)
+      where.fail("ceil_mode = 1 with count_include_pad = 1 is not supported when it changes the output size "
+                 "(the cells beyond the padding must not count)");
+    w.pad_end[axis] += extra;
   }
 }
 
@@ -111,8 +125,8 @@ void lower_pool(lowering_context& cx, const onnx::NodeProto& n, const node_conte
   op.max = max;
   op.window = read_window(n, where, x.size() - 2, {});
   if (op.window.dilation[0] != 1 || op.window.dilation[1] != 1) where.fail("dilated pooling is not supported");
-  require_floor_mode(n, where, x, op.window);
   op.count_include_pad = !max && int_attribute(n, "count_include_pad", 0) != 0;
+  apply_ceil_mode(n, where, x, op.window, op.count_include_pad);
   if (max && int_attribute(n, "storage_order", 0) != 0) where.fail("storage_order = 1 is not supported");
   const dims y = window_output(x, x[1], op.window, where);
   const tensor_ref output = cx.define_output(n, 0, y, where);

@@ -33,17 +33,6 @@ std::optional<dims> axes_of(lowering_context& cx, const onnx::NodeProto& n, cons
   return std::nullopt;
 }
 
-/// A list of normalized, distinct axes.
-std::vector<int> normalized_axes(const dims& axes, std::size_t rank, const node_context& where) {
-  std::vector<int> out;
-  for (auto a : axes) {
-    const int axis = normalize_axis(a, rank, where);
-    if (std::find(out.begin(), out.end(), axis) != out.end()) where.fail(fmt::format("axis {} is repeated", axis));
-    out.push_back(axis);
-  }
-  return out;
-}
-
 /// ONNX Slice for one axis: the normalized first index and the element count.
 struct slice_range {
   std::int64_t start;
@@ -71,6 +60,16 @@ void lower_constant(lowering_context& cx, const onnx::NodeProto& n, const node_c
 
 void lower_identity(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
   lower_as_reshape(cx, n, where, cx.input_shape(n, 0, where));
+}
+
+std::vector<int> normalized_axes(const dims& axes, std::size_t rank, const node_context& where) {
+  std::vector<int> out;
+  for (auto a : axes) {
+    const int axis = normalize_axis(a, rank, where);
+    if (std::find(out.begin(), out.end(), axis) != out.end()) where.fail(fmt::format("axis {} is repeated", axis));
+    out.push_back(axis);
+  }
+  return out;
 }
 
 void lower_reshape(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {

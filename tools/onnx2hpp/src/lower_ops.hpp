@@ -13,8 +13,19 @@ window2d read_window(const onnx::NodeProto& n, const node_context& where, std::s
 dims feature_map_shape(lowering_context& cx, const onnx::NodeProto& n, const node_context& where);
 /// Output shape (N, F, [Ho,] Wo) of a window op; fails on an empty output.
 dims window_output(const dims& x, std::int64_t channels, const window2d& w, const node_context& where);
-/// The floor-mode shape; ceil_mode = 1 is accepted only when it gives the same shape.
-void require_floor_mode(const onnx::NodeProto& n, const node_context& where, const dims& x, const window2d& w);
+/// ceil_mode = 1 as extra end padding (fails when count_include_pad would count those cells).
+void apply_ceil_mode(const onnx::NodeProto& n, const node_context& where, const dims& x, window2d& w,
+                     bool padding_counts);
+
+// lower_data_movement.cpp: helpers shared with lower_shape.cpp
+/// Axes normalized to [0, rank), each at most once.
+std::vector<int> normalized_axes(const dims& axes, std::size_t rank, const node_context& where);
+
+// lower_shape.cpp: shape computations folded into constants
+void lower_shape(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_gather(lowering_context&, const onnx::NodeProto&, const node_context&);
+/// Unsqueeze/Squeeze/Concat/Slice/Add/Sub/Mul of integer constants, folded; false otherwise.
+bool fold_shape_arithmetic(lowering_context&, const onnx::NodeProto&, const node_context&);
 
 // lower_conv_pool.cpp
 void lower_conv(lowering_context&, const onnx::NodeProto&, const node_context&);
@@ -40,6 +51,7 @@ void lower_qlinear_conv(lowering_context&, const onnx::NodeProto&, const node_co
 void lower_qlinear_matmul(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_conv_integer(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_matmul_integer(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_qgemm(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_qlinear_add(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_qlinear_concat(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_qlinear_average_pool(lowering_context&, const onnx::NodeProto&, const node_context&);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -568,19 +569,29 @@ quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, 
     if (!has_attribute(n, "kernel_shape")) where.fail("missing attribute 'kernel_shape'");
     window = read_window(n, where, xs.size() - 2, {});
     if (window.dilation[0] != 1 || window.dilation[1] != 1) where.fail("dilated pooling is not supported");
-    require_floor_mode(n, where, xs, window);
     include_pad = int_attribute(n, "count_include_pad", 0) != 0;
+    apply_ceil_mode(n, where, xs, window, include_pad);
   }
   const dims y = window_output(xs, xs[1], window, where);
   const bool padded =
       window.pad_begin != std::array<std::int64_t, 2>{0, 0} || window.pad_end != std::array<std::int64_t, 2>{0, 0};
   if (padded && !include_pad) {
+    // The count varies at the borders, so the zero point cannot be folded into a bias: the
+    // input is first rescaled exactly to int16, x16 = 128 * (x - zx) (scale s_x / 128, zero
+    // point 0, |x16| <= 32640), Tessera's average pool rounds mean(x16) half up, and the
+    // QuantizeLinear requantizes that to any output quantization. The mean's rounding is
+    // 1/256 of an input unit, so the result stays within one unit of the float reference.
+    quantized_value x16;
+    x16.tensor = cx.new_tensor(xs);
+    x16.scale = {x.scale.front() / 128.0};
+    x16.type = tessera::dtype::s16;
+    emit_requant(cx, {where.name + "_rescale", where.op}, x, x16.scale.front(), 0, tessera::dtype::s16, x16.tensor);
     ops::pool op;
     op.max = false;
     op.window = window;
     const tensor_ref out = output(y);
-    cx.add_node(where, std::move(op), {x.tensor}, {out});
-    quantized_value v = x;
+    cx.add_node(where, std::move(op), {x16.tensor}, {out});
+    quantized_value v = x16;
     v.tensor = out;
     return v;
   }
@@ -714,15 +725,46 @@ int_array constant_operand(lowering_context& cx, const onnx::NodeProto& n, int i
   return int_array{dims(t->dims().begin(), t->dims().end()), {}};
 }
 
+/// real(a) + c for a constant c (real values `real`, shape `shape`) and an 8-bit `a`: ONNX
+/// Runtime's bias Add after a quantized MatMul (QLinearAdd with a constant B; in QDQ an Add of a
+/// DequantizeLinear of a constant). `a` is first rescaled exactly to int16 on s_c = s_a / 128,
+/// a16 = 128 * (a - za), the constant rounded to s_c (half to even), and the int32 sum has scale
+/// s_c; the requantization after it rounds once more (within one unit of the float reference:
+/// the constant's rounding is at most 1/256 of an input unit).
+quantized_value integer_add_constant(lowering_context& cx, const node_context& where, const quantized_value& a_value,
+                                     const dims& shape, const std::vector<double>& real, const make_output& output) {
+  const quantized_value a = activation(cx, where, a_value, "input A");
+  const dims as = cx.ir().tensors[static_cast<std::size_t>(a.tensor)].shape;
+  dims y;
+  if (!broadcast_shapes(as, shape, y) || y != as)
+    where.fail("constant " + to_string(shape) + " does not broadcast to the input " + to_string(as));
+  const double common = a.scale.front() / 128.0;
+  const tensor_ref a16 = cx.new_tensor(as);
+  emit_requant(cx, {where.name + "_rescale_a", where.op}, a, common, 0, tessera::dtype::s16, a16);
+  int_array c{with_rank(shape, as.size()), {}};
+  for (double r : real) c.values.push_back(quantize_real(r, common, 0));
+  require_fits(c, tessera::dtype::s32, where, "constant operand in units of the rescaled input");
+  ops::binary op;
+  op.constant_b = std::move(c);
+  const tensor_ref out = output(as);
+  cx.add_node(where, std::move(op), {a16}, {out});
+  quantized_value acc;
+  acc.tensor = out;
+  acc.type = tessera::dtype::s32;
+  acc.scale = {common};
+  return acc;
+}
+
 /// Accumulator + constant (a bias Add after a MatMul/Conv in a QDQ graph): the constant in
 /// accumulator units (rounded half to even), an int32 add that the fusion folds into a gemm bias.
 void qdq_add_constant(lowering_context& cx, const onnx::NodeProto& n, const node_context& where, int variable) {
   const quantized_value v = dequantized_input(cx, n, variable, where, "operand");
-  if (v.type != tessera::dtype::s32)
-    where.fail("an Add of a constant to an 8-bit dequantized tensor is not supported (only a bias added to the "
-               "accumulator of a Conv/Gemm/MatMul)");
   std::vector<double> real;
   const int_array c = constant_operand(cx, n, 1 - variable, where, real);
+  if (v.type != tessera::dtype::s32) {
+    cx.set_dequantized(n.output(0), integer_add_constant(cx, where, v, c.shape, real, onnx_output(cx, n, where)));
+    return;
+  }
   const dims& x = cx.ir().tensors[static_cast<std::size_t>(v.tensor)].shape;
   dims y;
   if (!broadcast_shapes(x, c.shape, y) || y != x)
@@ -845,6 +887,150 @@ bool same_quantization(const quantized_value& a, const quantized_value& b) {
 
 // ---------------------------------------------------------------------------- entry points
 
+/// The quantization every reader of `name` gives it, when all of them are QuantizeLinear nodes
+/// with one per-tensor (scale, zero point): the lookahead of a requantizing Concat.
+std::optional<output_quantization> quantized_by_readers(lowering_context& cx, const std::string& name) {
+  const auto readers = cx.readers(name);
+  if (readers.empty() || cx.is_graph_output(name)) return std::nullopt;
+  std::optional<output_quantization> common;
+  for (const onnx::NodeProto* r : readers) {
+    if (r->op_type() != "QuantizeLinear" || r->input(0) != name) return std::nullopt;
+    const node_context where{r->name(), r->op_type()};
+    // Its constants may be Constant nodes the lowering has not reached yet (torch writes them
+    // right before their reader).
+    const onnx::TensorProto* scale = r->input_size() > 1 ? cx.constant_ahead(r->input(1)) : nullptr;
+    const onnx::TensorProto* zp = r->input_size() > 2 ? cx.constant_ahead(r->input(2)) : nullptr;
+    if (scale == nullptr || zp == nullptr) return std::nullopt;
+    const std::vector<double> s = float_values(*scale, where, "y_scale '" + r->input(1) + "'");
+    const int_array z = integer_tensor(*zp, where, "y_zero_point '" + r->input(2) + "'");
+    if (s.size() != 1 || z.values.size() != 1 || !std::isfinite(s.front()) || s.front() <= 0) return std::nullopt;
+    output_quantization q;
+    q.type = zero_point_type(zp->data_type(), where, "y_zero_point");
+    q.scale = s.front();
+    q.zero_point = z.values.front();
+    if (common && (common->scale != q.scale || common->zero_point != q.zero_point || common->type != q.type))
+      return std::nullopt;
+    common = q;
+  }
+  return common;
+}
+
+/// QDQ Concat. Inputs in one quantization are joined as they are (data movement). Inputs in
+/// different quantizations (torch's `cat`, ONNX Runtime's QDQ Concat) are each requantized to
+/// the quantization of the QuantizeLinear that reads the Concat -- the same integers as
+/// QLinearConcat, one rounding per element: y = saturate(round(s_i * (q_i - z_i) / s_y) + z_y)
+/// (the integer rule of docs/semantics.md, within one unit) -- and that QuantizeLinear then
+/// changes nothing.
+void qdq_concat(lowering_context& cx, const onnx::NodeProto& n, const node_context& where, lowering_function plain) {
+  std::vector<quantized_value> parts;
+  bool same = true;
+  for (int i = 0; i < n.input_size(); ++i) {
+    const quantized_value* v = cx.dequantized(n.input(i));
+    if (v == nullptr) where.fail("input '" + n.input(i) + "' is not a dequantized tensor like the first one");
+    require_no_function(where, *v, fmt::format("input {}", i));
+    if (v->type == tessera::dtype::s32 || v->scale.size() > 1)
+      where.fail("data movement of an int32 accumulator: insert QuantizeLinear before this op");
+    same = same && same_quantization(parts.empty() ? *v : parts.front(), *v);
+    parts.push_back(*v);
+  }
+  if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
+  if (same) {
+    plain(cx, n, where);
+    quantized_value v = parts.front();
+    v.tensor = cx.tensor_named(n.output(0));
+    cx.set_dequantized(n.output(0), v);
+    return;
+  }
+  const std::optional<output_quantization> target = quantized_by_readers(cx, n.output(0));
+  if (!target)
+    where.fail("inputs have different quantization (scale, zero point or clamp) and the output is not read by "
+               "QuantizeLinear alone: requantize them to one first");
+  if (target->type != tessera::dtype::s8 && target->type != tessera::dtype::u8)
+    where.fail("the output zero point must be int8 or uint8, not " + c_type_name(target->type));
+  if (!has_attribute(n, "axis")) where.fail("missing attribute 'axis'");
+  std::vector<tensor_ref> inputs;
+  dims y;
+  int axis = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const dims xs = cx.ir().tensors[static_cast<std::size_t>(parts[i].tensor)].shape;
+    if (i == 0) {
+      axis = normalize_axis(int_attribute(n, "axis", 0), xs.size(), where);
+      y = xs;
+    } else {
+      bool agree = xs.size() == y.size();
+      for (std::size_t d = 0; agree && d < xs.size(); ++d) agree = static_cast<int>(d) == axis || xs[d] == y[d];
+      if (!agree)
+        where.fail(fmt::format("input {} {} does not match {} outside the axis", i, to_string(xs), to_string(y)));
+      y[static_cast<std::size_t>(axis)] += xs[static_cast<std::size_t>(axis)];
+    }
+    if (is_identity(parts[i], target->scale, target->zero_point, target->type)) {
+      inputs.push_back(parts[i].tensor);
+      continue;
+    }
+    const tensor_ref t = cx.new_tensor(xs);
+    emit_requant(cx, {fmt::format("{}_requant_{}", where.name, i), where.op}, parts[i], target->scale,
+                 target->zero_point, target->type, t);
+    inputs.push_back(t);
+  }
+  const tensor_ref out = cx.define_output(n, 0, y, where);
+  cx.add_node(where, ops::concat{axis}, std::move(inputs), {out});
+  quantized_value v;
+  v.tensor = out;
+  v.scale = {target->scale};
+  v.zero_point = target->zero_point;
+  v.type = target->type;
+  cx.set_dequantized(n.output(0), std::move(v));
+}
+
+/// ReduceMean over the spatial axes of a quantized (N, C, H, W) or (N, C, W) map (torch's
+/// `x.mean((2, 3))`): the global average pool (an exact sum, scale s_x / (H * W), rounded once
+/// by the QuantizeLinear), reshaped to (N, C) when keepdims = 0.
+void qdq_reduce_mean(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  const quantized_value& x = dequantized_input(cx, n, 0, where, "input");
+  const dims xs = cx.ir().tensors[static_cast<std::size_t>(x.tensor)].shape;
+  dims axes = ints_attribute(n, "axes", {});
+  if (cx.has_input(n, 1)) axes = cx.constant_input(n, 1, where, "axes").values;
+  if (axes.empty()) where.fail("a mean over all axes is not supported (only over the spatial axes of a feature map)");
+  std::vector<bool> reduced(xs.size(), false);
+  for (std::int64_t a : axes) reduced[static_cast<std::size_t>(normalize_axis(a, xs.size(), where))] = true;
+  bool spatial = xs.size() == 3 || xs.size() == 4;
+  for (std::size_t d = 0; spatial && d < xs.size(); ++d) spatial = reduced[d] == (d >= 2);
+  if (!spatial)
+    where.fail("ReduceMean is supported over the spatial axes of an (N, C, H, W) or (N, C, W) map only, got axes " +
+               to_string(axes) + " of " + to_string(xs));
+  if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
+  const bool keep = int_attribute(n, "keepdims", 1) != 0;
+  quantized_value acc = integer_average(cx, n, where, x, true,
+                                        keep ? onnx_output(cx, n, where) : internal_output(cx));
+  if (!keep) {
+    const tensor_ref out = cx.define_output(n, 0, {xs[0], xs[1]}, where);
+    cx.add_node({where.name + "_keepdims", where.op}, ops::reshape{}, {acc.tensor}, {out});
+    acc.tensor = out;
+  }
+  cx.set_dequantized(n.output(0), std::move(acc));
+}
+
+/// HardSigmoid(x) * x, torch's hardswish at opset 13: one pending function r * f(r) of x, so
+/// the QuantizeLinear after it becomes one lookup table (exact, like a QDQ HardSwish). Returns
+/// false when the Mul is not of that form.
+bool mul_by_own_function(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  if (n.input_size() != 2) return false;
+  const quantized_value* a = cx.dequantized(n.input(0));
+  const quantized_value* b = cx.dequantized(n.input(1));
+  if (a == nullptr || b == nullptr || a->tensor != b->tensor) return false;
+  const quantized_value* plain = a->function ? b : a;
+  const quantized_value* with = a->function ? a : b;
+  if (plain->function || !with->function || !same_quantization(*plain, *with) || plain->scale != with->scale ||
+      plain->zero_point != with->zero_point)
+    return false;
+  quantized_value v = *with;
+  v.function = [f = with->function](double r) { return r * f(r); };
+  v.function_op = with->function_op + " -> Mul by its input";
+  if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
+  cx.set_dequantized(n.output(0), std::move(v));
+  return true;
+}
+
 void lower_on_dequantized(lowering_context& cx, const onnx::NodeProto& n, const node_context& where,
                           lowering_function plain) {
   const std::string& op = n.op_type();
@@ -852,11 +1038,12 @@ void lower_on_dequantized(lowering_context& cx, const onnx::NodeProto& n, const 
   if (op == "Gemm") return qdq_gemm(cx, n, where);
   if (op == "MatMul") return qdq_matmul(cx, n, where);
   if (op == "Add") return qdq_add(cx, n, where);
-  if (op == "Mul") return qdq_mul(cx, n, where);
+  if (op == "Mul") return mul_by_own_function(cx, n, where) ? void() : qdq_mul(cx, n, where);
+  if (op == "ReduceMean") return qdq_reduce_mean(cx, n, where);
   if (op == "AveragePool") return qdq_average(cx, n, where, false);
   if (op == "GlobalAveragePool") return qdq_average(cx, n, where, true);
   if (op == "Pad") return qdq_pad(cx, n, where, plain);
-  if (op == "Relu" || op == "Clip" || op == "DequantizeLinear") return plain(cx, n, where);
+  if (op == "Relu" || op == "Clip" || op == "DequantizeLinear" || op == "Shape") return plain(cx, n, where);
   if (op == "Sigmoid" || op == "Tanh" || op == "HardSigmoid" || op == "HardSwish" || op == "LeakyRelu") {
     if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
     return cx.set_dequantized(n.output(0), with_function(n, where, dequantized_input(cx, n, 0, where, "input")));
@@ -868,6 +1055,7 @@ void lower_on_dequantized(lowering_context& cx, const onnx::NodeProto& n, const 
     where.fail("this op on a dequantized (float) tensor is not supported: onnx2hpp folds QDQ around Conv, Gemm, "
                "MatMul, Add, Mul, average pools, Relu/Clip, Sigmoid/Tanh/HardSigmoid/HardSwish/LeakyRelu and data "
                "movement (MaxPool, Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Slice, Concat, Pad with 0)");
+  if (op == "Concat") return qdq_concat(cx, n, where, plain);
   // Data movement: the same op on the integers, same quantization.
   const quantized_value& first = dequantized_input(cx, n, 0, where, "input");
   require_no_function(where, first, "the input");
@@ -926,9 +1114,37 @@ void lower_dequantize_linear(lowering_context& cx, const onnx::NodeProto& n, con
   cx.set_dequantized(n.output(0), std::move(v));
 }
 
+/// A QuantizeLinear of a float graph input (the start of every export): the network takes the
+/// integer tensor instead, and the header documents its scale and zero point
+/// (meta::input_quantization), which the caller quantizes with.
+void quantize_graph_input(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  const std::string& name = n.input(0);
+  for (const onnx::NodeProto* r : cx.readers(name))
+    if (r != &n)
+      where.fail("the float graph input '" + name + "' is also read by " + r->op_type() + " '" + r->name() +
+                 "': onnx2hpp takes a float input off only when one QuantizeLinear alone reads it");
+  const std::vector<double> scale = scale_input(cx, n, 1, where, "y_scale");
+  tessera::dtype type{};
+  const std::vector<std::int64_t> zp = zero_point_input(cx, n, 2, where, "y_zero_point", &type);
+  if (type != tessera::dtype::s8 && type != tessera::dtype::u8)
+    where.fail("the output zero point must be int8 or uint8, not " + c_type_name(type));
+  const double s = per_tensor(scale, where, "y_scale (per-axis input quantization)");
+  const std::int64_t z = per_tensor(zp, where, "y_zero_point");
+  const tensor_ref t = cx.tensor_named(name);
+  tensor& input = cx.ir().tensors[static_cast<std::size_t>(t)];
+  input.onnx_elem_type = type == tessera::dtype::u8 ? onnx::TensorProto::UINT8 : onnx::TensorProto::INT8;
+  const auto index = std::find(cx.ir().inputs.begin(), cx.ir().inputs.end(), t) - cx.ir().inputs.begin();
+  cx.ir().boundaries.push_back({name, true, static_cast<int>(index), s, z, type});
+  if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
+  cx.alias(n.output(0), t);
+  cx.set_element_type(n.output(0), input.onnx_elem_type);
+  cx.set_element_type(name, input.onnx_elem_type);
+}
+
 void lower_quantize_linear(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
   if (!cx.has_input(n, 0)) where.fail("missing input");
   const quantized_value* v = cx.dequantized(n.input(0));
+  if (v == nullptr && cx.is_float_graph_input(n.input(0))) return quantize_graph_input(cx, n, where);
   if (v == nullptr)
     where.fail("input '" + n.input(0) +
                "' is a float tensor that does not come from DequantizeLinear or a quantized op: onnx2hpp "
@@ -1006,6 +1222,32 @@ void lower_qlinear_matmul(lowering_context& cx, const onnx::NodeProto& n, const 
   quantize_to_output(cx, n, 0, where, acc, out_q.scale, out_q.zero_point, out_q.type);
 }
 
+/// com.microsoft QGemm (ONNX Runtime's quantizer writes every quantized Gemm this way):
+/// Y = quantize(alpha * (A - a_zp) a_scale (B - b_zp) b_scale + C a_scale b_scale) with C an
+/// int32 bias in accumulator units: the integer gemm of QLinearMatMul with C as its bias.
+void lower_qgemm(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  if (int_attribute(n, "transA", 0) != 0) where.fail("transA = 1 is not supported");
+  if (float_attribute(n, "alpha", 1.0f) != 1.0f) where.fail("alpha must be 1");
+  if (!cx.has_input(n, 7))
+    where.fail("a QGemm without y_scale (a float output) is not supported: onnx2hpp emits integer networks");
+  const quantized_value a = qoperator_input(cx, n, 0, 1, 2, where, "A");
+  const bool trans_b = int_attribute(n, "transB", 0) != 0;
+  const quantized_constant b = qoperator_constant(cx, n, 3, 4, 5, trans_b ? 0 : 1, where, "B");
+  if (b.values.shape.size() != 2) where.fail("B must be a matrix, got " + to_string(b.values.shape));
+  const std::int64_t nn = trans_b ? b.values.shape[0] : b.values.shape[1];
+  std::optional<std::vector<std::int64_t>> bias;
+  if (cx.has_input(n, 6)) {
+    const int_array c = cx.constant_input(n, 6, where, "C");
+    require_fits(c, tessera::dtype::s32, where, "C");
+    if (element_count(c.shape) == nn) bias = c.values;
+    else if (element_count(c.shape) == 1) bias = std::vector<std::int64_t>(static_cast<std::size_t>(nn), c.values[0]);
+    else where.fail("C " + to_string(c.shape) + " must have one value per output column (" + std::to_string(nn) + ")");
+  }
+  const output_quantization out_q = qoperator_output(cx, n, 7, where, "y_scale", "y_zero_point");
+  const quantized_value acc = integer_gemm(cx, where, a, b, trans_b, bias, internal_output(cx));
+  quantize_to_output(cx, n, 0, where, acc, out_q.scale, out_q.zero_point, out_q.type);
+}
+
 void lower_conv_integer(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
   quantized_value x;
   if (cx.is_constant_input(n, 0)) where.fail("the input must be a run-time tensor");
@@ -1048,9 +1290,24 @@ void lower_matmul_integer(lowering_context& cx, const onnx::NodeProto& n, const 
 }
 
 void lower_qlinear_add(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  const output_quantization out_q = qoperator_output(cx, n, 6, where, "C_scale", "C_zero_point");
+  for (int i : {0, 3}) {
+    // A constant operand (ONNX Runtime's bias Add after QLinearMatMul).
+    if (!cx.is_constant_input(n, i) || cx.is_constant_input(n, 3 - i)) continue;
+    const quantized_value a = qoperator_input(cx, n, 3 - i, 4 - i, 5 - i, where, i == 0 ? "B" : "A");
+    const dims cs = cx.input_shape(n, i, where);
+    const quantized_constant c =
+        qoperator_constant(cx, n, i, i + 1, i + 2, static_cast<int>(cs.size()) - 1, where, i == 0 ? "A" : "B");
+    const double scale = per_tensor(c.scale, where, "constant operand scale");
+    const std::int64_t zero = per_tensor(c.zero_point, where, "constant operand zero point");
+    std::vector<double> real;
+    for (std::int64_t q : c.values.values) real.push_back(scale * static_cast<double>(q - zero));
+    const quantized_value acc = integer_add_constant(cx, where, a, c.values.shape, real, internal_output(cx));
+    quantize_to_output(cx, n, 0, where, acc, out_q.scale, out_q.zero_point, out_q.type);
+    return;
+  }
   const quantized_value a = qoperator_input(cx, n, 0, 1, 2, where, "A");
   const quantized_value b = qoperator_input(cx, n, 3, 4, 5, where, "B");
-  const output_quantization out_q = qoperator_output(cx, n, 6, where, "C_scale", "C_zero_point");
   const quantized_value acc = integer_add(cx, where, a, b, internal_output(cx));
   quantize_to_output(cx, n, 0, where, acc, out_q.scale, out_q.zero_point, out_q.type);
 }
@@ -1118,8 +1375,6 @@ void qlinear_average(lowering_context& cx, const onnx::NodeProto& n, const node_
   const quantized_value x = qoperator_input(cx, n, 0, 1, 2, where, "X");
   const output_quantization out_q = qoperator_output(cx, n, 3, where, "y_scale", "y_zero_point");
   const quantized_value acc = integer_average(cx, n, where, x, global, internal_output(cx));
-  if (acc.type != tessera::dtype::s32 && !is_identity(acc, out_q.scale, out_q.zero_point, out_q.type))
-    where.fail("a padded average pool without count_include_pad must keep its input's scale and zero point");
   quantize_to_output(cx, n, 0, where, acc, out_q.scale, out_q.zero_point, out_q.type);
 }
 }  // namespace

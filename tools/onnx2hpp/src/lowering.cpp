@@ -1,5 +1,8 @@
 #include "lowering.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <tessera/core/shape.hpp>
@@ -57,11 +60,15 @@ constexpr op_entry standard_ops[] = {
     {"HardSigmoid", lower_float_function},
     {"HardSwish", lower_float_function},
     {"LeakyRelu", lower_float_function},
+    {"ReduceMean", lower_float_function},
+    {"Shape", lower_shape},
+    {"Gather", lower_gather},
 };
 
 // Ops of ONNX Runtime's 'com.microsoft' domain (quantized operators it adds).
 constexpr op_entry microsoft_ops[] = {
     {"QLinearAdd", lower_qlinear_add},
+    {"QGemm", lower_qgemm},
     {"QLinearConcat", lower_qlinear_concat},
     {"QLinearAveragePool", lower_qlinear_average_pool},
     {"QLinearGlobalAveragePool", lower_qlinear_global_average_pool},
@@ -115,7 +122,7 @@ dims graph_input_shape(const onnx::ValueInfoProto& value) {
       const std::string what = d.has_dim_param() ? "'" + d.dim_param() + "'"
                                                  : (d.has_dim_value() ? std::to_string(d.dim_value()) : "unknown");
       fail("graph input '" + value.name() + "' has a dynamic or empty dimension (" + what +
-           "): onnx2hpp needs static shapes");
+           "): onnx2hpp needs static shapes (fix it with --batch N or --shape " + value.name() + "=D1,D2,...)");
     }
     shape.push_back(d.dim_value());
   }
@@ -134,6 +141,7 @@ lowering_context::lowering_context(const onnx::ModelProto& model, const shape_ma
   for (const auto& op : model.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = static_cast<int>(op.version());
   const auto& g = model.graph();
+  onnx_graph_ = &g;
   for (const auto& init : g.initializer()) initializers_[init.name()] = &init;
   for (const auto& value : g.input()) {
     // An input that has an initializer is a constant here: IR < 4 lists every initializer as
@@ -254,6 +262,36 @@ void lowering_context::define_constant(const std::string& name, onnx::TensorProt
 
 // ---------------------------------------------------------------------------- driver
 
+std::vector<const onnx::NodeProto*> lowering_context::readers(const std::string& name) const {
+  std::vector<const onnx::NodeProto*> out;
+  for (const auto& node : onnx_graph_->node())
+    if (std::find(node.input().begin(), node.input().end(), name) != node.input().end()) out.push_back(&node);
+  return out;
+}
+
+const onnx::TensorProto* lowering_context::constant_ahead(const std::string& name) const {
+  if (const onnx::TensorProto* t = constant_named(name)) return t;
+  for (const auto& node : onnx_graph_->node()) {
+    if (node.op_type() != "Constant" || node.output_size() != 1 || node.output(0) != name) continue;
+    for (const auto& a : node.attribute())
+      if (a.name() == "value" && a.has_t()) return &a.t();
+  }
+  return nullptr;
+}
+
+bool lowering_context::is_float_graph_input(const std::string& name) const {
+  const tensor_ref t = tensor_named(name);
+  if (t < 0 || !graph_.is_graph_input(t)) return false;
+  const int type = graph_.tensors[static_cast<std::size_t>(t)].onnx_elem_type;
+  return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 || type == onnx::TensorProto::DOUBLE ||
+         type == onnx::TensorProto::BFLOAT16;
+}
+
+bool lowering_context::is_graph_output(const std::string& name) const {
+  return std::any_of(onnx_graph_->output().begin(), onnx_graph_->output().end(),
+                     [&](const onnx::ValueInfoProto& v) { return v.name() == name; });
+}
+
 graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, const std::string& model_file) {
   lowering_context context(model, inferred);
   context.ir().model_file = model_file;
@@ -261,6 +299,7 @@ graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, cons
     const node_context where{node.name(), node.op_type()};
     const lowering_function lower = find_lowering(node);
     if (lower == nullptr) where.fail("unsupported operator");  // reject_unsupported_ops ran first
+    if (fold_shape_arithmetic(context, node, where)) continue;  // Shape -> ... -> Reshape plumbing
     bool reads_dequantized = false;
     for (const auto& in : node.input())
       reads_dequantized = reads_dequantized || context.dequantized(in) != nullptr;
@@ -271,9 +310,20 @@ graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, cons
       lower(context, node, where);
   }
   for (const auto& output : model.graph().output()) {
-    if (context.dequantized(output.name()) != nullptr)
-      fail("graph output '" + output.name() +
-           "' is a float (dequantized) tensor: end the graph with QuantizeLinear (onnx2hpp emits integer networks)");
+    if (const quantized_value* v = context.dequantized(output.name())) {
+      // A float end: the network returns the integer tensor the DequantizeLinear reads, and
+      // the header documents its scale and zero point (meta::output_quantization).
+      const bool plain = (v->type == tessera::dtype::u8 || v->type == tessera::dtype::s8) && v->scale.size() == 1 &&
+                         !v->function && !std::isfinite(v->lo) && !std::isfinite(v->hi);
+      if (!plain)
+        fail("graph output '" + output.name() +
+             "' is a float tensor computed by a float op (not a DequantizeLinear of an 8-bit per-tensor quantized "
+             "tensor): end the graph with QuantizeLinear (onnx2hpp emits integer networks)");
+      context.ir().boundaries.push_back({output.name(), false, static_cast<int>(context.ir().outputs.size()),
+                                         v->scale.front(), v->zero_point, v->type});
+      context.ir().outputs.push_back(v->tensor);
+      continue;
+    }
     const tensor_ref t = context.tensor_named(output.name());
     if (t < 0) fail("graph output '" + output.name() + "' is a constant or is not produced by any node");
     context.ir().outputs.push_back(t);

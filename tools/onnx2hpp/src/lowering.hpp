@@ -114,6 +114,17 @@ class lowering_context {
     return it == inferred_.end() ? nullptr : &it->second;
   }
 
+  /// The nodes that read the tensor `name` (in graph order), and whether a graph output is it:
+  /// a lookahead for a QDQ op whose integer form depends on the QuantizeLinear after it.
+  std::vector<const onnx::NodeProto*> readers(const std::string& name) const;
+  bool is_graph_output(const std::string& name) const;
+
+  /// A constant the lookahead reads before the lowering reaches it: an initializer, or the
+  /// value of the Constant node that defines `name` anywhere in the graph; nullptr otherwise.
+  const onnx::TensorProto* constant_ahead(const std::string& name) const;
+  /// Whether `name` is a graph input declared with a float type (a float end of the model).
+  bool is_float_graph_input(const std::string& name) const;
+
   graph& ir() { return graph_; }
   graph take() { return std::move(graph_); }
   tensor_ref tensor_named(const std::string& onnx_name) const;
@@ -129,6 +140,7 @@ class lowering_context {
   std::string initialized_input_note(const std::string& name) const;
 
   graph graph_;
+  const onnx::GraphProto* onnx_graph_ = nullptr;
   int opset_ = 0;
   const shape_map& inferred_;
   std::unordered_map<std::string, const onnx::TensorProto*> initializers_;

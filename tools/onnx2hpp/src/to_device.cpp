@@ -28,6 +28,7 @@ class layout_pass {
  public:
   explicit layout_pass(const graph& g) : g_(g), consumers_(g.consumers()), placed_(g.tensors.size()) {
     out_.model_file = g.model_file;
+    out_.boundaries = g.boundaries;
   }
 
   device::graph run() {

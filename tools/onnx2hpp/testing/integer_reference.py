@@ -221,7 +221,14 @@ def average(x, kernel, strides, pads, include_pad):
 
 def max_pool(x, a):
     kernel, strides = a['kernel_shape'], a.get('strides', [1, 1])
-    pads = a.get('pads', [0, 0, 0, 0])
+    pads = list(a.get('pads', [0, 0, 0, 0]))
+    if a.get('ceil_mode', 0):  # the extra output's cells beyond the input are end padding
+        for axis, size in ((0, x.q.shape[2]), (1, x.q.shape[3])):
+            room = size + pads[axis] + pads[axis + 2] - kernel[axis]
+            if room % strides[axis]:
+                out = room // strides[axis] + 2
+                out -= 1 if (out - 1) * strides[axis] >= size + pads[axis] else 0
+                pads[axis + 2] += max(0, (out - 1) * strides[axis] + kernel[axis] - (size + pads[axis] + pads[axis + 2]))
     info = RANGES[x.dtype]
     q = np.pad(x.q, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])), constant_values=info[0])
     n, c, h, w = q.shape
@@ -301,6 +308,8 @@ def run(model, inputs, quantized_tensors=None):
         elif op == 'GlobalAveragePool':
             y = average(ins[0], ins[0].q.shape[2:], [1, 1], [0, 0, 0, 0], False)
         elif op == 'AveragePool':
+            if a.get('ceil_mode', 0):
+                raise NotImplementedError('AveragePool with ceil_mode')
             y = average(ins[0], a['kernel_shape'], a.get('strides', [1, 1]), a.get('pads', [0, 0, 0, 0]),
                         a.get('count_include_pad', 0))
         elif op in ('MaxPool', 'Pad', 'Flatten', 'Reshape', 'Identity'):

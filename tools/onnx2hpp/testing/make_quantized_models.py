@@ -456,6 +456,105 @@ def model_of(b, inputs, outputs, data):
 
 # ---------------------------------------------------------------------------- broken models
 
+def exported_op_cases(root):
+    """The ops of issue 14 (models as exporters write them), one case each, golden data from
+    the float reference; each within one unit (0 for the lookup table)."""
+    # com.microsoft QGemm (ONNX Runtime's quantized Gemm): uint8 A with a zero point, int8 B
+    # (transB = 1) per output column, int32 C in accumulator units.
+    a = activations(np.uint8, (3, 20))
+    a_scale, a_zp = np.float32(0.02), np.uint8(120)
+    w, w_scale, w_zp = quantize_weights(rng.normal(0, 0.3, (7, 20)), np.int8, True)
+    c = np.rint(rng.normal(0, 0.4, 7) / (np.float64(a_scale) * w_scale.astype(np.float64))).astype(np.int32)
+    real = qref.dequantize(a, a_scale, a_zp) @ qref.dequantize(w, w_scale, w_zp, 0).T + \
+        c * (np.float64(a_scale) * w_scale.astype(np.float64))
+    y_scale, y_zp = calibrate(real, np.uint8)
+    inits = [tensor('a_scale', a_scale), tensor('a_zp', a_zp), tensor('w', w), tensor('w_scale', w_scale),
+             tensor('w_zp', w_zp), tensor('c', c), tensor('y_scale', y_scale), tensor('y_zp', y_zp)]
+    node = helper.make_node('QGemm', ['a', 'a_scale', 'a_zp', 'w', 'w_scale', 'w_zp', 'c', 'y_scale', 'y_zp'], ['y'],
+                            name='qgemm', domain='com.microsoft', transB=1, alpha=1.0)
+    save_case(root, 'qgemm_u8_per_column', [node], inits, ['a'], ['y'], [a], microsoft=True)
+
+    # ONNX Runtime's Linear as MatMul + Add: QLinearAdd of a run-time tensor and a quantized
+    # constant (the bias), and the QDQ form, an Add of a DequantizeLinear of a constant.
+    x = activations(np.uint8, (2, 12))
+    bias = rng.integers(0, 256, (12,)).astype(np.uint8)
+    real = qref.dequantize(x, 0.03, np.uint8(100)) + qref.dequantize(bias, 0.01, np.uint8(140))
+    y_scale, y_zp = calibrate(real, np.uint8)
+    inits = [tensor('x_scale', np.float32(0.03)), tensor('x_zp', np.uint8(100)), tensor('bias', bias),
+             tensor('b_scale', np.float32(0.01)), tensor('b_zp', np.uint8(140)), tensor('y_scale', y_scale),
+             tensor('y_zp', y_zp)]
+    node = helper.make_node('QLinearAdd', ['x', 'x_scale', 'x_zp', 'bias', 'b_scale', 'b_zp', 'y_scale', 'y_zp'],
+                            ['y'], name='qadd_bias', domain='com.microsoft')
+    save_case(root, 'qlinearadd_constant_bias_u8', [node], inits, ['x'], ['y'], [x], microsoft=True)
+    b = qdq_builder()
+    b.q(b.op('Add', [b.dq('x', np.float32(0.03), np.uint8(100)),
+                     b.dq(b.constant(bias, 'bias'), np.float32(0.01), np.uint8(140))]), y_scale, y_zp, 'y')
+    save_case(root, 'qdq_add_constant_u8', b.nodes, b.inits, ['x'], ['y'], [x])
+
+    # QDQ Concat of inputs in three quantizations (torch's cat), then a QuantizeLinear of its own.
+    xs = [activations(np.uint8, (1, c, 5, 5)) for c in (3, 4, 2)]
+    params = [(np.float32(0.02), np.uint8(10)), (np.float32(0.05), np.uint8(128)), (np.float32(0.011), np.uint8(0))]
+    real = np.concatenate([qref.dequantize(v, sc, z) for v, (sc, z) in zip(xs, params)], axis=1)
+    y_scale, y_zp = calibrate(real, np.uint8)
+    b = qdq_builder()
+    b.q(b.op('Concat', [b.dq('x%d' % i, sc, z) for i, (sc, z) in enumerate(params)], axis=1), y_scale, y_zp, 'y')
+    save_case(root, 'qdq_concat_requantize_u8', b.nodes, b.inits, ['x0', 'x1', 'x2'], ['y'], xs)
+
+    # Pools with ceil_mode = 1 (torchvision's GoogLeNet and SqueezeNet): a QDQ MaxPool, and a
+    # padded QLinearAveragePool without count_include_pad, with its own output quantization.
+    x = activations(np.uint8, (1, 3, 9, 10))
+    b = qdq_builder()
+    b.q(b.op('MaxPool', [b.dq('x', np.float32(0.04), np.uint8(90))], kernel_shape=[3, 3], strides=[2, 2],
+             ceil_mode=1), np.float32(0.04), np.uint8(90), 'y')
+    save_case(root, 'qdq_maxpool_ceil_mode_u8', b.nodes, b.inits, ['x'], ['y'], [x])
+    xr = qref.dequantize(x, 0.04, np.uint8(90))
+    outs, nodes, inits = [], [], [tensor('x_scale', np.float32(0.04)), tensor('x_zp', np.uint8(90))]
+    for k, attrs in enumerate((dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=0),
+                               dict(kernel_shape=[3, 3], strides=[2, 2], pads=[0, 1, 0, 1], count_include_pad=0,
+                                    ceil_mode=1),
+                               dict(kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1))):
+        p_scale, p_zp = calibrate(qref.pool(xr, attrs, True), np.uint8)
+        p_scale = np.float32(p_scale * 0.37)  # a finer output scale than the input's: saturates some
+        inits += [tensor('p%d_scale' % k, p_scale), tensor('p%d_zp' % k, p_zp)]
+        nodes.append(helper.make_node('QLinearAveragePool', ['x', 'x_scale', 'x_zp', 'p%d_scale' % k, 'p%d_zp' % k],
+                                      ['p%d' % k], name='qavgpool%d' % k, domain='com.microsoft', **attrs))
+        outs.append('p%d' % k)
+    save_case(root, 'qlinear_average_pool_padded_own_scale_u8', nodes, inits, ['x'], outs, [x], microsoft=True)
+
+    # torch's hardswish at opset 13: HardSigmoid(x) * x, one lookup table (exact).
+    x = activations(np.uint8, (1, 4, 5, 5))
+    b = qdq_builder()
+    d = b.dq('x', np.float32(0.05), np.uint8(128))
+    b.q(b.op('Mul', [d, b.op('HardSigmoid', [d], alpha=1.0 / 6, beta=0.5)]), np.float32(0.03), np.uint8(20), 'y')
+    save_case(root, 'qdq_hardsigmoid_mul_hardswish_u8', b.nodes, b.inits, ['x'], ['y'], [x], tolerance=0)
+
+    # torch's mean over H and W: ReduceMean, keepdims 0 and 1.
+    x = activations(np.uint8, (1, 6, 4, 7))
+    xr = qref.dequantize(x, 0.05, np.uint8(30))
+    m_scale, m_zp = calibrate(xr.mean(axis=(2, 3)), np.uint8)
+    b = qdq_builder()
+    d = b.dq('x', np.float32(0.05), np.uint8(30))
+    b.q(b.op('ReduceMean', [d], axes=[2, 3], keepdims=0), m_scale, m_zp, 'mean')
+    b.q(b.op('ReduceMean', [d], axes=[-1, -2], keepdims=1), m_scale, m_zp, 'mean_kept')
+    save_case(root, 'qdq_reduce_mean_u8', b.nodes, b.inits, ['x'], ['mean', 'mean_kept'], [x])
+
+    # A Shape-driven Reshape (torch's flatten(2) and x.view(x.size(0), -1)): Shape -> Gather /
+    # Slice -> Unsqueeze -> Concat -> Reshape, folded into a constant shape offline.
+    x = activations(np.uint8, (1, 6, 3, 5))
+    b = qdq_builder()
+    d = b.dq('x', np.float32(0.05), np.uint8(30))
+    shape = b.op('Shape', [d])
+    batch = b.op('Unsqueeze', [b.op('Gather', [shape, b.constant(np.int64(0), 'index')], axis=0),
+                               b.constant(np.array([0], np.int64), 'axes')])
+    lead = b.op('Slice', [shape, b.constant(np.array([0], np.int64), 'starts'),
+                          b.constant(np.array([2], np.int64), 'ends')])
+    flat2 = b.op('Concat', [lead, b.constant(np.array([-1], np.int64), 'minus_one')], axis=0)
+    flat1 = b.op('Concat', [batch, b.constant(np.array([-1], np.int64), 'minus_one')], axis=0)
+    b.q(b.op('Reshape', [d, flat2]), np.float32(0.05), np.uint8(30), 'flatten2')
+    b.q(b.op('Reshape', [d, flat1]), np.float32(0.05), np.uint8(30), 'view')
+    save_case(root, 'qdq_shape_driven_reshape_u8', b.nodes, b.inits, ['x'], ['flatten2', 'view'], [x], tolerance=0)
+
+
 def broken_models(root):
     """OUTDIR/broken/<case>.onnx with expected.txt ("case|regex|extra args", as
     check_broken_models.sh reads it): quantized models onnx2hpp must reject naming node and op."""
@@ -480,12 +579,15 @@ def broken_models(root):
          [helper.make_tensor_value_info('a', u8, [2, 3]), helper.make_tensor_value_info('b', u8, [3, 4])],
          [helper.make_tensor_value_info('y', u8, [2, 4])],
          r"node 'qmm' \(QLinearMatMul\): a product of two run-time tensors with zero points")
-    # A float graph input fed to QuantizeLinear.
-    save('float_input_quantized',
-         [helper.make_node('QuantizeLinear', ['x', 's', 'z'], ['y'], name='quant_in')], common,
+    # A float graph input read by a QuantizeLinear and by another op (only a lone
+    # QuantizeLinear is taken off).
+    save('float_input_read_twice',
+         [helper.make_node('QuantizeLinear', ['x', 's', 'z'], ['y'], name='quant_in'),
+          helper.make_node('Relu', ['x'], ['r'], name='relu'),
+          helper.make_node('QuantizeLinear', ['r', 's', 'z'], ['y2'], name='quant_relu')], common,
          [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 4])],
-         [helper.make_tensor_value_info('y', u8, [1, 4])],
-         r"node 'quant_in' \(QuantizeLinear\): input 'x' is a float tensor")
+         [helper.make_tensor_value_info('y', u8, [1, 4]), helper.make_tensor_value_info('y2', u8, [1, 4])],
+         r"node 'quant_in' \(QuantizeLinear\): the float graph input 'x' is also read by Relu 'relu'")
     # A Softmax on a dequantized tensor.
     save('softmax_on_dequantized',
          [helper.make_node('DequantizeLinear', ['x', 's', 'z'], ['d'], name='dq'),
@@ -500,12 +602,35 @@ def broken_models(root):
           helper.make_node('QuantizeLinear', ['e', 's2', 'z2'], ['y'], name='q')], common,
          [helper.make_tensor_value_info('x', u8, [1, 4])], [helper.make_tensor_value_info('y', u8, [1, 4])],
          r"node 'sub' \(Sub\): this op on a dequantized \(float\) tensor is not supported")
-    # A dequantized (float) graph output.
-    save('float_output',
-         [helper.make_node('DequantizeLinear', ['x', 's', 'z'], ['d'], name='dq')], common,
+    # A float graph output that is not a DequantizeLinear of an 8-bit tensor (a float op's).
+    save('float_output_of_float_op',
+         [helper.make_node('DequantizeLinear', ['x', 's', 'z'], ['d'], name='dq'),
+          helper.make_node('Sigmoid', ['d'], ['e'], name='sigmoid')], common,
          [helper.make_tensor_value_info('x', u8, [1, 4])],
-         [helper.make_tensor_value_info('d', TensorProto.FLOAT, [1, 4])],
-         r"graph output 'd' is a float \(dequantized\) tensor")
+         [helper.make_tensor_value_info('e', TensorProto.FLOAT, [1, 4])],
+         r"graph output 'e' is a float tensor computed by a float op")
+    # A QDQ Concat of inputs in different quantizations that no QuantizeLinear reads.
+    save('concat_different_quantization_unquantized',
+         [helper.make_node('DequantizeLinear', ['x', 's', 'z'], ['d'], name='dq'),
+          helper.make_node('DequantizeLinear', ['x', 's2', 'z2'], ['d2'], name='dq2'),
+          helper.make_node('Concat', ['d', 'd2'], ['c'], name='concat', axis=1),
+          helper.make_node('Relu', ['c'], ['r'], name='relu'),
+          helper.make_node('QuantizeLinear', ['r', 's', 'z'], ['y'], name='q')], common,
+         [helper.make_tensor_value_info('x', u8, [1, 4])], [helper.make_tensor_value_info('y', u8, [1, 8])],
+         r"node 'concat' \(Concat\): inputs have different quantization .* not read by QuantizeLinear alone")
+    # ceil_mode = 1 that adds an output, with count_include_pad = 1 (those cells would count).
+    save('average_pool_ceil_mode_count_include_pad',
+         [helper.make_node('QLinearAveragePool', ['x', 's', 'z', 's', 'z'], ['y'], name='qavg', domain='com.microsoft',
+                           kernel_shape=[2, 2], strides=[2, 2], count_include_pad=1, ceil_mode=1)], common,
+         [helper.make_tensor_value_info('x', u8, [1, 1, 5, 5])], [helper.make_tensor_value_info('y', u8, [1, 1, 3, 3])],
+         r"node 'qavg' \(QLinearAveragePool\): ceil_mode = 1 with count_include_pad = 1", microsoft=True)
+    # A QGemm with a float output (no y_scale).
+    save('qgemm_float_output',
+         [helper.make_node('QGemm', ['x', 's', 'z', 'gw', 'gs', 'gz'], ['y'], name='qgemm', domain='com.microsoft',
+                           transB=1)],
+         common + [tensor('gw', np.ones((3, 4), np.int8)), tensor('gs', np.float32(0.1)), tensor('gz', np.int8(0))],
+         [helper.make_tensor_value_info('x', u8, [1, 4])], [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 3])],
+         r"node 'qgemm' \(QGemm\): a QGemm without y_scale", microsoft=True)
     # Per-axis quantization of a run-time tensor.
     save('per_axis_activation',
          [helper.make_node('DequantizeLinear', ['x', 'sv', 'zv'], ['d'], name='dq_axis', axis=1),
@@ -549,6 +674,7 @@ def main():
     qdq_small_cnn(root, 'qdq_small_cnn', 3)
     elementwise_cases(root)
     qdq_elementwise_cases(root)
+    exported_op_cases(root)
 
 
 if __name__ == '__main__':

@@ -70,8 +70,14 @@ def pool(x, a, average, global_pool=False):
         if one_d:
             kernel, strides, pads = [1] + kernel, [1] + strides, [0, pads[0], 0, pads[1]]
     include = a.get('count_include_pad', 0)
-    ho = (h + pads[0] + pads[2] - kernel[0]) // strides[0] + 1
-    wo = (w + pads[1] + pads[3] - kernel[1]) // strides[1] + 1
+
+    def extent(size, k, s, p0, p1):
+        room = size + p0 + p1 - k
+        if not a.get('ceil_mode', 0):
+            return room // s + 1
+        out = -(-room // s) + 1  # ceil; a window starting in the end padding is dropped
+        return out - 1 if (out - 1) * s >= size + p0 else out
+    ho, wo = extent(h, kernel[0], strides[0], pads[0], pads[2]), extent(w, kernel[1], strides[1], pads[1], pads[3])
     out = np.zeros((n, c, ho, wo), np.float64)
     for y in range(ho):
         for xx in range(wo):
@@ -165,6 +171,39 @@ def run(model, inputs, forced=None, differences=None):
         elif op in ('QLinearAveragePool', 'QLinearGlobalAveragePool'):
             x = dequantize(ins[0], ins[1], ins[2])
             y = quantize(pool(x, a, True, op == 'QLinearGlobalAveragePool'), ins[3], ins[4])
+        elif op == 'QGemm':  # com.microsoft: A, a_scale, a_zp, B, b_scale, b_zp, C, y_scale, y_zp
+            aa = dequantize(ins[0], ins[1], ins[2])
+            bb = dequantize(ins[3], ins[4], ins[5], 0 if a.get('transB', 0) else 1)
+            aa = aa.T if a.get('transA', 0) else aa
+            bb = bb.T if a.get('transB', 0) else bb
+            y = a.get('alpha', 1.0) * (aa @ bb)
+            if ins[6] is not None:
+                c_scale = np.float64(ins[1]) * np.asarray(ins[4], np.float64).reshape(-1)
+                y = y + ins[6].astype(np.float64) * c_scale
+            y = y if ins[7] is None else quantize(y, ins[7], ins[8])
+        elif op == 'Shape':
+            y = np.asarray(np.shape(ins[0]), np.int64)[a.get('start', 0):a.get('end', None)]
+        elif op == 'Gather':
+            y = np.take(ins[0], np.asarray(ins[1], np.int64), axis=a.get('axis', 0))
+        elif op == 'Slice':  # opset >= 10: starts, ends, axes, steps as inputs
+            y = np.asarray(ins[0])
+            axes = list(range(len(ins[1]))) if ins[3] is None else [int(v) for v in ins[3]]
+            steps = [1] * len(axes) if ins[4] is None else [int(v) for v in ins[4]]
+            index = [slice(None)] * y.ndim
+            for axis, start, end, step in zip(axes, ins[1], ins[2], steps):
+                index[axis] = slice(int(start), int(end), step)
+            y = y[tuple(index)]
+        elif op == 'Unsqueeze':
+            y = np.asarray(ins[0])
+            axes = a.get('axes') if ins[1] is None else list(ins[1])
+            for axis in sorted(int(x) % (y.ndim + len(axes)) for x in axes):
+                y = np.expand_dims(y, axis)
+        elif op == 'Concat':
+            y = np.concatenate(ins[:len(node.input)], axis=a['axis'])
+        elif op == 'ReduceMean':
+            axes = a.get('axes') if ins[1] is None else list(ins[1])
+            axes = tuple(range(ins[0].ndim)) if axes is None else tuple(int(x) for x in axes)
+            y = np.mean(ins[0], axis=axes, keepdims=bool(a.get('keepdims', 1)))
         elif op == 'Conv':
             y = conv(ins[0], ins[1], ins[2], a)
         elif op == 'Gemm':
