@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include <tessera/graph/network.hpp>
+#include <tessera/planning/arena_plan.hpp>
 
 namespace arena_cases {
 
@@ -48,6 +49,32 @@ constexpr tessera::graph_summary<NB + 2, 1, 1, NN> lifetime_graph(const std::arr
     g.tensors[r + 1].dims = tessera::shape{1, rows[r].bytes};
   }
   return g;
+}
+
+/// The brute-force check of an arena plan: every buffer 16-byte aligned and inside the arena,
+/// and no two buffers live at the same step share a byte (every pair is compared).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr bool valid_plan(const tessera::graph_summary<NT, NI, NO, NN>& g, const tessera::arena_plan<NT, NN>& plan,
+                          const std::array<bool, NT>& elsewhere = {}, bool with_scratch = true,
+                          tessera::kernels::kernel_family family = tessera::kernels::native_family) {
+  auto a = tessera::planning_detail::collect_buffers(g, elsewhere, with_scratch, family);
+  for (std::size_t t = 0; t < NT; ++t) {
+    if (a.outside[t] != (plan.tensor_offset[t] == tessera::arena_plan<NT, NN>::caller_buffer)) return false;
+    if (!a.outside[t] && plan.tensor_offset[t] != plan.tensor_offset[a.root[t]]) return false;  // aliases share
+    if (!a.outside[t]) a.buffers[a.root[t]].offset = static_cast<std::size_t>(plan.tensor_offset[t]);
+  }
+  for (std::size_t n = 0; n < NN; ++n) a.buffers[NT + n].offset = static_cast<std::size_t>(plan.scratch_offset[n]);
+  for (std::size_t i = 0; i < a.buffers.size(); ++i) {
+    const auto& x = a.buffers[i];
+    if (!x.used || x.bytes == 0) continue;
+    if (x.offset % tessera::arena_alignment != 0 || x.offset + x.bytes > plan.arena_bytes) return false;
+    for (std::size_t j = i + 1; j < a.buffers.size(); ++j) {
+      const auto& y = a.buffers[j];
+      if (!y.used || y.bytes == 0 || x.first > y.last || y.first > x.last) continue;
+      if (x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace arena_cases
