@@ -177,9 +177,10 @@ constexpr void search(const std::array<item, N>& items, std::size_t count, std::
     twin_before[i] = j != none && bytes[j] == bytes[i] && first[j] == first[i] && last[j] == last[i] ? j : none;
   }
 
-  std::size_t sky[S] = {};    // top of the placed items at each step
-  std::size_t rem[S] = {};    // bytes of unplaced items live at each step
-  std::size_t floor[S] = {};  // lowest floor of the unplaced items live at each step
+  constexpr std::size_t steps = S > 0 ? S : 1;  // (no zero-length arrays)
+  std::size_t sky[steps] = {};    // top of the placed items at each step
+  std::size_t rem[steps] = {};    // bytes of unplaced items live at each step
+  std::size_t floor[steps] = {};  // lowest floor of the unplaced items live at each step
   for (std::size_t k = 0; k < count; ++k)
     for (int s = first[k]; s <= last[k]; ++s) rem[s] += bytes[k];
   bool placed[N] = {};
