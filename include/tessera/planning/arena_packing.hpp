@@ -123,9 +123,10 @@ struct search_result {
 
 /// Exact branch and bound, in the spirit of MiniMalloc (Moffitt, ASPLOS 2023): lowers
 /// `best` (on entry: a placement and its peak) until it reaches `target` (a lower bound), the
-/// tree is exhausted, or `budget` visits (items and steps looked at) are spent.
+/// tree is exhausted, or `budget` visits (items and steps looked at) are spent (checked once
+/// per node, so it may overrun by one node's visits).
 ///
-/// Why the tree is small enough: drop every item of an optimal placement as far as it goes
+/// Why these placements are enough (the search is exact): drop every item of an optimal placement as far as it goes
 /// ("gravity"): each then sits at 0 or on the top of an item live at the same time, and the
 /// peak did not grow. List the items by (offset, rank): each one's offset is then the highest
 /// top, over its lifetime, of the items listed before it (the "skyline"), because anything
