@@ -26,7 +26,14 @@
 namespace tessera {
 
 /// Which candidate the arena plan is (the first, in this order, that reached the lowest peak).
-enum class arena_method : std::uint8_t { greedy_size, first_fit_area, first_fit_length, first_fit_birth, dory_stack, search };
+enum class arena_method : std::uint8_t {
+  greedy_size,       ///< first fit, largest first (TFLite Micro's plan)
+  first_fit_area,    ///< first fit, bytes x steps first
+  first_fit_length,  ///< first fit, longest lifetime first
+  first_fit_birth,   ///< first fit, in the order buffers are born
+  dory_stack,        ///< DORY's bidirectional stack
+  search,            ///< the branch and bound improved on all of them
+};
 
 constexpr const char* name_of(arena_method m) {
   switch (m) {
