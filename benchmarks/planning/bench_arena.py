@@ -47,8 +47,9 @@ void row(const char* name) {
 
 
 def run_table(args):
-    headers = sorted(glob.glob(os.path.join(args.build, "tests", "corpus", "generated", "*_fused.hpp")) +
-                     glob.glob(os.path.join(args.build, "tests", "corpus", "generated", "*_unfused.hpp")))
+    build = os.path.abspath(args.build)
+    headers = sorted(glob.glob(os.path.join(build, "tests", "corpus", "generated", "*_fused.hpp")) +
+                     glob.glob(os.path.join(build, "tests", "corpus", "generated", "*_unfused.hpp")))
     if not headers:
         raise SystemExit("no generated corpus headers under " + args.build)
     work = tempfile.mkdtemp(prefix="tessera_bench_arena_")
