@@ -13,7 +13,10 @@ struct model_row {
   std::size_t constant_bytes = 0;
   std::size_t arena_bytes = 0;
   std::size_t lower_bound_bytes = 0;
-  std::size_t dory_stack_bytes = 0;  ///< DORY's bidirectional stack on the same buffers
+  std::size_t aligned_bound_bytes = 0;  ///< the bound with every buffer rounded up to 16 B
+  std::size_t greedy_bytes = 0;         ///< greedy by size alone (the plan before issue 15)
+  std::size_t dory_stack_bytes = 0;     ///< DORY's bidirectional stack on the same buffers
+  std::string arena_method;             ///< the planner's candidate that won
   std::size_t layers = 0;
   double host_ms = 0;            ///< median host inference time
   bool golden_match = false;     ///< output equals the golden output on the sample

@@ -55,29 +55,32 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--corpus", default="/work/shared/corpus")
+    ap.add_argument("--only", help="only the models whose name contains this (e.g. 'generated')")
     args = ap.parse_args()
     converter = os.path.join(args.build, "tools", "onnx2hpp", "onnx2hpp")
     work = tempfile.mkdtemp(prefix="tessera_bench_planning_")
     includes = [os.path.join(ROOT, "include"), os.path.join(ROOT, "kernels"), work]
     models = []  # (name, header line, summary expression)
+    keep = lambda name: args.only is None or args.only in name
     for name, case in CORPUS_MODELS:
         d = os.path.join(args.corpus, "deeploy", case)
-        if not os.path.exists(d):
+        if not os.path.exists(d) or not keep(name):
             continue
         subprocess.run([converter, os.path.join(d, "network.onnx"), "-o", os.path.join(work, name + ".hpp"),
                         "--namespace", name, "--sample-inputs", os.path.join(d, "inputs.npz")], check=True,
                        stdout=subprocess.DEVNULL)
         models.append((name, f'#include <tessera/tessera.hpp>\n#include "{name}.hpp"\n', f"{name}::network::summary"))
-    for name in TORCH_MODELS:
+    for name in filter(lambda n: keep("torch/" + n), TORCH_MODELS):
         d = os.path.join(ROOT, "tests", "models", "torch", name)
         subprocess.run([converter, os.path.join(d, "network.onnx"), "-o", os.path.join(work, name + ".hpp"),
                         "--namespace", name], check=True, stdout=subprocess.DEVNULL)
         models.append(("torch/" + name, f'#include <tessera/tessera.hpp>\n#include "{name}.hpp"\n',
                        f"{name}::network::summary"))
     graph = os.path.join(ROOT, "benchmarks", "planning", "generated_graph.hpp")
-    models.append(("generated 256 ops", f'#include <tessera/planning/target_plan.hpp>\n'
-                   f'#include <tessera/schedule/hazard_check.hpp>\n#include "{graph}"\n'
-                   "constexpr auto graph = tessera::bench::generated_graph<256>();\n", "graph"))
+    if keep("generated 256 ops"):
+        models.append(("generated 256 ops", f'#include <tessera/planning/target_plan.hpp>\n'
+                       f'#include <tessera/schedule/hazard_check.hpp>\n#include "{graph}"\n'
+                       "constexpr auto graph = tessera::bench::generated_graph<256>();\n", "graph"))
 
     print(f"{'model':<28} {'base s':>7} {'base MiB':>8}  " +
           "  ".join(f"{t + ' s':>11} {'MiB':>6} {'+sched s':>9} {'MiB':>6} {'steps':>6}" for t in TARGETS))

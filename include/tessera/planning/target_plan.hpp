@@ -195,7 +195,10 @@ constexpr spill_slots spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const 
     }
     slots = {in_slot, out_slot};
     plan.spill_staging_bytes = 2 * (in_slot + out_slot);
-    if (round > 0) plan.l2 = plan_arena(g, plan.in_l3, true, t.kernels);  // round 0: plan_for's arena, nothing spilled
+    // Round 0 is plan_for's arena (nothing spilled). Later rounds only need its size to pick
+    // the next tensor: they skip the branch and bound (up to one round per tensor in one
+    // constant evaluation), and the final arena gets it below.
+    if (round > 0) plan.l2 = plan_arena(g, plan.in_l3, true, t.kernels, 0);
     if (plan.l2.arena_bytes + plan.io_bytes + plan.spill_staging_bytes + filter_staging <= t.levels[1].bytes) break;
     std::size_t pick = NT;
     for (std::size_t id = 0; id < NT; ++id) {
@@ -206,6 +209,9 @@ constexpr spill_slots spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const 
     if (pick == NT) break;  // nothing left to spill: plan_for reports the L2 shortfall
     plan.in_l3[pick] = true;
   }
+  bool spilled = false;
+  for (std::size_t id = 0; id < NT; ++id) spilled = spilled || plan.in_l3[id];
+  if (spilled && !plan.l2.optimal) plan.l2 = plan_arena(g, plan.in_l3, true, t.kernels);  // never larger
   std::array<bool, NT> not_in_l3{};
   for (std::size_t id = 0; id < NT; ++id) not_in_l3[id] = !plan.in_l3[id];
   plan.l3 = plan_arena(g, not_in_l3, false, t.kernels);

@@ -35,8 +35,10 @@ std::string plan_table() {
                        name_of(t.type), node.macs, node.constant_bytes, t.bytes(),
                        offset < 0 ? std::string("caller") : std::to_string(offset), kernel != nullptr ? kernel : "-");
   }
-  out += fmt::format("total: {} layers, {} MACs, {} constant bytes, arena {} bytes (lower bound {} bytes)\n",
-                     g.nodes.size(), Net::macs(), Net::constant_bytes(), plan.arena_bytes, plan.lower_bound_bytes);
+  out += fmt::format("total: {} layers, {} MACs, {} constant bytes, arena {} bytes (lower bound {} bytes, {} with "
+                     "16-byte aligned buffers; plan: {}{})\n",
+                     g.nodes.size(), Net::macs(), Net::constant_bytes(), plan.arena_bytes, plan.lower_bound_bytes,
+                     plan.aligned_bound_bytes, name_of(plan.method), plan.optimal ? ", optimal" : "");
   out += fmt::format("(* aliases its input's buffer when both live in the arena; 'caller' = graph input/output buffer;\n"
                      " kernel: what the {} kernel family runs, 'reference' where it declines the case)\n",
                      kernels::family_name(kernels::native_family));
