@@ -167,8 +167,8 @@ def m4_cycles(insn, prev, taken):
     k = insn.kind
     P = 2
     if k == "branch":
-        if insn.base in ("le", "letp"):
-            return 0 if taken else 1  # (only on the M55: loop branch cache)
+        if insn.base in ("le", "letp"):  # M55 low-overhead loop ends (the M4 has none)
+            return 0 if taken else 1  # loop branch cache: free when it loops back
         if insn.base in ("wls", "wlstp", "dls", "dlstp", "lctp"):
             return 1 + (P if taken else 0)
         return 1 + P if taken else 1
@@ -270,13 +270,14 @@ def run_trace(elf, core, board=None, timeout=1800, profile=False):
                 raise SystemExit(f"{elf}: executed address {c} is not in the disassembly")
             before = code.get(int(p, 16)) if p is not None else None
             taken = n is not None and int(n, 16) != insn.addr + insn.size
+            charged = count * cost(insn, before, taken)
             instructions += count
-            cycles += count * cost(insn, before, taken)
+            cycles += charged
             if profile:
                 i = bisect.bisect_right(starts, insn.addr) - 1
                 f = functions[symbols[i][1] if i >= 0 else "?"]
                 f[0] += count
-                f[1] += count * cost(insn, before, taken)
+                f[1] += charged
         result.append((instructions, cycles, dict(functions)) if profile else (instructions, cycles))
     return output.get("out", ""), result
 
