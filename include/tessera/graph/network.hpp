@@ -80,10 +80,8 @@ enum class graph_error : std::uint8_t {
 /// Bytes the tensors of one network may take on the target the code is compiled for: half of
 /// std::size_t's range (2 GiB on a 32-bit core), so that arena offsets, alignment and kernel
 /// scratch added to them stay representable.
-inline constexpr std::int64_t addressable_bytes = static_cast<std::int64_t>(
-    std::numeric_limits<std::size_t>::max() / 2 < static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())
-        ? std::numeric_limits<std::size_t>::max() / 2
-        : static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()));
+inline constexpr std::int64_t addressable_bytes =
+    static_cast<std::int64_t>(std::numeric_limits<std::size_t>::max() / 2);  // fits: size_t has 32 or 64 bits
 
 struct graph_check {
   graph_error error = graph_error::none;
@@ -91,7 +89,8 @@ struct graph_check {
   int tensor = -1;  ///< offending tensor id
 };
 
-/// Structural validation: topological order, single definition, ids in range.
+/// Structural validation: topological order, single definition, ids in range, sizes the
+/// target can address (at most `max_bytes` in all).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr graph_check check_graph(const graph_summary<NT, NI, NO, NN>& g,
                                   std::int64_t max_bytes = addressable_bytes) {

@@ -24,10 +24,9 @@ struct tensor_desc {
   dtype type = dtype::s8;
   shape dims;  ///< physical (device) shape, channels-last for feature maps
 
-  constexpr std::size_t bytes() const {
-    return static_cast<std::size_t>(dims.elements()) * size_of(type);
-  }
-  /// The same in 64 bits whatever the target's std::size_t, saturated at INT64_MAX (a hostile
+  /// Bytes as the planners count them; check_graph has made sure byte_count() fits.
+  constexpr std::size_t bytes() const { return static_cast<std::size_t>(byte_count()); }
+  /// Bytes in 64 bits whatever the target's std::size_t, saturated at INT64_MAX (a hostile
   /// shape cannot wrap it): check_graph compares it with what the target can address before
   /// any planner narrows it to std::size_t.
   constexpr std::int64_t byte_count() const {
