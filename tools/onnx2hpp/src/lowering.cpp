@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -98,13 +100,44 @@ lowering_function find_lowering(const onnx::NodeProto& node) {
 }
 
 void reject_unsupported_ops(const onnx::GraphProto& graph) {
-  for (const auto& node : graph.node()) {
+  // Every unsupported operator at once, grouped by (domain, op) in order of first use, so a user
+  // learns the whole gap in one run rather than one op per attempt.
+  struct unsupported_op {
+    std::string domain, op_type;
+    std::vector<std::string> nodes;
+  };
+  std::vector<unsupported_op> found;
+  std::size_t node_count = 0;
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto& node = graph.node(index);
     if (find_lowering(node) != nullptr) continue;
     const bool foreign_domain = !node.domain().empty() && node.domain() != "ai.onnx";
-    throw conversion_error(
-        node.name(), node.op_type(),
-        foreign_domain ? "unsupported operator (domain '" + node.domain() + "')" : std::string("unsupported operator"));
+    const std::string domain = foreign_domain ? node.domain() : std::string();
+    auto group = std::find_if(found.begin(), found.end(),
+                              [&](const unsupported_op& u) { return u.domain == domain && u.op_type == node.op_type(); });
+    if (group == found.end()) group = found.insert(found.end(), {domain, node.op_type(), {}});
+    // An unnamed node is named by its first output, as the rest of the converter reports it.
+    group->nodes.push_back(!node.name().empty()    ? node.name()
+                           : node.output_size() > 0 ? node.output(0)
+                                                    : fmt::format("#{}", index));
+    ++node_count;
   }
+  if (found.empty()) return;
+  const auto reason = [](const unsupported_op& u) {
+    return u.domain.empty() ? std::string("unsupported operator") : "unsupported operator (domain '" + u.domain + "')";
+  };
+  if (node_count == 1) throw conversion_error(found.front().nodes.front(), found.front().op_type, reason(found.front()));
+  constexpr std::size_t names_listed = 4;  // per op: enough to find them, short enough to read
+  std::string message =
+      fmt::format("{} nodes use {} operator{} onnx2hpp does not support:", node_count, found.size(), found.size() == 1 ? "" : "s");
+  for (const unsupported_op& u : found) {
+    std::string names;
+    for (std::size_t i = 0; i < u.nodes.size() && i < names_listed; ++i) names += (i ? ", '" : "'") + u.nodes[i] + "'";
+    if (u.nodes.size() > names_listed) names += fmt::format(" and {} more", u.nodes.size() - names_listed);
+    message += fmt::format("\n  {}: {} on {} node{} ({})", u.op_type, reason(u), u.nodes.size(),
+                           u.nodes.size() == 1 ? "" : "s", names);
+  }
+  throw conversion_error(message);
 }
 
 // ---------------------------------------------------------------------------- context

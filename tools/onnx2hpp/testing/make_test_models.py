@@ -198,6 +198,16 @@ def broken_cases(root, corpus_model):
          r"node 'relu0' \(Relu\): unsupported operator", '--input-type x=u8')
     save('float_softmax', model([helper.make_node('Softmax', ['x'], ['y'], name='sm')], [],
                                 [value('y', [1, 3, 8, 8])]), r"node 'sm' \(Softmax\): unsupported operator")
+    # Every unsupported operator in one run, grouped by op in order of first use (one of them
+    # unnamed: named by its output), with a foreign domain named.
+    chain = ['x', 'a', 'b', 'c', 'd', 'e', 'y']
+    several = [helper.make_node('Softmax', [chain[i]], [chain[i + 1]], name=f'sm{i}' if i != 1 else '') for i in range(6)]
+    several[3] = helper.make_node('Foo', ['c'], ['d'], name='foo', domain='acme')
+    several_model = model(several, [], [value('y', [1, 3, 8, 8])])
+    several_model.opset_import.append(helper.make_opsetid('acme', 1))
+    save('several_unsupported', several_model,
+         r"6 nodes use 2 operators onnx2hpp does not support: +Softmax: unsupported operator on 5 nodes "
+         r"\('sm0', 'b', 'sm2', 'sm4' and 1 more\) +Foo: unsupported operator \(domain 'acme'\) on 1 node \('foo'\)")
     save('float_weights', model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', pads=[1, 1, 1, 1])],
                                 [fractional]), r"node 'conv0' \(Conv\): weights 'w': element 0 = .* is not an integer",
          '--input-type x=u8')
