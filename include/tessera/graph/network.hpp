@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include <boost/hana/tuple.hpp>
@@ -189,6 +190,13 @@ struct network {
   static constexpr auto outputs = Outputs::ids;
   /// The node types, for walking them with Hana (`hana::for_each`).
   using node_types = boost::hana::tuple<boost::hana::type<Nodes>...>;
+  /// One value per node, in graph order: `{f(std::type_identity<Node>{})...}`. Expands the pack
+  /// once; indexing the node tuple per node instead costs the compiler O(nodes^2) (chain of 300
+  /// nodes: 1.8 s and 200 MB more for one executor).
+  template <class R, class F>
+  static constexpr std::array<R, sizeof...(Nodes)> per_node(F f) {
+    return {f(std::type_identity<Nodes>{})...};
+  }
 
   // Layers first: a bad layer is the more useful message, and its summary may not be computable.
   static constexpr bool layers_valid = (detail::node_is_valid<Tensors, Nodes>() && ...);

@@ -237,13 +237,57 @@ constexpr std::array<tile_solution, NN> solve_layers(const graph_summary<NT, NI,
   return out;
 }
 
-/// Each layer's tile in its own constant evaluation: GCC bounds every evaluation (2^25
+/// One layer's tiling problem; `tiled` false: the layer is not tiled (its solution is empty).
+struct layer_problem {
+  bool tiled = false;
+  tile_problem problem{};
+};
+
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::array<layer_problem, NN> layer_problems_of(const graph_summary<NT, NI, NO, NN>& g,
+                                                          const target_desc& t) {
+  std::array<layer_problem, NN> out{};
+  for (std::size_t n = 0; n < NN; ++n) {
+    const tile_geometry& geometry = g.nodes[n].geometry;
+    if (t.level_count < 2 || geometry.kind != tiling_kind::tiled) continue;
+    out[n] = {true, tile_problem_for(t, geometry, t.levels[0].bytes,
+                                     g.nodes[n].tile_scratch[static_cast<std::size_t>(t.kernels)])};
+  }
+  return out;
+}
+
+/// A layer's problem solved in its own constant evaluation: GCC bounds every evaluation (2^25
 /// operations by default), so a network's planning cost is bounded per layer, not in total.
-template <const auto& Summary, target_desc Target, std::size_t N>
-inline constexpr tile_solution layer_solution = solve_layer(Summary, Target, N);
+/// Keyed by the problem's value, not by the network and the layer's index: a per-layer entity
+/// named by the network spells all its nodes, O(layers^2) bytes for the compiler (a chain of
+/// 1,000 nodes took 20 s more to compile); and equal layers share one evaluation. The scratch
+/// function travels as its own argument: GCC 12 rejects a pointer to a function template
+/// specialization inside a class-type template argument.
+template <layer_problem P, scratch_function Scratch>
+inline constexpr tile_solution solved_layer = [] {
+  if (!P.tiled) return tile_solution{};
+  tile_problem problem = P.problem;
+  problem.scratch = Scratch;
+  return solve_tiles(problem);
+}();
+
+namespace planning_detail {
+constexpr layer_problem without_scratch(layer_problem p) {
+  p.problem.scratch = nullptr;
+  return p;
+}
+}  // namespace planning_detail
+
+template <const auto& Summary, target_desc Target>
+inline constexpr auto layer_problems = layer_problems_of(Summary, Target);
+
+/// Every layer's tile, each solved in its own constant evaluation (`solved_layer`), equal to
+/// `solve_layers` (the executor passes it to plan_for).
 template <const auto& Summary, target_desc Target>
 inline constexpr auto layer_solutions = []<std::size_t... N>(std::index_sequence<N...>) {
-  return std::array<tile_solution, sizeof...(N)>{layer_solution<Summary, Target, N>...};
+  constexpr const auto& problems = layer_problems<Summary, Target>;
+  return std::array<tile_solution, sizeof...(N)>{
+      solved_layer<planning_detail::without_scratch(problems[N]), problems[N].problem.scratch>...};
 }(std::make_index_sequence<std::remove_cvref_t<decltype(Summary.nodes)>{}.size()>{});
 
 /// The plan of `g` on `t`, with each layer's L1 tile already solved (`solve_layer`; the

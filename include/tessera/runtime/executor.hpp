@@ -12,11 +12,8 @@
 #include <cstddef>
 #include <utility>
 
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/tuple.hpp>
-#include <boost/hana/type.hpp>
-
 #include <tessera/planning/arena_plan.hpp>
+#include <tessera/runtime/node_calls.hpp>
 
 namespace tessera {
 
@@ -56,16 +53,13 @@ struct executor {
   /// graph input/output, in the element type and physical shape of its tensor.
   template <class Observer = no_observer>
   static void run(std::byte* arena, const inputs_t& inputs, const outputs_t& outputs, Observer&& observer = {}) {
-    int index = 0;
-    boost::hana::for_each(node_types{}, [&](auto node_type) {
-      using node = typename decltype(node_type)::type;
-      run_node<node>(index, arena, inputs, outputs, observer);
-      ++index;
-    });
+    for (std::size_t n = 0; n < Net::node_count; ++n) run_node(n, arena, inputs, outputs, observer);
   }
 
  private:
-  using node_types = typename Net::node_types;
+  /// Per node: its whole-layer call (runtime/node_calls.hpp).
+  static constexpr auto nodes =
+      Net::template per_node<runtime_detail::node_calls>(runtime_detail::calls_of<Net::tensors, Family>{});
 
   static void* locate(tensor_id t, std::byte* arena, const inputs_t& inputs, const outputs_t& outputs) {
     const std::int64_t offset = plan.tensor_offset[static_cast<std::size_t>(t)];
@@ -73,17 +67,19 @@ struct executor {
     return caller_buffers<Net>::find(t, inputs, outputs);
   }
 
-  template <class Node, class Observer>
-  static void run_node(int index, std::byte* arena, const inputs_t& inputs, const outputs_t& outputs,
+  template <class Observer>
+  static void run_node(std::size_t n, std::byte* arena, const inputs_t& inputs, const outputs_t& outputs,
                        Observer& observer) {
-    void* in[Node::inputs.size()];
-    void* out[Node::outputs.size()];
-    for (std::size_t i = 0; i < Node::inputs.size(); ++i) in[i] = locate(Node::inputs[i], arena, inputs, outputs);
-    for (std::size_t i = 0; i < Node::outputs.size(); ++i)
-      out[i] = locate(Node::outputs[i], arena, inputs, outputs);
-    void* scratch = arena + plan.scratch_offset[static_cast<std::size_t>(index)];
-    Node::template run<Net::tensors, Family>(in, out, scratch);
-    for (std::size_t i = 0; i < Node::outputs.size(); ++i) observer(index, Node::outputs[i], out[i]);
+    const node_summary& layer = Net::summary.nodes[n];
+    void* in[max_node_inputs]{};
+    void* out[max_node_outputs]{};
+    for (int i = 0; i < layer.input_count; ++i)
+      in[i] = locate(layer.inputs[static_cast<std::size_t>(i)], arena, inputs, outputs);
+    for (int i = 0; i < layer.output_count; ++i)
+      out[i] = locate(layer.outputs[static_cast<std::size_t>(i)], arena, inputs, outputs);
+    nodes[n].whole(in, out, arena + plan.scratch_offset[n]);
+    for (int i = 0; i < layer.output_count; ++i)
+      observer(static_cast<int>(n), layer.outputs[static_cast<std::size_t>(i)], out[i]);
   }
 };
 

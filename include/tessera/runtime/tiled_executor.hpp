@@ -17,10 +17,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
-
-#include <boost/hana/at.hpp>
-#include <boost/hana/tuple.hpp>
 
 #include <tessera/diagnostics/errors.hpp>
 #include <tessera/dma/policy.hpp>
@@ -28,6 +26,7 @@
 #include <tessera/planning/target_plan.hpp>
 #include <tessera/runtime/cluster.hpp>
 #include <tessera/runtime/executor.hpp>
+#include <tessera/runtime/node_calls.hpp>
 #include <tessera/schedule/emit.hpp>
 #include <tessera/schedule/hazard_check.hpp>
 #include <tessera/schedule/transfers.hpp>
@@ -141,7 +140,7 @@ struct tiled_executor {
         case schedule::step_kind::wait:
           if (!(Options.skip_input_wait && s.role == schedule::transfer_role::input)) dma.wait(handles[s.handle]);
           break;
-        case schedule::step_kind::compute: computes<Dma, T>[s.layer](s, m, dma, team); break;
+        case schedule::step_kind::compute: compute(s, m, dma, team); break;
         case schedule::step_kind::done:
           for (int o = 0; o < Net::summary.nodes[s.layer].output_count; ++o) {
             const tensor_id t = Net::summary.nodes[s.layer].outputs[static_cast<std::size_t>(o)];
@@ -159,17 +158,9 @@ struct tiled_executor {
     return caller_buffers<Net>::find(t, *m.inputs, *m.outputs);
   }
 
-  template <std::size_t I>
-  using node_at = typename decltype(+boost::hana::at_c<I>(typename Net::node_types{}))::type;
-
-  template <class Node>
-  static constexpr const void* filters_of() {
-    if constexpr (requires { Node::filter_data(); }) return Node::filter_data();
-    else return nullptr;
-  }
-  static constexpr auto filters = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<const void*, node_count>{filters_of<node_at<I>>()...};
-  }(std::make_index_sequence<node_count>{});
+  /// Per node: its whole-layer and tile calls and its filters (runtime/node_calls.hpp).
+  static constexpr auto nodes =
+      Net::template per_node<runtime_detail::node_calls>(runtime_detail::calls_of<Net::tensors, target.kernels>{});
 
   static std::byte* address(const schedule::endpoint& e, const memory& m) {
     switch (e.where) {
@@ -178,7 +169,7 @@ struct tiled_executor {
       case schedule::space::tensor: return static_cast<std::byte*>(locate(e.index, m)) + e.offset;
       case schedule::space::filters:
         // Constant filters are only ever a source: the DMA reads them.
-        return const_cast<std::byte*>(static_cast<const std::byte*>(filters[static_cast<std::size_t>(e.index)])) +
+        return const_cast<std::byte*>(static_cast<const std::byte*>(nodes[static_cast<std::size_t>(e.index)].filters)) +
                e.offset;
     }
     return nullptr;
@@ -200,22 +191,23 @@ struct tiled_executor {
     return t;
   }
 
-  /// A compute step of layer `Node`: the whole layer on its L2 buffers (on core 0), or one tile
-  /// in L1, its output rows shared by the team's cores.
-  template <class Node, class Dma, class T>
+  /// A compute step: the whole layer on its L2 buffers (on core 0), or one tile in L1, its
+  /// output rows shared by the team's cores. Written once per network; the node's own code is
+  /// behind `nodes[s.layer]`.
+  template <class Dma, class T>
   static void compute(const schedule::step& s, const memory& m, Dma& dma, T& team) {
+    const runtime_detail::node_calls& node = nodes[s.layer];
     if (s.tile < 0) {
-      void* in[Node::inputs.size()];
-      void* out[Node::outputs.size()];
-      for (std::size_t i = 0; i < Node::inputs.size(); ++i) in[i] = locate(Node::inputs[i], m);
-      for (std::size_t i = 0; i < Node::outputs.size(); ++i) out[i] = locate(Node::outputs[i], m);
-      auto whole = [&](int /*core*/) {
-        Node::template run<Net::tensors, Target::desc.kernels>(in, out, m.l2 + plan.l2.scratch_offset[s.layer]);
-      };
+      const node_summary& layer = Net::summary.nodes[s.layer];
+      void* in[max_node_inputs]{};
+      void* out[max_node_outputs]{};
+      for (int i = 0; i < layer.input_count; ++i) in[i] = locate(layer.inputs[static_cast<std::size_t>(i)], m);
+      for (int i = 0; i < layer.output_count; ++i) out[i] = locate(layer.outputs[static_cast<std::size_t>(i)], m);
+      auto whole = [&](int /*core*/) { node.whole(in, out, m.l2 + plan.l2.scratch_offset[s.layer]); };
       team.fork(static_cast<int>(s.layer), 1, whole);
       return;
     }
-    if constexpr (requires { Node::template tile_geometry_of<Net::tensors>(); }) {
+    if (node.tile != nullptr) {
       const tile_geometry& g = Net::summary.nodes[s.layer].geometry;
       tile_args args{};
       const schedule::tile_buffers b = schedule::buffers_of(Net::summary, plan, s, &args);
@@ -238,11 +230,11 @@ struct tiled_executor {
         const int chunk = row_band_of(p.h, cores, 0).rows();
         auto band = [&](int core) {
           const row_band r = row_band_of(p.h, cores, core);
-          if (r.rows() > 0) Node::template run_tile<Net::tensors, Target::desc.kernels>(band_args(g, p, args, r));
+          if (r.rows() > 0) node.tile(band_args(g, p, args, r));
         };
         team.fork(static_cast<int>(s.layer), (p.h + chunk - 1) / chunk, band);
       } else {
-        auto whole = [&](int /*core*/) { Node::template run_tile<Net::tensors, Target::desc.kernels>(args); };
+        auto whole = [&](int /*core*/) { node.tile(args); };
         team.fork(static_cast<int>(s.layer), 1, whole);
       }
       const auto outputs = static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) * static_cast<std::uint64_t>(p.c);
@@ -255,12 +247,6 @@ struct tiled_executor {
     }
   }
 
-  template <class Dma, class T>
-  using compute_fn = void (*)(const schedule::step&, const memory&, Dma&, T&);
-  template <class Dma, class T>
-  static constexpr auto computes = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<compute_fn<Dma, T>, node_count>{&compute<node_at<I>, Dma, T>...};
-  }(std::make_index_sequence<node_count>{});
 };
 
 }  // namespace tessera

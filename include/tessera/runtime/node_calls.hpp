@@ -1,0 +1,52 @@
+// What the executors call on a node, as a table of plain function pointers per network.
+//
+// Each function here is named by the node type, the tensor table and the kernel family only,
+// never by the network: a per-node function that is a member of `executor<Net>` carries the
+// whole network in its symbol name, so a graph of N nodes cost the compiler O(N^2) bytes of
+// names (a chain of 1,000 Identity nodes: 80 s and 1 GB to compile one tiled executor). The
+// executors' own loop is written once per network, not once per node, which also keeps the
+// per-node code to the kernel call itself.
+#pragma once
+
+#include <type_traits>
+
+#include <tessera/kernels/family.hpp>
+#include <tessera/planning/tile_geometry.hpp>
+
+namespace tessera::runtime_detail {
+
+/// A whole layer on its buffers: `in`/`out` in the node's input/output order, then its scratch.
+using whole_layer_fn = void (*)(void* const* in, void* const* out, void* scratch);
+/// One L1 tile of a layer (nodes that tile through L1).
+using tile_fn = void (*)(const tile_args&);
+
+struct node_calls {
+  whole_layer_fn whole = nullptr;
+  tile_fn tile = nullptr;            ///< nullptr: the node never tiles
+  const void* filters = nullptr;     ///< the constant filters a DMA stages (conv, gemm), else nullptr
+};
+
+template <class Node, auto const& Tensors, kernels::kernel_family Family>
+void run_whole_layer(void* const* in, void* const* out, void* scratch) {
+  Node::template run<Tensors, Family>(in, out, scratch);
+}
+
+template <class Node, auto const& Tensors, kernels::kernel_family Family>
+void run_one_tile(const tile_args& args) {
+  Node::template run_tile<Tensors, Family>(args);
+}
+
+/// `Net::per_node<node_calls>(calls_of<Net::tensors, Family>{})` is the network's table.
+template <auto const& Tensors, kernels::kernel_family Family>
+struct calls_of {
+  template <class Node>
+  constexpr node_calls operator()(std::type_identity<Node>) const {
+    node_calls calls{&run_whole_layer<Node, Tensors, Family>};
+    if constexpr (requires { Node::template tile_geometry_of<Tensors>(); })
+      calls.tile = &run_one_tile<Node, Tensors, Family>;
+    if constexpr (requires { Node::filter_data(); }) calls.filters = Node::filter_data();
+    return calls;
+  }
+};
+
+}  // namespace tessera::runtime_detail
