@@ -1,6 +1,7 @@
-# cmake -DCOMPILER=... -DSOURCE=... -DEXPECTED=<regex> -DINCLUDES=<list> [-DFLAGS=<list>] -P expect_compile_error.cmake
-# Passes when SOURCE fails to compile and the diagnostics match EXPECTED. FLAGS: extra compiler
-# options (e.g. a cross compiler's -mcpu).
+# cmake -DCOMPILER=... -DSOURCE=... -DEXPECTED=<regex> -DINCLUDES=<list> [-DFLAGS=<list>] [-DFORBIDDEN=<regex>]
+#       -P expect_compile_error.cmake
+# Passes when SOURCE fails to compile, the diagnostics match EXPECTED and (if given) do not match
+# FORBIDDEN. FLAGS: extra compiler options (e.g. a cross compiler's -mcpu).
 set(flags -std=c++20 -fsyntax-only -fno-exceptions -fno-rtti ${FLAGS})
 foreach(dir IN LISTS INCLUDES)
   list(APPEND flags -I${dir})
@@ -12,5 +13,8 @@ if(rc EQUAL 0)
 endif()
 if(NOT "${out}${err}" MATCHES "${EXPECTED}")
   message(FATAL_ERROR "${SOURCE} failed to compile, but not with '${EXPECTED}':\n${err}")
+endif()
+if(NOT "${FORBIDDEN}" STREQUAL "" AND "${out}${err}" MATCHES "${FORBIDDEN}")
+  message(FATAL_ERROR "${SOURCE} failed with '${EXPECTED}', but its output also matches '${FORBIDDEN}':\n${err}")
 endif()
 message(STATUS "failed as expected: ${EXPECTED}")

@@ -44,6 +44,14 @@
 //     it stops as soon as a lower bound valid for all smaller z (compute of the whole layer plus
 //     per-tile overheads, which only grow as tiles shrink, and the bytes every tiling moves)
 //     reaches the best time; pairs are skipped by the same bound.
+// (5) DORY, along y: for a fixed x the pairs (x, y) with one zmax form runs, and inside a run
+//     (x, y, z) is dominated by (x, y + p, z), p the period of y's term, for every z the pair
+//     considers (same periodic terms, at least the bytes and channels, no more tiles, and
+//     feasible, zmax being the same). So only the p widest pairs of a run are visited, and the
+//     run's end is found by galloping and bisection: a row costs about (runs x log) evaluations,
+//     and a run boundary needs zmax to change, so there are at most min(extent of y, 2 sqrt(L1
+//     elements)) runs - not the width of a 1024-pixel image (3x3 conv 3->8 channels on a
+//     1024^2 map in 128 kB: 12,276 evaluations before, 8,202 after; 4096^2: 37,572 and 10,152).
 // `solve_tiles_exhaustive` visits every tile; the static tests compare the two on random small
 // layers for both objectives.
 #pragma once
@@ -370,12 +378,19 @@ constexpr tile_shape shape_at(const tile_problem& p, const int (&v)[3]) {
   return {v[0], v[1], v[2] * p.layer.channel_step};
 }
 
+constexpr int period_of(const tile_problem& p, int dim) {
+  const int period = dim == 0 ? p.cores : dim == 1 ? p.micro_w : p.micro_c;
+  return period > 0 ? period : 1;
+}
+
 /// Walks the pairs (x, y) of the two smaller dimensions of `r` and calls
 /// `visit(v, z, zmax, cost)` with v the tile at (x, y, zmax) (see (2) in the header comment).
 /// `skip(v)` (v's z set to an upper bound of zmax) may prune a pair before its zmax is found.
+/// `periodic_y`: the objective is DORY's, so along y only the period_of(y) widest pairs of a
+/// run with one zmax are visited (see (5) in the header comment).
 template <class Skip, class Visit>
 constexpr void search_frontier(const tile_problem& p, const region& r, tile_solution& best, Skip&& skip,
-                               Visit&& visit) {
+                               Visit&& visit, bool periodic_y) {
   int ext[3]{};
   for (int d = 0; d < 3; ++d) ext[d] = r.hi[d] - r.lo[d] + 1;
   for (int d = 0; d < 3; ++d)
@@ -400,6 +415,7 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
   for (int a = r.lo[x]; a <= r.hi[x]; ++a) {
     int hint = first_hint;
     bool row_feasible = false;
+    int hint_unfit_at = r.lo[y] - 1;  // a y where (a, y, hint) is known not to fit (from (5))
     for (int b = r.lo[y]; b <= r.hi[y]; ++b) {
       int v[3]{};
       v[x] = a;
@@ -411,7 +427,7 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
       }
       // Largest feasible z in [lo, hint]: gallop down from the hint, then bisect.
       int good = r.lo[z] - 1, bad = hint + 1;
-      if (fits(v)) {
+      if (b != hint_unfit_at && fits(v)) {
         good = hint;
       } else {
         bad = hint;
@@ -434,7 +450,31 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
       if (b == r.lo[y]) first_hint = good;
       hint = good;
       v[z] = good;
-      visit(v, z, good, cost_of(p, shape_at(p, v)));
+      if (!periodic_y) {
+        visit(v, z, good, cost_of(p, shape_at(p, v)));
+        continue;
+      }
+      // (5): the run of y whose zmax is `good` ends at the largest y where (a, y, good) fits:
+      // gallop up from b, then bisect; only its period_of(y) widest pairs are visited.
+      int end = b, past = r.hi[y] + 1;
+      for (int step = 1; end + step <= r.hi[y]; step *= 2) {
+        v[y] = end + step;
+        if (!fits(v)) {
+          past = v[y];
+          break;
+        }
+        end = v[y];
+      }
+      if (past > r.hi[y] + 1) past = r.hi[y] + 1;
+      while (past - end > 1) {
+        v[y] = end + (past - end) / 2;
+        if (fits(v)) end = v[y];
+        else past = v[y];
+      }
+      const int widest = end - period_of(p, y) + 1;
+      for (v[y] = widest > b ? widest : b; v[y] <= end; ++v[y]) visit(v, z, good, cost_of(p, shape_at(p, v)));
+      hint_unfit_at = past;
+      b = end;  // the loop moves on to the first y with a smaller zmax
     }
     if (!row_feasible) break;  // larger x fails too
   }
@@ -449,11 +489,6 @@ constexpr int region_count(const tile_problem& p, region (&rs)[2]) {
   if (!top_is_whole) return 1;
   rs[1] = {{1, 1, steps}, {g.out_h, g.out_w, steps}};
   return 2;
-}
-
-constexpr int period_of(const tile_problem& p, int dim) {
-  const int period = dim == 0 ? p.cores : dim == 1 ? p.micro_w : p.micro_c;
-  return period > 0 ? period : 1;
 }
 
 constexpr tile_solution solve_dory(const tile_problem& p) {
@@ -502,7 +537,7 @@ constexpr tile_solution solve_dory(const tile_problem& p) {
         consider(u, cost_of(p, shape_at(p, u)));
       }
     };
-    search_frontier(p, rs[i], best, skip, visit);
+    search_frontier(p, rs[i], best, skip, visit, true);
   }
   return best;
 }
@@ -532,7 +567,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
         consider(t, cost_of(p, t));
       }
     };
-    search_frontier(p, rs[i], best, skip, visit);
+    search_frontier(p, rs[i], best, skip, visit, false);
   }
   return best;
 }

@@ -1,0 +1,30 @@
+// expect-error: does_not_fit<.*"conv.*"AXI-SRAM.*, 11535280, 524288>
+// forbid-error: exceeds limit|constexpr-ops-limit
+// A real-sized layer: a 3x3 convolution (3 -> 8 channels) on a 1024 x 1024 RGB image on the
+// stm32h7 preset. Its activations (3 MiB in, 8 MiB out) cannot fit the 512 KiB AXI-SRAM, and the
+// build must say so with the usual diagnostic at GCC's default constexpr limits: planning cost
+// grows with the graph, not with the feature map (the tile solver walks runs of equal tile
+// heights, tile_solver.hpp (5)). Before that, this failed with "constexpr evaluation operation
+// count exceeds limit" and no word about memory.
+#include <tessera/tessera.hpp>
+
+namespace big {
+inline constexpr tessera::constant<std::int8_t, 8 * 3 * 3 * 3> weights = [] {
+  tessera::constant<std::int8_t, 8 * 3 * 3 * 3> w{};
+  for (std::size_t i = 0; i < w.values.size(); ++i) w.values[i] = static_cast<std::int8_t>(static_cast<int>(i % 7) - 3);
+  return w;
+}();
+inline constexpr tessera::requant_constants<1> requant{{3}, {0}, 8, -128, 127, 1};
+inline constexpr tessera::tensor_table<2> tensors{{{
+    {"image", tessera::dtype::u8, {1, 1024, 1024, 3}},
+    {"features", tessera::dtype::s8, {1, 1024, 1024, 8}},
+}}};
+using network = tessera::network<
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<1>,
+    tessera::op::conv<"conv", {.input = 0, .output = 1, .kernel_h = 3, .kernel_w = 3, .pad_top = 1, .pad_left = 1,
+                                .pad_bottom = 1, .pad_right = 1},
+                      weights, tessera::none, requant>>;
+}  // namespace big
+
+using run = tessera::tiled_executor<big::network, tessera::target<tessera::targets::stm32h7>>;
+constexpr auto bytes = run::l2_bytes;
