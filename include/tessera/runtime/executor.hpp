@@ -10,6 +10,8 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include <tessera/planning/arena_plan.hpp>
@@ -57,29 +59,76 @@ struct executor {
   }
 
  private:
-  /// Per node: its whole-layer call (runtime/node_calls.hpp).
-  static constexpr auto nodes =
-      Net::template per_node<runtime_detail::node_calls>(runtime_detail::calls_of<Net::tensors, Family>{});
+  // What the loop needs at run time, laid out at compile time so that the firmware carries a few
+  // bytes per node (not the summary): each node's whole-layer call, and its tensors as places -
+  // an arena offset (>= 0), or ~k for caller buffer k (the outputs, then the inputs: a graph
+  // input that is also an output is the output buffer, as caller_buffers::find says).
+  static constexpr auto calls = Net::template per_node<runtime_detail::whole_layer_fn>(
+      runtime_detail::whole_layer_of<Net::tensors, Family>{});
 
-  static void* locate(tensor_id t, std::byte* arena, const inputs_t& inputs, const outputs_t& outputs) {
+  struct node_places {
+    std::uint32_t scratch = 0;  ///< arena offset of the node's scratch
+    std::uint16_t first = 0;    ///< its inputs, then its outputs, from places[first]
+    std::uint8_t inputs = 0, outputs = 0;
+  };
+  static constexpr std::int32_t nowhere = INT32_MIN;
+  static constexpr std::int32_t place_of(tensor_id t) {
+    for (std::size_t i = 0; i < Net::outputs.size(); ++i)
+      if (Net::outputs[i] == t) return ~static_cast<std::int32_t>(i);
+    for (std::size_t i = 0; i < Net::inputs.size(); ++i)
+      if (Net::inputs[i] == t) return ~static_cast<std::int32_t>(Net::outputs.size() + i);
     const std::int64_t offset = plan.tensor_offset[static_cast<std::size_t>(t)];
-    if (offset >= 0) return arena + offset;
-    return caller_buffers<Net>::find(t, inputs, outputs);
+    return offset >= 0 ? static_cast<std::int32_t>(offset) : nowhere;  // nowhere: never allocated
+  }
+  static constexpr std::size_t place_count = [] {
+    std::size_t count = 0;
+    for (const auto& node : Net::summary.nodes) count += static_cast<std::size_t>(node.input_count + node.output_count);
+    return count;
+  }();
+  static_assert(arena_bytes < (std::size_t{1} << 31) && place_count < 65536,
+                "tessera::executor: arena or graph beyond the run-time table's 31-bit offsets / 16-bit indices");
+  static constexpr auto places = [] {
+    std::array<std::int32_t, place_count> out{};
+    std::size_t at = 0;
+    for (const auto& node : Net::summary.nodes) {
+      for (int i = 0; i < node.input_count; ++i) out[at++] = place_of(node.inputs[static_cast<std::size_t>(i)]);
+      for (int i = 0; i < node.output_count; ++i) out[at++] = place_of(node.outputs[static_cast<std::size_t>(i)]);
+    }
+    return out;
+  }();
+  static constexpr auto nodes = [] {
+    std::array<node_places, Net::node_count> out{};
+    std::size_t at = 0;
+    for (std::size_t n = 0; n < Net::node_count; ++n) {
+      const node_summary& node = Net::summary.nodes[n];
+      out[n] = {static_cast<std::uint32_t>(plan.scratch_offset[n]), static_cast<std::uint16_t>(at),
+                static_cast<std::uint8_t>(node.input_count), static_cast<std::uint8_t>(node.output_count)};
+      at += static_cast<std::size_t>(node.input_count + node.output_count);
+    }
+    return out;
+  }();
+
+  static void* locate(std::int32_t place, std::byte* arena, const inputs_t& inputs, const outputs_t& outputs) {
+    if (place >= 0) return arena + place;
+    if (place == nowhere) return nullptr;
+    const auto k = static_cast<std::size_t>(~place);
+    return k < outputs.size() ? outputs[k] : const_cast<void*>(inputs[k - outputs.size()]);  // inputs: read only
   }
 
   template <class Observer>
   static void run_node(std::size_t n, std::byte* arena, const inputs_t& inputs, const outputs_t& outputs,
                        Observer& observer) {
-    const node_summary& layer = Net::summary.nodes[n];
+    const node_places& node = nodes[n];
     void* in[max_node_inputs]{};
     void* out[max_node_outputs]{};
-    for (int i = 0; i < layer.input_count; ++i)
-      in[i] = locate(layer.inputs[static_cast<std::size_t>(i)], arena, inputs, outputs);
-    for (int i = 0; i < layer.output_count; ++i)
-      out[i] = locate(layer.outputs[static_cast<std::size_t>(i)], arena, inputs, outputs);
-    nodes[n].whole(in, out, arena + plan.scratch_offset[n]);
-    for (int i = 0; i < layer.output_count; ++i)
-      observer(static_cast<int>(n), layer.outputs[static_cast<std::size_t>(i)], out[i]);
+    for (int i = 0; i < node.inputs; ++i) in[i] = locate(places[node.first + i], arena, inputs, outputs);
+    for (int i = 0; i < node.outputs; ++i)
+      out[i] = locate(places[node.first + node.inputs + i], arena, inputs, outputs);
+    calls[n](in, out, arena + node.scratch);
+    if constexpr (!std::is_same_v<std::remove_cvref_t<Observer>, no_observer>) {
+      for (int i = 0; i < node.outputs; ++i)
+        observer(static_cast<int>(n), Net::summary.nodes[n].outputs[static_cast<std::size_t>(i)], out[i]);
+    }
   }
 };
 

@@ -36,12 +36,22 @@ void run_one_tile(const tile_args& args) {
   Node::template run_tile<Tensors, Family>(args);
 }
 
-/// `Net::per_node<node_calls>(calls_of<Net::tensors, Family>{})` is the network's table.
+/// `Net::per_node<whole_layer_fn>(whole_layer_of<Net::tensors, Family>{})`: the flat
+/// executor's table (whole layers only, so no tile function is instantiated).
+template <auto const& Tensors, kernels::kernel_family Family>
+struct whole_layer_of {
+  template <class Node>
+  constexpr whole_layer_fn operator()(std::type_identity<Node>) const {
+    return &run_whole_layer<Node, Tensors, Family>;
+  }
+};
+
+/// `Net::per_node<node_calls>(calls_of<Net::tensors, Family>{})`: the tiled executor's table.
 template <auto const& Tensors, kernels::kernel_family Family>
 struct calls_of {
   template <class Node>
-  constexpr node_calls operator()(std::type_identity<Node>) const {
-    node_calls calls{&run_whole_layer<Node, Tensors, Family>};
+  constexpr node_calls operator()(std::type_identity<Node> node) const {
+    node_calls calls{whole_layer_of<Tensors, Family>{}(node)};
     if constexpr (requires { Node::template tile_geometry_of<Tensors>(); })
       calls.tile = &run_one_tile<Node, Tensors, Family>;
     if constexpr (requires { Node::filter_data(); }) calls.filters = Node::filter_data();
