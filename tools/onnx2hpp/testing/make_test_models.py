@@ -187,7 +187,8 @@ def transformer_elementwise_cases(root):
                                 n_levels_out=[256.0], signed=[1.0]), [m, a]
 
     # iGELU (the ICCT constants) raw and with a fused RequantShift, on every int8 value and on
-    # int16 extremes; b*b < one and b*b > one both occur.
+    # int16 extremes; b*b > 2*one makes one + L negative and odd (the shift floors). iHardswish
+    # on int16 values reaches both clamps of its gate.
     every = np.arange(-128, 128).reshape(1, 4, 64)
     wide = r.integers(-300, 300, (1, 4, 64))
     wide.flat[:6] = [-32768, 32767, -41, 41, -40, 40]
@@ -195,8 +196,10 @@ def transformer_elementwise_cases(root):
     save_case(root, 'igelu', [
         helper.make_node('iGELU', ['x'], ['g'], name='gelu', b=-40, one=1743),
         helper.make_node('iGELU', ['x'], ['g2'], name='gelu_fused', b=-30, one=800), gelu_rq,
-        helper.make_node('iGELU', ['w'], ['gw'], name='gelu_wide', b=-40, one=1743)],
-        gelu_c, [('x', [1, 4, 64]), ('w', [1, 4, 64])], ['g', 'g2q', 'gw'], [every, wide])
+        helper.make_node('iGELU', ['w'], ['gw'], name='gelu_wide', b=-40, one=1743),
+        helper.make_node('iGELU', ['x'], ['gn'], name='gelu_negative', b=-61, one=501),
+        helper.make_node('iHardswish', ['w'], ['hw'], name='hardswish_wide', three=100, six=200, one_over_six=3)],
+        gelu_c, [('x', [1, 4, 64]), ('w', [1, 4, 64])], ['g', 'g2q', 'gw', 'gn', 'hw'], [every, wide])
 
     # IntegerDiv: a denominator broadcast along two axes, negative numerators and denominators,
     # exact halves (Delta = eta = 1, eps = 0: a / b with b in {2, 4, -2}); a fused RequantShift
@@ -282,6 +285,17 @@ def broken_cases(root, corpus_model):
     missing = model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', pads=[1, 1, 1, 1])], [])
     save('missing_initializer', missing, r"node 'conv0' \(Conv\): input 'w' is not a graph input, an initializer",
          '--input-type x=u8')
+    # Deeploy's transformer ops: a TrueIntegerDiv with no RequantShift to fold into, an iGELU
+    # whose b is not negative, a reduction to a scalar.
+    save('true_integer_div_alone', model([helper.make_node('TrueIntegerDiv', ['x'], ['y'], name='tid', y=2, Delta=16,
+                                                           eps=1, eta=100)], [], [value('y', [1, 3, 8, 8])]),
+         r"node 'tid' \(TrueIntegerDiv\): supported only when its one reader is a RequantShift", '--input-type x=s8')
+    save('igelu_positive_b', model([helper.make_node('iGELU', ['x'], ['y'], name='gelu', b=40, one=1743)], [],
+                                   [value('y', [1, 3, 8, 8])]),
+         r"node 'gelu' \(iGELU\): attribute 'b' = 40 must be negative", '--input-type x=s8')
+    save('mean_to_scalar', model([helper.make_node('ReduceMean', ['x'], ['y'], name='mean', keepdims=0)], [],
+                                 [value('y', [])]),
+         r"node 'mean' \(ReduceMean\): a reduction over every axis without keepdims", '--input-type x=s8')
     with open(os.path.join(root, 'garbage.onnx'), 'w') as f:
         f.write('this is not a model\n')
     expected.append(r"garbage|cannot parse .* as an ONNX model|")
