@@ -3,6 +3,7 @@
 
 #include <tessera/core/dtype.hpp>
 #include <tessera/core/fixed_name.hpp>
+#include <tessera/core/integer_division.hpp>
 #include <tessera/core/requant.hpp>
 #include <tessera/core/shape.hpp>
 #include <tessera/graph/constant.hpp>
@@ -21,6 +22,11 @@
 #include <tessera/ops/reshape.hpp>
 #include <tessera/ops/slice.hpp>
 #include <tessera/ops/transpose.hpp>
+#include <tessera/ops/hardswish.hpp>
+#include <tessera/ops/gelu.hpp>
+#include <tessera/ops/reduce.hpp>
+#include <tessera/ops/integer_div.hpp>
+#include <tessera/ops/gather.hpp>
 #include <tessera/planning/arena_plan.hpp>
 #include <tessera/runtime/executor.hpp>
 #include <tessera/graph/origin.hpp>

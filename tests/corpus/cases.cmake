@@ -48,6 +48,11 @@ set(tessera_corpus_supported
   Kernels/Integer/Sub
   Others/Backtracking
   Others/TypeInference
+  Kernels/Integer/Hardswish/Regular
+  Kernels/Integer/Hardswish/Regular_RQ
+  Kernels/Integer/TrueIntegerDiv
+  Kernels/Integer/ReduceMean
+  Kernels/Integer/ReduceSum
 )
 
 # Cases with an op outside the foundation's list ("case|op"): onnx2hpp must name the op.
@@ -55,14 +60,9 @@ set(tessera_corpus_supported
 # TrueIntegerDiv, ReduceMean/ReduceSum) and the float Quant/Dequant of the QDQ issue.
 set(tessera_corpus_unsupported
   "Kernels/Integer/Attention|iSoftmax"
-  "Kernels/Integer/Hardswish/Regular|iHardswish"
-  "Kernels/Integer/Hardswish/Regular_RQ|iHardswish"
   "Kernels/Integer/RMSNorm|iRMSNorm"
-  "Kernels/Integer/ReduceMean|ReduceMean"
-  "Kernels/Integer/ReduceSum|ReduceSum"
   "Kernels/Integer/Softmax/Large|iSoftmax"
   "Kernels/Integer/Softmax/Regular|iSoftmax"
-  "Kernels/Integer/TrueIntegerDiv|TrueIntegerDiv"
   "Kernels/Integer/iNoNorm|iNoNorm"
   "Kernels/Mixed/Dequant|Mul"
   "Kernels/Mixed/Quant|Div"

@@ -40,6 +40,12 @@ enum class op_kind : std::uint8_t {
   transpose,
   requant_shift,
   lookup_table,
+  hardswish,
+  gelu,
+  reduce_sum,
+  reduce_mean,
+  integer_div,
+  gather,
 };
 
 constexpr const char* name_of(op_kind k) {
@@ -59,6 +65,12 @@ constexpr const char* name_of(op_kind k) {
     case op_kind::transpose: return "Transpose";
     case op_kind::requant_shift: return "RequantShift";
     case op_kind::lookup_table: return "LookupTable";
+    case op_kind::hardswish: return "iHardswish";
+    case op_kind::gelu: return "iGELU";
+    case op_kind::reduce_sum: return "ReduceSum";
+    case op_kind::reduce_mean: return "ReduceMean";
+    case op_kind::integer_div: return "IntegerDiv";
+    case op_kind::gather: return "Gather";
   }
   return "?";
 }
@@ -96,6 +108,8 @@ constexpr check_result expect_shape(const shape& declared, const shape& computed
   return {check_error::output_shape, computed};
 }
 constexpr bool is_8bit(dtype d) { return d == dtype::s8 || d == dtype::u8; }
+/// max |v| over the values v of a dtype.
+constexpr std::int64_t largest_magnitude(dtype d) { return -min_of(d) > max_of(d) ? -min_of(d) : max_of(d); }
 }  // namespace detail
 
 }  // namespace tessera

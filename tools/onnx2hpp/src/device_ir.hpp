@@ -107,8 +107,35 @@ struct lookup_table {
   std::vector<std::int64_t> table;  ///< 256 entries of the output's type
 };
 
+struct hardswish {
+  tensor_id input = 0, output = 0;
+  ops::hardswish params;
+  std::optional<requant_table> rq;
+};
+struct gelu {
+  tensor_id input = 0, output = 0;
+  ops::gelu params;
+  std::optional<requant_table> rq;
+};
+struct reduce {
+  tensor_id input = 0, output = 0;
+  bool mean = false;
+  std::vector<int> axes;  ///< physical
+  bool keepdims = true;
+};
+struct integer_div {
+  tensor_id a = 0, b = 0, output = 0;
+  ops::integer_div params;
+  std::optional<requant_table> rq;
+};
+struct gather {
+  tensor_id input = 0, output = 0;
+  int axis = 0;  ///< physical
+  std::vector<std::int64_t> indices;
+};
+
 using any_op = std::variant<conv, gemm, matmul, binary, pool, pad, reshape, concat, slice, transpose, requant_shift,
-                            lookup_table>;
+                            lookup_table, hardswish, gelu, reduce, integer_div, gather>;
 
 struct node {
   std::string name;  ///< raw layer name; the emitter sanitizes it

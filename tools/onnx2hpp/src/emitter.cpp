@@ -293,6 +293,51 @@ class header_writer {
     return node_text("lookup_table", name_argument(i), f, {table});
   }
 
+  std::string node_type(std::size_t i, const device::hardswish& o) {
+    const std::string rq = requant_argument(layer_names_[i], o.rq);
+    if (!rq.empty()) constants_ += "\n";
+    fields f;
+    f.add("input", o.input).add("output", o.output).add("three", o.params.three).add("six", o.params.six);
+    f.add("one_over_six", o.params.one_over_six);
+    return node_text("hardswish", name_argument(i), f, rq.empty() ? std::vector<std::string>{} : std::vector{rq});
+  }
+
+  std::string node_type(std::size_t i, const device::gelu& o) {
+    const std::string rq = requant_argument(layer_names_[i], o.rq);
+    if (!rq.empty()) constants_ += "\n";
+    fields f;
+    f.add("input", o.input).add("output", o.output).add("b", o.params.b).add("one", o.params.one);
+    return node_text("gelu", name_argument(i), f, rq.empty() ? std::vector<std::string>{} : std::vector{rq});
+  }
+
+  std::string node_type(std::size_t i, const device::integer_div& o) {
+    const std::string rq = requant_argument(layer_names_[i], o.rq);
+    if (!rq.empty()) constants_ += "\n";
+    fields f;
+    f.add("a", o.a).add("b", o.b).add("output", o.output).add("delta", o.params.delta).add("eps", o.params.eps);
+    f.add("eta", o.params.eta);
+    return node_text("integer_div", name_argument(i), f, rq.empty() ? std::vector<std::string>{} : std::vector{rq});
+  }
+
+  std::string node_type(std::size_t i, const device::reduce& o) {
+    std::vector<std::string> axes(static_cast<std::size_t>(tessera::max_rank), "false");
+    for (int axis : o.axes) axes[static_cast<std::size_t>(axis)] = "true";
+    fields f;
+    f.add("input", o.input).add("output", o.output).add("axes", braced(axes));
+    f.add("keepdims", o.keepdims ? "true" : "false");
+    return node_text(o.mean ? "reduce_mean" : "reduce_sum", name_argument(i), f, {});
+  }
+
+  std::string node_type(std::size_t i, const device::gather& o) {
+    const std::string& layer = layer_names_[i];
+    const std::string indices =
+        constant(layer + "_indices", "std::int32_t", o.indices, fmt::format("{}: indices along axis {}", layer, o.axis));
+    constants_ += "\n";
+    fields f;
+    f.add("input", o.input).add("output", o.output).add("axis", o.axis);
+    return node_text("gather", name_argument(i), f, {indices});
+  }
+
   std::string node_type(std::size_t i, const device::requant_shift& o) {
     const std::string rq = requant(layer_names_[i] + "_requant", o.rq);
     constants_ += "\n";

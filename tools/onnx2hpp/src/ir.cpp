@@ -22,7 +22,9 @@ bool graph::is_graph_input(tensor_ref t) const { return std::find(inputs.begin()
 
 bool accepts_fused_requant(const any_op& o) {
   return std::holds_alternative<ops::conv>(o) || std::holds_alternative<ops::gemm>(o) ||
-         std::holds_alternative<ops::matmul>(o) || std::holds_alternative<ops::binary>(o);
+         std::holds_alternative<ops::matmul>(o) || std::holds_alternative<ops::binary>(o) ||
+         std::holds_alternative<ops::hardswish>(o) || std::holds_alternative<ops::gelu>(o) ||
+         std::holds_alternative<ops::integer_div>(o);
 }
 
 }  // namespace tessera::onnx2hpp

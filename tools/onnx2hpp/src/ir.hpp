@@ -119,10 +119,34 @@ struct lookup_table {
   tessera::dtype input = tessera::dtype::s8;   ///< the input type the table is indexed for
   tessera::dtype output = tessera::dtype::s8;  ///< s8 or u8
 };
+/// Deeploy's iHardswish: y = x * (clamp(x + three, 0, six) * one_over_six), int32.
+struct hardswish {
+  std::int64_t three = 0, six = 0, one_over_six = 0;
+};
+/// Deeploy's iGELU (b < 0), int32.
+struct gelu {
+  std::int64_t b = 0, one = 0;
+};
+/// ReduceSum (int32) or ReduceMean/IntegerMean (the input's type) over logical `axes`.
+struct reduce {
+  bool mean = false;
+  std::vector<int> axes;  ///< normalized, ascending
+  bool keepdims = true;
+};
+/// Deeploy's IntegerDiv of two run-time tensors (numpy broadcasting), int32.
+struct integer_div {
+  std::int64_t delta = 1, eps = 0, eta = 1;
+};
+/// Gather of a run-time tensor along a logical axis with constant indices in [0, extent).
+struct gather {
+  int axis = 0;
+  std::vector<std::int64_t> indices;
+};
 }  // namespace ops
 
 using any_op = std::variant<ops::conv, ops::gemm, ops::matmul, ops::binary, ops::pool, ops::pad, ops::reshape,
-                            ops::concat, ops::slice, ops::transpose, ops::requant_shift, ops::lookup_table>;
+                            ops::concat, ops::slice, ops::transpose, ops::requant_shift, ops::lookup_table,
+                            ops::hardswish, ops::gelu, ops::reduce, ops::integer_div, ops::gather>;
 
 struct node {
   std::string name;     ///< ONNX node name (possibly empty), the layer name's source

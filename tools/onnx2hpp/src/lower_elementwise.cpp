@@ -64,15 +64,14 @@ int_array requant_constant(int_array c, const dims& x, const node_context& where
   return c;
 }
 
-/// An attribute that must hold an exact integer.
+}  // namespace
+
 std::int64_t integer_attribute(const onnx::NodeProto& n, const node_context& where, const std::string& name) {
   const double v = number_attribute(n, where, name);
   if (std::trunc(v) != v || std::fabs(v) > 9.0e15)
     where.fail(fmt::format("attribute '{}' = {} is not an integer", name, v));
   return static_cast<std::int64_t>(v);
 }
-
-}  // namespace
 
 void lower_add(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
   lower_binary(cx, n, where, ops::binary_kind::add);
@@ -91,7 +90,16 @@ void lower_requant_shift(lowering_context& cx, const onnx::NodeProto& n, const n
   rq.mul = requant_constant(cx.constant_input(n, 1, where, "mul"), x, where, "mul");
   rq.add = requant_constant(cx.constant_input(n, 2, where, "add"), x, where, "add");
 
-  const std::int64_t div = integer_attribute(n, where, "div");
+  std::int64_t div = integer_attribute(n, where, "div");
+  if (const std::int64_t* factor = cx.folded_division(n.input(0))) {
+    // A TrueIntegerDiv folded in (lower_true_integer_div): Deeploy's mul' = mul * factor * 256,
+    // div' = div * 256; add' = add * 256 keeps the sum's scale (the corpus has add = 0).
+    for (auto& m : rq.mul.values) m *= *factor * 256;
+    for (auto& a : rq.add.values) a *= 256;
+    require_fits(rq.mul, tessera::dtype::s32, where, "mul (with the TrueIntegerDiv folded in)");
+    require_fits(rq.add, tessera::dtype::s32, where, "add (with the TrueIntegerDiv folded in)");
+    div *= 256;
+  }
   while (rq.shift < 63 && (std::int64_t{1} << rq.shift) < div) ++rq.shift;
   if (div < 1 || rq.shift > 62 || (std::int64_t{1} << rq.shift) != div)
     where.fail(fmt::format("div = {} is not a power of two in [1, 2^62]", div));

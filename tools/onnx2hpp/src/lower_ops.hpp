@@ -43,6 +43,17 @@ void lower_add(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_sub(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_mul(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_requant_shift(lowering_context&, const onnx::NodeProto&, const node_context&);
+/// An attribute that must hold an exact integer (int or float attribute).
+std::int64_t integer_attribute(const onnx::NodeProto& n, const node_context& where, const std::string& name);
+
+// lower_transformer.cpp: Deeploy's integer transformer ops
+void lower_ihardswish(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_igelu(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_integer_div(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_true_integer_div(lowering_context&, const onnx::NodeProto&, const node_context&);
+/// ReduceMean and IntegerMean of an integer tensor (a dequantized one goes to lower_on_dequantized).
+void lower_reduce_mean(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_reduce_sum(lowering_context&, const onnx::NodeProto&, const node_context&);
 
 // lower_quantized.cpp: standard quantized ONNX (QOperator and QDQ)
 void lower_quantize_linear(lowering_context&, const onnx::NodeProto&, const node_context&);

@@ -62,10 +62,36 @@ void lower_shape(lowering_context& cx, const onnx::NodeProto& n, const node_cont
   define(cx, n, where, {static_cast<std::int64_t>(values.size())}, values);
 }
 
-/// Gather of a constant (a shape vector) with constant indices, along `axis`.
+namespace {
+/// Gather of a run-time tensor with constant indices: a gather node (a CCT's class token).
+void lower_runtime_gather(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
+  if (!cx.is_constant_input(n, 1))
+    where.fail("Gather is supported with constant indices only (the indices are a run-time tensor)");
+  const dims x = cx.input_shape(n, 0, where);
+  const tensor_ref input = cx.tensor_input(n, 0, where, "data");
+  const int_array indices = cx.constant_input(n, 1, where, "indices");
+  if (x.empty()) where.fail("data must have rank >= 1");
+  ops::gather op;
+  op.axis = normalize_axis(int_attribute(n, "axis", 0), x.size(), where);
+  const std::int64_t extent = x[static_cast<std::size_t>(op.axis)];
+  for (std::int64_t index : indices.values) {
+    const std::int64_t k = index < 0 ? index + extent : index;
+    if (k < 0 || k >= extent) where.fail(fmt::format("index {} is out of range for extent {}", index, extent));
+    op.indices.push_back(k);
+  }
+  dims y(x.begin(), x.begin() + op.axis);
+  y.insert(y.end(), indices.shape.begin(), indices.shape.end());
+  y.insert(y.end(), x.begin() + op.axis + 1, x.end());
+  if (y.empty()) where.fail("the output would be a scalar, which is not supported");
+  const tensor_ref output = cx.define_output(n, 0, y, where);
+  cx.add_node(where, std::move(op), {input}, {output});
+}
+}  // namespace
+
+/// Gather of a constant (a shape vector) with constant indices, along `axis`, folded; of a
+/// run-time tensor, a gather node.
 void lower_gather(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
-  if (!all_shape_constants(cx, n))
-    where.fail("Gather is supported only on integer constants (shape computations folded offline)");
+  if (!all_shape_constants(cx, n)) return lower_runtime_gather(cx, n, where);
   const int_array data = cx.constant_input(n, 0, where, "data");
   const int_array indices = cx.constant_input(n, 1, where, "indices");
   if (data.shape.empty()) where.fail("data must have rank >= 1");

@@ -62,9 +62,16 @@ constexpr op_entry standard_ops[] = {
     {"HardSigmoid", lower_float_function},
     {"HardSwish", lower_float_function},
     {"LeakyRelu", lower_float_function},
-    {"ReduceMean", lower_float_function},
+    {"ReduceMean", lower_reduce_mean},
     {"Shape", lower_shape},
     {"Gather", lower_gather},
+    // Deeploy's integer transformer ops (QuantLib exports them in the default domain).
+    {"iHardswish", lower_ihardswish},
+    {"iGELU", lower_igelu},
+    {"IntegerDiv", lower_integer_div},
+    {"TrueIntegerDiv", lower_true_integer_div},
+    {"IntegerMean", lower_reduce_mean},
+    {"ReduceSum", lower_reduce_sum},
 };
 
 // Ops of ONNX Runtime's 'com.microsoft' domain (quantized operators it adds).

@@ -108,6 +108,13 @@ class lowering_context {
   void set_element_type(const std::string& name, int onnx_elem_type) { element_types_[name] = onnx_elem_type; }
   /// Makes the ONNX name `name` refer to an existing tensor (a QuantizeLinear that changes nothing).
   void alias(const std::string& name, tensor_ref t) { tensors_by_name_[name] = t; }
+  /// A TrueIntegerDiv folded into the RequantShift that reads `name` (Deeploy's rule): the
+  /// integer factor floor(Delta*eta / (y*eta + eps)), or nullptr.
+  const std::int64_t* folded_division(const std::string& name) const {
+    const auto it = folded_divisions_.find(name);
+    return it == folded_divisions_.end() ? nullptr : &it->second;
+  }
+  void set_folded_division(const std::string& name, std::int64_t factor) { folded_divisions_[name] = factor; }
   /// The shape ONNX shape inference gives a tensor, if any.
   const dims* inferred_shape(const std::string& name) const {
     const auto it = inferred_.find(name);
@@ -150,6 +157,7 @@ class lowering_context {
   std::unordered_map<std::string, int> element_types_;
   std::unordered_map<std::string, quantized_value> dequantized_;
   std::unordered_map<std::string, quantized_constant> dequantized_constants_;
+  std::unordered_map<std::string, std::int64_t> folded_divisions_;
 };
 
 using lowering_function = void (*)(lowering_context&, const onnx::NodeProto&, const node_context&);

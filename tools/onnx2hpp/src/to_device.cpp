@@ -275,6 +275,47 @@ class layout_pass {
     add_node(n.name, device::lookup_table{in, out, o.table});
   }
 
+  /// iHardswish, iGELU: elementwise, in their input's layout, with a fused requant.
+  template <class Device, class Op>
+  void lower_activation(const node& n, const Op& o) {
+    const placement& p = plain_input(n, {n.name, n.onnx_op});
+    const device::tensor_id in = p.id;
+    const layout out_layout = plain_layout(shape_of(n.outputs[0]), p.where.perm);
+    const device::tensor_id out = place_output(n, out_layout);
+    add_node(n.name, Device{in, out, o, fused_table(n, out_layout)});
+  }
+  void lower(const node& n, const ops::hardswish& o) { lower_activation<device::hardswish>(n, o); }
+  void lower(const node& n, const ops::gelu& o) { lower_activation<device::gelu>(n, o); }
+
+  /// Row-major in and out (the axes are the logical ones).
+  void lower(const node& n, const ops::reduce& o) {
+    const node_context where{n.name, n.onnx_op};
+    const device::tensor_id in = in_layout(n.inputs[0], identity_permutation(shape_of(n.inputs[0]).size()), where);
+    const dims& y = shape_of(n.outputs[0]);
+    const device::tensor_id out = place_output(n, plain_layout(y, identity_permutation(y.size())));
+    add_node(n.name, device::reduce{in, out, o.mean, o.axes, o.keepdims});
+  }
+
+  void lower(const node& n, const ops::gather& o) {
+    const node_context where{n.name, n.onnx_op};
+    const device::tensor_id in = in_layout(n.inputs[0], identity_permutation(shape_of(n.inputs[0]).size()), where);
+    const dims& y = shape_of(n.outputs[0]);
+    const device::tensor_id out = place_output(n, plain_layout(y, identity_permutation(y.size())));
+    add_node(n.name, device::gather{in, out, o.axis, o.indices});
+  }
+
+  /// Row-major operands (lower ranks broadcast in logical order) and output.
+  void lower(const node& n, const ops::integer_div& o) {
+    const node_context where{n.name, n.onnx_op};
+    const auto operand = [&](tensor_ref t) { return in_layout(t, identity_permutation(shape_of(t).size()), where); };
+    const device::tensor_id a = operand(n.inputs[0]);
+    const device::tensor_id b = operand(n.inputs[1]);
+    const dims& y = shape_of(n.outputs[0]);
+    const layout out_layout = plain_layout(y, identity_permutation(y.size()));
+    const device::tensor_id out = place_output(n, out_layout);
+    add_node(n.name, device::integer_div{a, b, out, o, fused_table(n, out_layout)});
+  }
+
   void lower(const node& n, const ops::pad& o) {
     const placement& p = plain_input(n, {n.name, n.onnx_op});
     const permutation perm = p.where.perm;

@@ -69,6 +69,7 @@ tessera::dtype output_type(const graph& g, const node& n) {
   if (n.fused_requant) return n.fused_requant->type;
   if (const auto* rq = std::get_if<ops::requant_shift>(&n.operation)) return rq->rq.type;
   if (const auto* lut = std::get_if<ops::lookup_table>(&n.operation)) return lut->output;
+  if (const auto* r = std::get_if<ops::reduce>(&n.operation); r != nullptr && !r->mean) return tessera::dtype::s32;
   if (accepts_fused_requant(n.operation)) return tessera::dtype::s32;  // an int32 accumulator
   return g.tensors[static_cast<std::size_t>(n.inputs[0])].type;        // data movement keeps the type
 }
@@ -76,7 +77,8 @@ tessera::dtype output_type(const graph& g, const node& n) {
 bool passes_type_through(const any_op& o) {
   return std::holds_alternative<ops::pool>(o) || std::holds_alternative<ops::pad>(o) ||
          std::holds_alternative<ops::reshape>(o) || std::holds_alternative<ops::concat>(o) ||
-         std::holds_alternative<ops::slice>(o) || std::holds_alternative<ops::transpose>(o);
+         std::holds_alternative<ops::slice>(o) || std::holds_alternative<ops::transpose>(o) ||
+         std::holds_alternative<ops::gather>(o);
 }
 
 /// The graph inputs whose type flows unchanged into `t`; false if a fixed type does too.

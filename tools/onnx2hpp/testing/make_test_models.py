@@ -174,6 +174,80 @@ def supported_cases(root):
         [('x', [1, 2, 5, 5])], ['z'], [u8(1, 2, 5, 5)])
 
 
+# ---------------------------------------------------------------------------- transformer ops
+
+def transformer_elementwise_cases(root):
+    """Deeploy's integer transformer ops (iGELU, IntegerDiv, Gather, IntegerMean/ReduceMean,
+    ReduceSum, Mul), with their own generator so that the cases above keep their data."""
+    r = np.random.default_rng(10)
+
+    def rq(name, x, y, mul, add=0, div=2 ** 10):
+        m, a = floats(name + '.mul', mul), floats(name + '.add', add)
+        return helper.make_node('RequantShift', [x, m.name, a.name], [y], name=name, div=float(div),
+                                n_levels_out=[256.0], signed=[1.0]), [m, a]
+
+    # iGELU (the ICCT constants) raw and with a fused RequantShift, on every int8 value and on
+    # int16 extremes; b*b > 2*one makes one + L negative and odd (the shift floors). iHardswish
+    # on int16 values reaches both clamps of its gate.
+    every = np.arange(-128, 128).reshape(1, 4, 64)
+    wide = r.integers(-300, 300, (1, 4, 64))
+    wide.flat[:6] = [-32768, 32767, -41, 41, -40, 40]
+    gelu_rq, gelu_c = rq('gelu_rq', 'g2', 'g2q', 3, div=2 ** 12)
+    save_case(root, 'igelu', [
+        helper.make_node('iGELU', ['x'], ['g'], name='gelu', b=-40, one=1743),
+        helper.make_node('iGELU', ['x'], ['g2'], name='gelu_fused', b=-30, one=800), gelu_rq,
+        helper.make_node('iGELU', ['w'], ['gw'], name='gelu_wide', b=-40, one=1743),
+        helper.make_node('iGELU', ['x'], ['gn'], name='gelu_negative', b=-61, one=501),
+        helper.make_node('iHardswish', ['w'], ['hw'], name='hardswish_wide', three=100, six=200, one_over_six=3)],
+        gelu_c, [('x', [1, 4, 64]), ('w', [1, 4, 64])], ['g', 'g2q', 'gw', 'gn', 'hw'], [every, wide])
+
+    # IntegerDiv: a denominator broadcast along two axes, negative numerators and denominators,
+    # exact halves (Delta = eta = 1, eps = 0: a / b with b in {2, 4, -2}); a fused RequantShift
+    # (RQIntegerDiv); tensor x tensor Mul of int8 operands.
+    a = r.integers(-128, 128, (1, 3, 4, 6))
+    a.flat[:8] = [-128, 127, -3, 3, -6, 6, -5, 5]
+    b = r.choice([2, 4, -2, 3, 7, -5, 1, 100], (1, 1, 4, 1))
+    b.flat[:4] = [2, 4, -2, 3]
+    div_rq, div_c = rq('div_rq', 'q2', 'q2q', 5, 7, div=2 ** 6)
+    save_case(root, 'integer_div', [
+        helper.make_node('IntegerDiv', ['a', 'b'], ['q'], name='div', Delta=1, eps=0, eta=1),
+        helper.make_node('IntegerDiv', ['a', 'b'], ['q2'], name='div_scaled', Delta=256, eps=3, eta=5), div_rq,
+        helper.make_node('Mul', ['a', 'b'], ['p'], name='mul')],
+        div_c, [('a', [1, 3, 4, 6]), ('b', [1, 1, 4, 1])], ['q', 'q2q', 'p'], [a, b])
+
+    # Gather along several axes: a scalar index (the class token: the axis goes), negative and
+    # repeated indices, a 2D index array (rank grows), and on a Conv's NHWC output.
+    w = numpy_helper.from_array(r.integers(-9, 9, (4, 5, 1, 1)).astype(np.float32), 'cw')
+    conv_rq, conv_c = rq('conv_rq', 'c', 'cq', 2)
+    save_case(root, 'gather_axes', [
+        helper.make_node('Gather', ['x', 'token'], ['g1'], name='class_token', axis=1),
+        helper.make_node('Gather', ['x', 'rows'], ['g2'], name='rows', axis=2),
+        helper.make_node('Gather', ['x', 'grid'], ['g3'], name='grid', axis=-1),
+        helper.make_node('Conv', ['x', 'cw'], ['c'], name='conv', kernel_shape=[1, 1]), conv_rq,
+        helper.make_node('Gather', ['cq', 'chan'], ['g4'], name='channels', axis=1)],
+        [int64s('token', 0), int64s('rows', [3, 0, -1, 3]), int64s('grid', [[1, 2], [5, 0]]),
+         int64s('chan', [2, -1]), w] + conv_c,
+        [('x', [1, 5, 4, 6])], ['g1', 'g2', 'g3', 'g4'], [r.integers(-128, 128, (1, 5, 4, 6))])
+
+    # Means of uint8 values over lengths 6, 35 and 7 (not powers of two: half away from zero)
+    # and of int8 values over 4 and 8 (a rounding shift) with ties and extreme rows; sums.
+    u = r.integers(0, 256, (1, 6, 5, 7))
+    u[0, :, 0, 0] = 255
+    s = r.integers(-128, 128, (1, 4, 8))
+    s[0, :, 0], s[0, :, 1], s[0, :, 2] = -128, 127, [-1, -1, 0, 0]  # -2 / 4: a tie
+    s[0, :, 3] = [-3, -3, -3, -3 + 2]                               # -10 / 4 = -2.5
+    save_case(root, 'integer_mean', [
+        helper.make_node('IntegerMean', ['u'], ['m1'], name='mean_channels', axes=[1], keepdims=0),
+        helper.make_node('ReduceMean', ['u'], ['m2'], name='mean_spatial', axes=[2, 3], keepdims=1),
+        helper.make_node('ReduceMean', ['u'], ['m3'], name='mean_last', axes=[-1], keepdims=0),
+        helper.make_node('ReduceMean', ['s'], ['m4'], name='mean_pow2', axes=[1], keepdims=0),
+        helper.make_node('ReduceMean', ['s'], ['m5'], name='mean_all', axes=[1, 2], keepdims=1),
+        helper.make_node('ReduceSum', ['u', 'sum_axes'], ['s1'], name='sum', keepdims=1),
+        helper.make_node('ReduceSum', ['s', 'sum_last'], ['s2'], name='sum_last', keepdims=0)],
+        [int64s('sum_axes', [1, 3]), int64s('sum_last', [-1])],
+        [('u', [1, 6, 5, 7]), ('s', [1, 4, 8])], ['m1', 'm2', 'm3', 'm4', 'm5', 's1', 's2'], [u, s])
+
+
 # ---------------------------------------------------------------------------- broken models
 
 def broken_cases(root, corpus_model):
@@ -221,6 +295,17 @@ def broken_cases(root, corpus_model):
     missing = model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', pads=[1, 1, 1, 1])], [])
     save('missing_initializer', missing, r"node 'conv0' \(Conv\): input 'w' is not a graph input, an initializer",
          '--input-type x=u8')
+    # Deeploy's transformer ops: a TrueIntegerDiv with no RequantShift to fold into, an iGELU
+    # whose b is not negative, a reduction to a scalar.
+    save('true_integer_div_alone', model([helper.make_node('TrueIntegerDiv', ['x'], ['y'], name='tid', y=2, Delta=16,
+                                                           eps=1, eta=100)], [], [value('y', [1, 3, 8, 8])]),
+         r"node 'tid' \(TrueIntegerDiv\): supported only when its one reader is a RequantShift", '--input-type x=s8')
+    save('igelu_positive_b', model([helper.make_node('iGELU', ['x'], ['y'], name='gelu', b=40, one=1743)], [],
+                                   [value('y', [1, 3, 8, 8])]),
+         r"node 'gelu' \(iGELU\): attribute 'b' = 40 must be negative", '--input-type x=s8')
+    save('mean_to_scalar', model([helper.make_node('ReduceMean', ['x'], ['y'], name='mean', keepdims=0)], [],
+                                 [value('y', [])]),
+         r"node 'mean' \(ReduceMean\): a reduction over every axis without keepdims", '--input-type x=s8')
     with open(os.path.join(root, 'garbage.onnx'), 'w') as f:
         f.write('this is not a model\n')
     expected.append(r"garbage|cannot parse .* as an ONNX model|")
@@ -257,6 +342,7 @@ def main():
     parser.add_argument('--corpus', help='corpus root (…/corpus/deeploy): seeds models damaged from a real file')
     args = parser.parse_args()
     supported_cases(os.path.join(args.outdir, 'supported'))
+    transformer_elementwise_cases(os.path.join(args.outdir, 'supported'))
     model = os.path.join(args.corpus, 'Models/miniMobileNet/network.onnx') if args.corpus else None
     broken_cases(os.path.join(args.outdir, 'broken'), model if model and os.path.exists(model) else None)
 

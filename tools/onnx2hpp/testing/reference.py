@@ -92,6 +92,47 @@ def requant_shift(x, mul, add, div, levels, signed):
     return np.clip(y, lo, hi)
 
 
+# Deeploy's integer transformer ops, from docs/semantics.md ("Transformer-era operators"), on
+# true values (an unsigned input needs no offset).
+
+def c_divide(n, d):
+    """C division (truncation toward zero) of int64 arrays."""
+    n, d = np.broadcast_arrays(np.asarray(n, np.int64), np.asarray(d, np.int64))
+    q = np.abs(n) // np.where(d == 0, 1, np.abs(d))
+    return np.where((n < 0) != (d < 0), -q, q)
+
+
+def divide_round_half_away(n, d):
+    """(n + sign(n) * (d >> 1)) / d with C division; 0 where d == 0."""
+    d = np.asarray(d, np.int64)
+    return np.where(d == 0, 0, c_divide(n + np.sign(n) * (d >> 1), d))
+
+
+def integer_mean(x, axes, keepdims):
+    axes = tuple(sorted(a % x.ndim for a in axes))
+    length = int(np.prod([x.shape[a] for a in axes]))
+    acc = x.sum(axis=axes, keepdims=bool(keepdims))
+    s = length.bit_length() - 1
+    if length == 1 << s:  # a power of two: a rounding shift (half up)
+        return (acc + ((1 << s) >> 1)) >> s if s > 0 else acc
+    return divide_round_half_away(acc, length)
+
+
+def hardswish(x, three, six, one_over_six):
+    return x * (np.clip(x + three, 0, six) * one_over_six)
+
+
+def gelu(x, b, one):
+    q = np.minimum(np.abs(x), -b)
+    d = q + b
+    l_ = np.sign(x) * (one - d * d)
+    return x * ((one + l_) >> 1)
+
+
+def integer_div(a, b, delta, eps, eta):
+    return divide_round_half_away(delta * eta * a, eta * b + eps)
+
+
 def run(model, inputs):
     """Outputs of `model` (a list of int64 arrays) for `inputs`, given in graph-input order."""
     g = model.graph
@@ -155,6 +196,22 @@ def run(model, inputs):
             for s, e, axis, step in zip(starts, ends, axes, steps):
                 index[int(axis)] = slice(int(s), int(e), int(step))
             y = x[0][tuple(index)]
+        elif op == 'Mul':
+            y = x[0] * x[1]
+        elif op == 'iHardswish':
+            y = hardswish(x[0], a['three'], a['six'], a['one_over_six'])
+        elif op == 'iGELU':
+            y = gelu(x[0], a['b'], a['one'])
+        elif op == 'IntegerDiv':
+            y = integer_div(x[0], x[1], a['Delta'], a['eps'], a['eta'])
+        elif op in ('ReduceMean', 'IntegerMean', 'ReduceSum'):
+            axes = list(x[1]) if len(x) > 1 else a.get('axes', list(range(x[0].ndim)))
+            if op == 'ReduceSum':
+                y = x[0].sum(axis=tuple(int(v) % x[0].ndim for v in axes), keepdims=bool(a.get('keepdims', 1)))
+            else:
+                y = integer_mean(x[0], [int(v) for v in axes], a.get('keepdims', 1))
+        elif op == 'Gather':
+            y = np.take(x[0], x[1], axis=a.get('axis', 0))
         else:
             raise NotImplementedError(op)
         env[node.output[0]] = y

@@ -14,3 +14,8 @@
 #include <tessera/kernels/reference/requant_shift.hpp>
 #include <tessera/kernels/reference/slice.hpp>
 #include <tessera/kernels/reference/transpose.hpp>
+#include <tessera/kernels/reference/hardswish.hpp>
+#include <tessera/kernels/reference/gelu.hpp>
+#include <tessera/kernels/reference/reduce.hpp>
+#include <tessera/kernels/reference/integer_div.hpp>
+#include <tessera/kernels/reference/gather.hpp>
