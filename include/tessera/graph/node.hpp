@@ -40,6 +40,12 @@ enum class op_kind : std::uint8_t {
   transpose,
   requant_shift,
   lookup_table,
+  i_softmax,
+  ita_max,
+  ita_partial_max,
+  i_rms_norm,
+  i_layer_norm,
+  i_no_norm,
 };
 
 constexpr const char* name_of(op_kind k) {
@@ -59,6 +65,12 @@ constexpr const char* name_of(op_kind k) {
     case op_kind::transpose: return "Transpose";
     case op_kind::requant_shift: return "RequantShift";
     case op_kind::lookup_table: return "LookupTable";
+    case op_kind::i_softmax: return "iSoftmax";
+    case op_kind::ita_max: return "ITAMax";
+    case op_kind::ita_partial_max: return "ITAPartialMax";
+    case op_kind::i_rms_norm: return "iRMSNorm";
+    case op_kind::i_layer_norm: return "iLayerNorm";
+    case op_kind::i_no_norm: return "iNoNorm";
   }
   return "?";
 }

@@ -107,8 +107,17 @@ struct lookup_table {
   std::vector<std::int64_t> table;  ///< 256 entries of the output's type
 };
 
+struct softmax {
+  tensor_id input = 0, output = 0;
+  ops::softmax params;
+};
+struct normalization {
+  tensor_id input = 0, output = 0;
+  ops::normalization params;  ///< weight and bias [rows][L]: the logical order is the physical one
+};
+
 using any_op = std::variant<conv, gemm, matmul, binary, pool, pad, reshape, concat, slice, transpose, requant_shift,
-                            lookup_table>;
+                            lookup_table, softmax, normalization>;
 
 struct node {
   std::string name;  ///< raw layer name; the emitter sanitizes it

@@ -64,14 +64,6 @@ int_array requant_constant(int_array c, const dims& x, const node_context& where
   return c;
 }
 
-/// An attribute that must hold an exact integer.
-std::int64_t integer_attribute(const onnx::NodeProto& n, const node_context& where, const std::string& name) {
-  const double v = number_attribute(n, where, name);
-  if (std::trunc(v) != v || std::fabs(v) > 9.0e15)
-    where.fail(fmt::format("attribute '{}' = {} is not an integer", name, v));
-  return static_cast<std::int64_t>(v);
-}
-
 }  // namespace
 
 void lower_add(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
@@ -91,10 +83,7 @@ void lower_requant_shift(lowering_context& cx, const onnx::NodeProto& n, const n
   rq.mul = requant_constant(cx.constant_input(n, 1, where, "mul"), x, where, "mul");
   rq.add = requant_constant(cx.constant_input(n, 2, where, "add"), x, where, "add");
 
-  const std::int64_t div = integer_attribute(n, where, "div");
-  while (rq.shift < 63 && (std::int64_t{1} << rq.shift) < div) ++rq.shift;
-  if (div < 1 || rq.shift > 62 || (std::int64_t{1} << rq.shift) != div)
-    where.fail(fmt::format("div = {} is not a power of two in [1, 2^62]", div));
+  rq.shift = power_of_two_attribute(n, where, "div");
 
   const char* levels_name = has_attribute(n, "n_levels_out") ? "n_levels_out" : "n_levels";
   if (!has_attribute(n, levels_name)) where.fail("missing attribute 'n_levels_out' (or 'n_levels')");

@@ -63,6 +63,13 @@ constexpr op_entry standard_ops[] = {
     {"ReduceMean", lower_float_function},
     {"Shape", lower_shape},
     {"Gather", lower_gather},
+    // The Deeploy/QuantLib dialect's custom ops (default domain).
+    {"iSoftmax", lower_i_softmax},
+    {"ITAMax", lower_ita_max},
+    {"ITAPartialMax", lower_ita_partial_max},
+    {"iRMSNorm", lower_i_rms_norm},
+    {"iLayerNorm", lower_i_layer_norm},
+    {"iNoNorm", lower_i_no_norm},
 };
 
 // Ops of ONNX Runtime's 'com.microsoft' domain (quantized operators it adds).
