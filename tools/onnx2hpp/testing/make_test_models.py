@@ -271,6 +271,38 @@ def broken_cases(root, corpus_model):
     missing = model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', pads=[1, 1, 1, 1])], [])
     save('missing_initializer', missing, r"node 'conv0' \(Conv\): input 'w' is not a graph input, an initializer",
          '--input-type x=u8')
+    # Row ops whose kernels' integers could overflow, or that are malformed.
+    def row_model(node, inits, shape=(1, 4, 8)):
+        graph = helper.make_graph([node], 'broken', [value('x', list(shape))], [value('y', list(shape))], inits)
+        return helper.make_model(graph, opset_imports=opset)
+
+    def i_softmax(c, shape=(1, 4, 8)):
+        return row_model(helper.make_node('iSoftmax', ['x'], ['y'], name='sm', coeffA=[1.0], coeffB=[345.0],
+                                          coeffC=[float(c)], log2=[255.0], n_levels=[256.0]), [], shape)
+
+    save('isoftmax_row_sum_overflow', i_softmax(62395, (1, 2, 30000)),
+         r"node 'sm' \(iSoftmax\): a row of 30000 exponentials up to 181420 can exceed the 32-bit sum",
+         '--input-type x=s8')
+    save('isoftmax_negative_exponential', i_softmax(-200000),
+         r"\(iSoftmax\): the polynomial .* leaves \[0, 2\^32\) at x - max = ", '--input-type x=s8')
+    save('ita_partial_group_width', row_model(helper.make_node('ITAPartialMax', ['x'], ['y'], name='ita',
+                                                               group_width=0, n_levels=[256.0]), []),
+         r"node 'ita' \(ITAPartialMax\): group_width = 0 must be at least 1", '--input-type x=s8')
+    big = floats('w', np.full((8,), 2.0 ** 30))
+    save('inonorm_overflow', row_model(helper.make_node('iNoNorm', ['x', 'w', 'b'], ['y'], name='nn', D=[2.0 ** 16],
+                                                        mul=[2.0 ** 30], n_levels=[256.0]),
+                                       [big, floats('b', np.zeros(8))]),
+         r"node 'nn' \(iNoNorm\): \(x\*weight \+ bias\) \* mul can exceed 64 bits", '--input-type x=s8')
+    save('ilayernorm_d', row_model(helper.make_node('iLayerNorm', ['x', 'w', 'b'], ['y'], name='ln', D=[1000.0],
+                                                    n_levels=[256.0]), [big, floats('b', np.zeros(8))]),
+         r"node 'ln' \(iLayerNorm\): D = 1000 is not a power of two", '--input-type x=s8')
+    save('irmsnorm_weight_shape', row_model(helper.make_node('iRMSNorm', ['x', 'w'], ['y'], name='rms', D=2 ** 16,
+                                                             n_levels=256), [floats('w', np.ones(7))]),
+         r"node 'rms' \(iRMSNorm\): weight \(7\) does not broadcast to the input \(1, 4, 8\)", '--input-type x=s8')
+    save('isoftmax_int32_input', row_model(helper.make_node('iSoftmax', ['x'], ['y'], name='sm', coeffA=[1.0],
+                                                            coeffB=[345.0], coeffC=[62395.0], log2=[255.0],
+                                                            n_levels=[256.0]), []),
+         r"node 'sm' \(iSoftmax\): the input is .*; the kernel takes an 8-bit tensor", '--input-type x=s32')
     with open(os.path.join(root, 'garbage.onnx'), 'w') as f:
         f.write('this is not a model\n')
     expected.append(r"garbage|cannot parse .* as an ONNX model|")
