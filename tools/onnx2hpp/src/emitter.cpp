@@ -298,11 +298,13 @@ class header_writer {
     const auto& p = o.params;
     const char* kind = p.kind == ops::softmax_kind::i_softmax ? "i_softmax"
                        : p.kind == ops::softmax_kind::ita_max ? "ita_max" : "ita_partial_max";
+    const std::string params = layer_names_[i] + "_params";
+    constants_ += fmt::format(
+        "inline constexpr tessera::op::softmax_params {}{{.kind = tessera::op::softmax_kind::{},\n"
+        "    .coeff_a = {}, .coeff_b = {}, .coeff_c = {}, .log2 = {}, .n_levels = {}, .group_width = {}}};\n\n",
+        params, kind, p.coeff_a, p.coeff_b, p.coeff_c, p.log2, p.n_levels, p.group_width);
     fields f;
-    f.add("input", o.input).add("output", o.output);
-    f.add("params", fmt::format("{{.kind = tessera::op::softmax_kind::{}, .coeff_a = {}, .coeff_b = {}, .coeff_c = {}, "
-                                ".log2 = {}, .n_levels = {}, .group_width = {}}}",
-                                kind, p.coeff_a, p.coeff_b, p.coeff_c, p.log2, p.n_levels, p.group_width));
+    f.add("input", o.input).add("output", o.output).add("params", params);
     return node_text("softmax", name_argument(i), f, {});
   }
 
@@ -318,12 +320,13 @@ class header_writer {
     if (p.bias)
       constants.push_back(constant(layer + "_bias", "std::int32_t", p.bias->values,
                                    fmt::format("{}: bias [{}][{}]", layer, bias_rows, length)));
-    constants_ += "\n";
+    const std::string params = layer + "_params";
+    constants_ += fmt::format(
+        "inline constexpr tessera::op::norm_params {}{{.kind = tessera::op::norm_kind::{},\n"
+        "    .shift = {}, .lo = {}, .hi = {}, .mul = {}, .weight_rows = {}, .bias_rows = {}}};\n\n",
+        params, kind, p.shift, p.lo, p.hi, p.mul, weight_rows, bias_rows);
     fields f;
-    f.add("input", o.input).add("output", o.output);
-    f.add("params", fmt::format("{{.kind = tessera::op::norm_kind::{}, .shift = {}, .lo = {}, .hi = {}, .mul = {}, "
-                                ".weight_rows = {}, .bias_rows = {}}}",
-                                kind, p.shift, p.lo, p.hi, p.mul, weight_rows, bias_rows));
+    f.add("input", o.input).add("output", o.output).add("params", params);
     return node_text("normalization", name_argument(i), f, constants);
   }
 
