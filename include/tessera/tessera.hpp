@@ -4,6 +4,7 @@
 #include <tessera/core/dtype.hpp>
 #include <tessera/core/fixed_name.hpp>
 #include <tessera/core/integer_division.hpp>
+#include <tessera/core/integer_math.hpp>
 #include <tessera/core/requant.hpp>
 #include <tessera/core/shape.hpp>
 #include <tessera/graph/constant.hpp>
@@ -16,11 +17,13 @@
 #include <tessera/ops/gemm.hpp>
 #include <tessera/ops/lookup_table.hpp>
 #include <tessera/ops/matmul.hpp>
+#include <tessera/ops/normalization.hpp>
 #include <tessera/ops/pad.hpp>
 #include <tessera/ops/pool.hpp>
 #include <tessera/ops/requant_shift.hpp>
 #include <tessera/ops/reshape.hpp>
 #include <tessera/ops/slice.hpp>
+#include <tessera/ops/softmax.hpp>
 #include <tessera/ops/transpose.hpp>
 #include <tessera/ops/hardswish.hpp>
 #include <tessera/ops/gelu.hpp>

@@ -46,6 +46,12 @@ enum class op_kind : std::uint8_t {
   reduce_mean,
   integer_div,
   gather,
+  i_softmax,
+  ita_max,
+  ita_partial_max,
+  i_rms_norm,
+  i_layer_norm,
+  i_no_norm,
 };
 
 constexpr const char* name_of(op_kind k) {
@@ -71,6 +77,12 @@ constexpr const char* name_of(op_kind k) {
     case op_kind::reduce_mean: return "ReduceMean";
     case op_kind::integer_div: return "IntegerDiv";
     case op_kind::gather: return "Gather";
+    case op_kind::i_softmax: return "iSoftmax";
+    case op_kind::ita_max: return "ITAMax";
+    case op_kind::ita_partial_max: return "ITAPartialMax";
+    case op_kind::i_rms_norm: return "iRMSNorm";
+    case op_kind::i_layer_norm: return "iLayerNorm";
+    case op_kind::i_no_norm: return "iNoNorm";
   }
   return "?";
 }

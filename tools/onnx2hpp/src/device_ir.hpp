@@ -134,8 +134,18 @@ struct gather {
   std::vector<std::int64_t> indices;
 };
 
+struct softmax {
+  tensor_id input = 0, output = 0;
+  ops::softmax params;
+};
+struct normalization {
+  tensor_id input = 0, output = 0;
+  ops::normalization params;  ///< weight and bias [rows][L]: the logical order is the physical one
+};
+
 using any_op = std::variant<conv, gemm, matmul, binary, pool, pad, reshape, concat, slice, transpose, requant_shift,
-                            lookup_table, hardswish, gelu, reduce, integer_div, gather>;
+                            lookup_table, hardswish, gelu, reduce, integer_div, gather,
+                            softmax, normalization>;
 
 struct node {
   std::string name;  ///< raw layer name; the emitter sanitizes it

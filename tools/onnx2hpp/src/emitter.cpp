@@ -6,6 +6,7 @@
 #include <tessera/core/shape.hpp>
 
 #include "naming.hpp"
+#include "shape_math.hpp"
 #include "onnx_values.hpp"
 
 namespace tessera::onnx2hpp {
@@ -336,6 +337,42 @@ class header_writer {
     fields f;
     f.add("input", o.input).add("output", o.output).add("axis", o.axis);
     return node_text("gather", name_argument(i), f, {indices});
+  }
+
+  std::string node_type(std::size_t i, const device::softmax& o) {
+    const auto& p = o.params;
+    const char* kind = p.kind == ops::softmax_kind::i_softmax ? "i_softmax"
+                       : p.kind == ops::softmax_kind::ita_max ? "ita_max" : "ita_partial_max";
+    const std::string params = layer_names_[i] + "_params";
+    constants_ += fmt::format(
+        "inline constexpr tessera::op::softmax_params {}{{.kind = tessera::op::softmax_kind::{},\n"
+        "    .coeff_a = {}, .coeff_b = {}, .coeff_c = {}, .log2 = {}, .n_levels = {}, .group_width = {}}};\n\n",
+        params, kind, p.coeff_a, p.coeff_b, p.coeff_c, p.log2, p.n_levels, p.group_width);
+    fields f;
+    f.add("input", o.input).add("output", o.output).add("params", params);
+    return node_text("softmax", name_argument(i), f, {});
+  }
+
+  std::string node_type(std::size_t i, const device::normalization& o) {
+    const std::string& layer = layer_names_[i];
+    const auto& p = o.params;
+    const char* kind = p.kind == ops::norm_kind::rms ? "rms" : p.kind == ops::norm_kind::layer ? "layer" : "no_norm";
+    const std::int64_t length = p.weight.shape.back();
+    const std::int64_t weight_rows = element_count(p.weight.shape) / length;
+    const std::int64_t bias_rows = p.bias ? element_count(p.bias->shape) / length : 1;
+    std::vector<std::string> constants{constant(layer + "_weight", "std::int32_t", p.weight.values,
+                                                fmt::format("{}: weight [{}][{}]", layer, weight_rows, length))};
+    if (p.bias)
+      constants.push_back(constant(layer + "_bias", "std::int32_t", p.bias->values,
+                                   fmt::format("{}: bias [{}][{}]", layer, bias_rows, length)));
+    const std::string params = layer + "_params";
+    constants_ += fmt::format(
+        "inline constexpr tessera::op::norm_params {}{{.kind = tessera::op::norm_kind::{},\n"
+        "    .shift = {}, .lo = {}, .hi = {}, .mul = {}, .weight_rows = {}, .bias_rows = {}}};\n\n",
+        params, kind, p.shift, p.lo, p.hi, p.mul, weight_rows, bias_rows);
+    fields f;
+    f.add("input", o.input).add("output", o.output).add("params", params);
+    return node_text("normalization", name_argument(i), f, constants);
   }
 
   std::string node_type(std::size_t i, const device::requant_shift& o) {

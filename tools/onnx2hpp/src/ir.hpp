@@ -142,11 +142,30 @@ struct gather {
   int axis = 0;
   std::vector<std::int64_t> indices;
 };
+/// iSoftmax, ITAMax, ITAPartialMax over the last axis (kernels/reference/softmax.hpp); uint8 out.
+enum class softmax_kind { i_softmax, ita_max, ita_partial_max };
+struct softmax {
+  softmax_kind kind = softmax_kind::i_softmax;
+  std::int64_t coeff_a = 1, coeff_b = 0, coeff_c = 1, log2 = 1;  ///< iSoftmax
+  std::int64_t n_levels = 256;
+  std::int64_t group_width = 16;  ///< ITAPartialMax
+};
+/// iRMSNorm, iLayerNorm, iNoNorm over the last axis (kernels/reference/normalization.hpp).
+enum class norm_kind { rms, layer, no_norm };
+struct normalization {
+  norm_kind kind = norm_kind::rms;
+  int shift = 0;  ///< D = 2^shift
+  std::int64_t lo = -128, hi = 127;
+  std::int64_t mul = 1;           ///< iNoNorm
+  int_array weight;               ///< int32 [rows][L]; tensor row r reads row r % rows
+  std::optional<int_array> bias;  ///< int32 [rows][L]
+  tessera::dtype output = tessera::dtype::s8;
+};
 }  // namespace ops
 
 using any_op = std::variant<ops::conv, ops::gemm, ops::matmul, ops::binary, ops::pool, ops::pad, ops::reshape,
                             ops::concat, ops::slice, ops::transpose, ops::requant_shift, ops::lookup_table,
-                            ops::hardswish, ops::gelu, ops::reduce, ops::integer_div, ops::gather>;
+                            ops::hardswish, ops::gelu, ops::reduce, ops::integer_div, ops::gather, ops::softmax, ops::normalization>;
 
 struct node {
   std::string name;     ///< ONNX node name (possibly empty), the layer name's source

@@ -66,13 +66,6 @@ int_array requant_constant(int_array c, const dims& x, const node_context& where
 
 }  // namespace
 
-std::int64_t integer_attribute(const onnx::NodeProto& n, const node_context& where, const std::string& name) {
-  const double v = number_attribute(n, where, name);
-  if (std::trunc(v) != v || std::fabs(v) > 9.0e15)
-    where.fail(fmt::format("attribute '{}' = {} is not an integer", name, v));
-  return static_cast<std::int64_t>(v);
-}
-
 void lower_add(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {
   lower_binary(cx, n, where, ops::binary_kind::add);
 }

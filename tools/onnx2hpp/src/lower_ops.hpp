@@ -55,6 +55,14 @@ void lower_true_integer_div(lowering_context&, const onnx::NodeProto&, const nod
 void lower_reduce_mean(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_reduce_sum(lowering_context&, const onnx::NodeProto&, const node_context&);
 
+// lower_row_ops.cpp: the dialect's softmaxes and normalizations over the last axis
+void lower_i_softmax(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_ita_max(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_ita_partial_max(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_i_rms_norm(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_i_layer_norm(lowering_context&, const onnx::NodeProto&, const node_context&);
+void lower_i_no_norm(lowering_context&, const onnx::NodeProto&, const node_context&);
+
 // lower_quantized.cpp: standard quantized ONNX (QOperator and QDQ)
 void lower_quantize_linear(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_dequantize_linear(lowering_context&, const onnx::NodeProto&, const node_context&);

@@ -72,6 +72,13 @@ constexpr op_entry standard_ops[] = {
     {"TrueIntegerDiv", lower_true_integer_div},
     {"IntegerMean", lower_reduce_mean},
     {"ReduceSum", lower_reduce_sum},
+    // The Deeploy/QuantLib dialect's custom ops (default domain).
+    {"iSoftmax", lower_i_softmax},
+    {"ITAMax", lower_ita_max},
+    {"ITAPartialMax", lower_ita_partial_max},
+    {"iRMSNorm", lower_i_rms_norm},
+    {"iLayerNorm", lower_i_layer_norm},
+    {"iNoNorm", lower_i_no_norm},
 };
 
 // Ops of ONNX Runtime's 'com.microsoft' domain (quantized operators it adds).

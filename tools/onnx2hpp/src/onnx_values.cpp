@@ -13,6 +13,22 @@ const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const st
   return nullptr;
 }
 
+std::int64_t integer_attribute(const onnx::NodeProto& n, const node_context& where, const std::string& name) {
+  const double v = number_attribute(n, where, name);
+  if (std::trunc(v) != v || std::fabs(v) > 9.0e15)
+    where.fail(fmt::format("attribute '{}' = {} is not an integer", name, v));
+  return static_cast<std::int64_t>(v);
+}
+
+int power_of_two_attribute(const onnx::NodeProto& n, const node_context& where, const std::string& name) {
+  const std::int64_t v = integer_attribute(n, where, name);
+  int k = 0;
+  while (k < 63 && (std::int64_t{1} << k) < v) ++k;
+  if (v < 1 || k > 62 || (std::int64_t{1} << k) != v)
+    where.fail(fmt::format("{} = {} is not a power of two in [1, 2^62]", name, v));
+  return k;
+}
+
 bool has_attribute(const onnx::NodeProto& node, const std::string& name) {
   return find_attribute(node, name) != nullptr;
 }

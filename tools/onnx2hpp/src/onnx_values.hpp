@@ -30,6 +30,10 @@ float float_attribute(const onnx::NodeProto& node, const std::string& name, floa
 /// them); fails when the attribute is missing or is not a single number.
 double number_attribute(const onnx::NodeProto& node, const node_context& where, const std::string& name);
 bool has_attribute(const onnx::NodeProto& node, const std::string& name);
+/// number_attribute that must hold an exact integer (QuantLib writes integers as floats).
+std::int64_t integer_attribute(const onnx::NodeProto& node, const node_context& where, const std::string& name);
+/// k of an attribute that must be 2^k, k in [0, 62] (RequantShift's div, the norms' D).
+int power_of_two_attribute(const onnx::NodeProto& node, const node_context& where, const std::string& name);
 
 /// The values of a constant tensor as exact integers (float tensors must hold integers).
 /// `role` names the tensor in messages, e.g. "weights 'conv.weight'".

@@ -316,6 +316,23 @@ class layout_pass {
     add_node(n.name, device::integer_div{a, b, out, o, fused_table(n, out_layout)});
   }
 
+  /// Row ops (softmax, normalization) read the last logical axis as rows: logical layout.
+  std::pair<device::tensor_id, device::tensor_id> row_op_tensors(const node& n) {
+    const node_context where{n.name, n.onnx_op};
+    const device::tensor_id in = in_layout(n.inputs[0], identity_permutation(shape_of(n.inputs[0]).size()), where);
+    const device::tensor_id out =
+        place_output(n, plain_layout(shape_of(n.outputs[0]), identity_permutation(shape_of(n.outputs[0]).size())));
+    return {in, out};
+  }
+  void lower(const node& n, const ops::softmax& o) {
+    const auto [in, out] = row_op_tensors(n);
+    add_node(n.name, device::softmax{in, out, o});
+  }
+  void lower(const node& n, const ops::normalization& o) {
+    const auto [in, out] = row_op_tensors(n);
+    add_node(n.name, device::normalization{in, out, o});
+  }
+
   void lower(const node& n, const ops::pad& o) {
     const placement& p = plain_input(n, {n.name, n.onnx_op});
     const permutation perm = p.where.perm;

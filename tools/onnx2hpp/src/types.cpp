@@ -70,6 +70,8 @@ tessera::dtype output_type(const graph& g, const node& n) {
   if (const auto* rq = std::get_if<ops::requant_shift>(&n.operation)) return rq->rq.type;
   if (const auto* lut = std::get_if<ops::lookup_table>(&n.operation)) return lut->output;
   if (const auto* r = std::get_if<ops::reduce>(&n.operation); r != nullptr && !r->mean) return tessera::dtype::s32;
+  if (std::holds_alternative<ops::softmax>(n.operation)) return tessera::dtype::u8;
+  if (const auto* norm = std::get_if<ops::normalization>(&n.operation)) return norm->output;
   if (accepts_fused_requant(n.operation)) return tessera::dtype::s32;  // an int32 accumulator
   return g.tensors[static_cast<std::size_t>(n.inputs[0])].type;        // data movement keeps the type
 }
@@ -140,6 +142,12 @@ bool type_nodes(graph& g) {
       if (in != lut->input)
         node_context{n.name, n.onnx_op}.fail(fmt::format("the input is {} but its zero point says {}",
                                                          tessera::name_of(in), tessera::name_of(lut->input)));
+    }
+    if (std::holds_alternative<ops::softmax>(n.operation) || std::holds_alternative<ops::normalization>(n.operation)) {
+      const tessera::dtype in = g.tensors[static_cast<std::size_t>(n.inputs[0])].type;
+      if (in != tessera::dtype::s8 && in != tessera::dtype::u8)
+        node_context{n.name, n.onnx_op}.fail(
+            fmt::format("the input is {}; the kernel takes an 8-bit tensor (int8 or uint8)", tessera::name_of(in)));
     }
     if (const auto* pad = std::get_if<ops::pad>(&n.operation)) {
       if (pad->value < tessera::min_of(type) || pad->value > tessera::max_of(type))

@@ -173,6 +173,66 @@ def supported_cases(root):
         [weights('w', 4, 2, 3, 3), int64s('shape', [1, 4, 5, 5]), weights('w2', 3, 4, 1, 1)] + c_u + c_v,
         [('x', [1, 2, 5, 5])], ['z'], [u8(1, 2, 5, 5)])
 
+    # The dialect's softmaxes over the last axis (docs/semantics.md): rows of 37 (groups of 16
+    # and a leftover of 5; not a multiple of 4) with an all-equal row, a row of -128 and a row
+    # of 127 and -128 (the widest spread); rows of one element; uint8 rows of 50 (all 255, all 0,
+    # random; ITAPartialMax in groups of 5); and uint8 rows of 4096 whose iSoftmax sum exceeds
+    # 2^31 (the all-equal row: 4096 * 1,010,000), so a signed 32-bit sum would fail. The second
+    # iSoftmax has log2 = 7, so its exponent z reaches the clamp at 31.
+    x = s8(2, 3, 37)
+    x[0, 0], x[0, 1], x[0, 2, ::2], x[0, 2, 1::2] = 5, -128, 127, -128
+    v = u8(3, 50)
+    v[0], v[1] = 255, 0
+    u = rng.integers(0, 121, (2, 4096))
+    u[0] = 200
+    u[1, rng.choice(4096, 8, replace=False)] = 255
+
+    def i_softmax(name, src, dst, a, b, c, log2):
+        return helper.make_node('iSoftmax', [src], [dst], name=name, coeffA=[float(a)], coeffB=[float(b)],
+                                coeffC=[float(c)], log2=[float(log2)], n_levels=[256.0])
+
+    def ita_partial(name, src, dst, width):
+        return helper.make_node('ITAPartialMax', [src], [dst], name=name, group_width=width, n_levels=[256.0])
+
+    save_case(root, 'row_softmaxes', [
+        helper.make_node('ITAMax', ['x'], ['ita'], name='ita', n_levels=[256.0]),
+        ita_partial('ita_partial', 'x', 'ita_partial', 16),
+        i_softmax('isoftmax', 'x', 'isoftmax', 1, 345, 62395, 255),
+        i_softmax('isoftmax_clamp', 'x', 'isoftmax_clamp', 3, -20, 5, 7),
+        helper.make_node('ITAMax', ['e'], ['e_ita'], name='e_ita', n_levels=[256.0]),
+        ita_partial('e_ita_partial', 'e', 'e_ita_partial', 16),
+        i_softmax('e_isoftmax', 'e', 'e_isoftmax', 1, 173, 15599, 127),
+        helper.make_node('ITAMax', ['v'], ['v_ita'], name='v_ita', n_levels=[256.0]),
+        ita_partial('v_ita_partial', 'v', 'v_ita_partial', 5),
+        i_softmax('u_isoftmax', 'u', 'u_isoftmax', 1, 1000, 10000, 16)],
+        [], [('x', [2, 3, 37]), ('e', [4, 1]), ('v', [3, 50]), ('u', [2, 4096])],
+        ['ita', 'ita_partial', 'isoftmax', 'isoftmax_clamp', 'e_ita', 'e_ita_partial', 'e_isoftmax', 'v_ita',
+         'v_ita_partial', 'u_isoftmax'], [x, s8(4, 1), v, u])
+
+    # The dialect's normalizations over the last axis: int8 rows of 23 (all equal, all -128,
+    # alternating 127/-128, random) and uint8 rows (true values, no offset), negative weights
+    # (floor division), outputs that clamp, rows of one element; iNoNorm with a weight per
+    # element of a (rows, 23) matrix and a bias per column.
+    x = s8(4, 23)
+    x[0], x[1], x[2, ::2], x[2, 1::2] = 7, -128, 127, -128
+    levels = {'n_levels': [256.0]}
+    save_case(root, 'row_norms', [
+        helper.make_node('iLayerNorm', ['x', 'ln_w', 'ln_b'], ['ln'], name='ln', D=[2.0 ** 14], **levels),
+        helper.make_node('iRMSNorm', ['x', 'rms_w'], ['rms'], name='rms', D=2 ** 16, n_levels=256),
+        helper.make_node('iNoNorm', ['x', 'nn_w', 'nn_b'], ['nn'], name='nn', D=[2.0 ** 16], mul=[425.0], **levels),
+        helper.make_node('iLayerNorm', ['u', 'uln_w', 'uln_b'], ['u_ln'], name='u_ln', D=[2.0 ** 14], **levels),
+        helper.make_node('iRMSNorm', ['u', 'urms_w'], ['u_rms'], name='u_rms', D=2 ** 16, n_levels=256),
+        helper.make_node('iLayerNorm', ['one', 'one_w', 'one_b'], ['one_ln'], name='one_ln', D=[2.0 ** 10], **levels),
+        helper.make_node('iRMSNorm', ['one', 'one_rw'], ['one_rms'], name='one_rms', D=[2.0 ** 12], **levels)],
+        [weights('ln_w', 23, lo=-2000000, hi=2000000), weights('ln_b', 23, lo=-40000, hi=40000),
+         weights('rms_w', 23, lo=-9000000, hi=9000000), weights('nn_w', 4, 23, lo=-127, hi=128),
+         weights('nn_b', 23, lo=-5000, hi=5000), weights('uln_w', 1, 23, lo=-300000, hi=300000),
+         weights('uln_b', 23, lo=-40000, hi=40000), weights('urms_w', 23, lo=-4000000, hi=4000000),
+         weights('one_w', 1, lo=-99999, hi=99999), weights('one_b', 1, lo=-9999, hi=9999),
+         weights('one_rw', 1, lo=-999999, hi=999999)],
+        [('x', [4, 23]), ('u', [3, 23]), ('one', [5, 1])],
+        ['ln', 'rms', 'nn', 'u_ln', 'u_rms', 'one_ln', 'one_rms'], [x, u8(3, 23), np.array([[-128], [127], [0], [-1], [5]])])
+
 
 # ---------------------------------------------------------------------------- transformer ops
 
@@ -306,6 +366,38 @@ def broken_cases(root, corpus_model):
     save('mean_to_scalar', model([helper.make_node('ReduceMean', ['x'], ['y'], name='mean', keepdims=0)], [],
                                  [value('y', [])]),
          r"node 'mean' \(ReduceMean\): a reduction over every axis without keepdims", '--input-type x=s8')
+    # Row ops whose kernels' integers could overflow, or that are malformed.
+    def row_model(node, inits, shape=(1, 4, 8)):
+        graph = helper.make_graph([node], 'broken', [value('x', list(shape))], [value('y', list(shape))], inits)
+        return helper.make_model(graph, opset_imports=opset)
+
+    def i_softmax(c, shape=(1, 4, 8)):
+        return row_model(helper.make_node('iSoftmax', ['x'], ['y'], name='sm', coeffA=[1.0], coeffB=[345.0],
+                                          coeffC=[float(c)], log2=[255.0], n_levels=[256.0]), [], shape)
+
+    save('isoftmax_row_sum_overflow', i_softmax(62395, (1, 2, 30000)),
+         r"node 'sm' \(iSoftmax\): a row of 30000 exponentials up to 181420 can exceed the 32-bit sum",
+         '--input-type x=s8')
+    save('isoftmax_negative_exponential', i_softmax(-200000),
+         r"\(iSoftmax\): the polynomial .* leaves \[0, 2\^32\) at x - max = ", '--input-type x=s8')
+    save('ita_partial_group_width', row_model(helper.make_node('ITAPartialMax', ['x'], ['y'], name='ita',
+                                                               group_width=0, n_levels=[256.0]), []),
+         r"node 'ita' \(ITAPartialMax\): group_width = 0 must be at least 1", '--input-type x=s8')
+    big = floats('w', np.full((8,), 2.0 ** 30))
+    save('inonorm_overflow', row_model(helper.make_node('iNoNorm', ['x', 'w', 'b'], ['y'], name='nn', D=[2.0 ** 16],
+                                                        mul=[2.0 ** 30], n_levels=[256.0]),
+                                       [big, floats('b', np.zeros(8))]),
+         r"node 'nn' \(iNoNorm\): \(x\*weight \+ bias\) \* mul can exceed 64 bits", '--input-type x=s8')
+    save('ilayernorm_d', row_model(helper.make_node('iLayerNorm', ['x', 'w', 'b'], ['y'], name='ln', D=[1000.0],
+                                                    n_levels=[256.0]), [big, floats('b', np.zeros(8))]),
+         r"node 'ln' \(iLayerNorm\): D = 1000 is not a power of two", '--input-type x=s8')
+    save('irmsnorm_weight_shape', row_model(helper.make_node('iRMSNorm', ['x', 'w'], ['y'], name='rms', D=2 ** 16,
+                                                             n_levels=256), [floats('w', np.ones(7))]),
+         r"node 'rms' \(iRMSNorm\): weight \(7\) does not broadcast to the input \(1, 4, 8\)", '--input-type x=s8')
+    save('isoftmax_int32_input', row_model(helper.make_node('iSoftmax', ['x'], ['y'], name='sm', coeffA=[1.0],
+                                                            coeffB=[345.0], coeffC=[62395.0], log2=[255.0],
+                                                            n_levels=[256.0]), []),
+         r"node 'sm' \(iSoftmax\): the input is .*; the kernel takes an 8-bit tensor", '--input-type x=s32')
     with open(os.path.join(root, 'garbage.onnx'), 'w') as f:
         f.write('this is not a model\n')
     expected.append(r"garbage|cannot parse .* as an ONNX model|")

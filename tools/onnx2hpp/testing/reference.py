@@ -6,6 +6,8 @@ see kernels/tessera/kernels/reference/pool.hpp). It exists to produce golden out
 models that exercise converter paths the Deeploy corpus does not reach (average pools,
 transposes, layout copies, reshape chains, ...); it is not a general ONNX runtime.
 """
+import math
+
 import numpy as np
 import onnx
 from onnx import numpy_helper
@@ -131,6 +133,63 @@ def gelu(x, b, one):
 
 def integer_div(a, b, delta, eps, eta):
     return divide_round_half_away(delta * eta * a, eta * b + eps)
+# ---------------------------------------------------------------------------- row operators
+# The dialect's softmaxes and normalizations over the last axis, on true values, written from
+# ../../../../shared/spec/integer-semantics.md and docs/semantics.md (not from the C++ kernels).
+
+def c_div(a, b):
+    """C's `/`: truncation toward zero."""
+    q = np.abs(a) // np.abs(b)
+    return np.where((np.asarray(a) < 0) != (np.asarray(b) < 0), -q, q)
+
+
+def isqrt(a):
+    """floor(sqrt(a)) elementwise, exact (Python integers)."""
+    return np.array([math.isqrt(int(v)) for v in np.ravel(a)], np.int64).reshape(np.shape(a))
+
+
+def i_softmax(x, coeff_a, coeff_b, coeff_c, log2, levels):
+    xt = x - x.max(axis=-1, keepdims=True)
+    z = np.clip(-c_div(xt, log2), 0, 31)
+    p = xt + z * log2
+    y = ((coeff_a * (p + coeff_b) ** 2 + coeff_c) >> z) & 0xffffffff
+    s = y.sum(axis=-1, keepdims=True) & 0xffffffff
+    return y * (levels - 1) // s
+
+
+def ita_max(x, levels):
+    shift = (x.max(axis=-1, keepdims=True) - x + 16) >> 5
+    total = (256 >> shift).sum(axis=-1, keepdims=True)
+    return ((levels - 1) * 256 // total) >> shift
+
+
+def ita_partial_max(x, levels, group_width):
+    """ITAMax streamed over column groups; the running max starts at -128 and the numerator is
+    (n/2 - 1) * 256: Deeploy's C kernel, which the ICCT_ITA golden data follows."""
+    m = np.full(x.shape[:-1] + (1,), -128, np.int64)
+    total = np.zeros_like(m)
+    for g in range(0, x.shape[-1], group_width):
+        group = x[..., g:g + group_width]
+        new_m = np.maximum(m, group.max(axis=-1, keepdims=True))
+        total = np.where(new_m > m, total >> ((new_m - m + 16) >> 5), total)
+        m = new_m
+        total = total + (256 >> ((m - group + 16) >> 5)).sum(axis=-1, keepdims=True)
+    return ((levels // 2 - 1) * 256 // total) >> ((m - x + 16) >> 5)
+
+
+def i_rms_norm(x, w, shift, levels):
+    r = isqrt((x * x).sum(axis=-1, keepdims=True) // x.shape[-1] + 1)
+    return np.clip((x * w // r) >> shift, -(levels // 2), levels // 2 - 1)
+
+
+def i_layer_norm(x, w, b, shift, levels):
+    d = x - x.sum(axis=-1, keepdims=True) // x.shape[-1]
+    r = isqrt((d * d).sum(axis=-1, keepdims=True) // x.shape[-1] + 1)
+    return np.clip((d * w // r + b) >> shift, -(levels // 2), levels // 2 - 1)
+
+
+def i_no_norm(x, w, b, mul, shift, levels):
+    return np.clip(((x * w + b) * mul) >> shift, -(levels // 2), levels // 2 - 1)
 
 
 def run(model, inputs):
@@ -140,7 +199,20 @@ def run(model, inputs):
     runtime_inputs = [i.name for i in g.input if i.name not in env]
     for name, value in zip(runtime_inputs, inputs):
         env[name] = np.asarray(value).astype(np.int64)
-    for node in g.node:
+    run_nodes(g.node, env)
+    return [env[o.name] for o in g.output]
+
+
+def node_output(node, x):
+    """The first output of one node for its input values `x` (None for an omitted input)."""
+    env = {name: value for name, value in zip(node.input, x) if name}
+    run_nodes([node], env)
+    return env[node.output[0]]
+
+
+def run_nodes(nodes, env):
+    """Evaluates `nodes` in order on `env` (tensor name -> int64 array), adding their outputs."""
+    for node in nodes:
         a = attributes(node)
         x = [env[i] if i else None for i in node.input]
         op = node.op_type
@@ -212,7 +284,20 @@ def run(model, inputs):
                 y = integer_mean(x[0], [int(v) for v in axes], a.get('keepdims', 1))
         elif op == 'Gather':
             y = np.take(x[0], x[1], axis=a.get('axis', 0))
+        elif op == 'iSoftmax':
+            y = i_softmax(x[0], *(int(scalar(a[k])) for k in ('coeffA', 'coeffB', 'coeffC', 'log2', 'n_levels')))
+        elif op == 'ITAMax':
+            y = ita_max(x[0], int(scalar(a['n_levels'])))
+        elif op == 'ITAPartialMax':
+            y = ita_partial_max(x[0], int(scalar(a['n_levels'])), int(scalar(a['group_width'])))
+        elif op in ('iRMSNorm', 'iLayerNorm', 'iNoNorm'):
+            shift, levels = int(round(np.log2(scalar(a['D'])))), int(scalar(a['n_levels']))
+            if op == 'iRMSNorm':
+                y = i_rms_norm(x[0], x[1], shift, levels)
+            elif op == 'iLayerNorm':
+                y = i_layer_norm(x[0], x[1], x[2], shift, levels)
+            else:
+                y = i_no_norm(x[0], x[1], x[2], int(scalar(a['mul'])), shift, levels)
         else:
             raise NotImplementedError(op)
         env[node.output[0]] = y
-    return [env[o.name] for o in g.output]

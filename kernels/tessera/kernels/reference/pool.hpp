@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <limits>
 
+#include <tessera/core/integer_math.hpp>
+
 namespace tessera::kernels::reference {
 
 struct pool2d_dims {
@@ -54,12 +56,7 @@ constexpr void max_pool2d(const pool2d_dims& d, const T* in, T* out) {
 }
 
 namespace detail {
-/// floor(a / b) for b > 0 (C++ `/` truncates toward zero).
-constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  if (a % b != 0 && a < 0) --q;
-  return q;
-}
+using tessera::floor_div;  // floor(a / b) for b > 0 (C++ `/` truncates toward zero)
 }  // namespace detail
 
 /// out = round_half_up(sum / count), computed exactly in integers as

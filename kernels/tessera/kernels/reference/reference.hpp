@@ -9,10 +9,12 @@
 #include <tessera/kernels/reference/gemm.hpp>
 #include <tessera/kernels/reference/lookup_table.hpp>
 #include <tessera/kernels/reference/matmul.hpp>
+#include <tessera/kernels/reference/normalization.hpp>
 #include <tessera/kernels/reference/pad.hpp>
 #include <tessera/kernels/reference/pool.hpp>
 #include <tessera/kernels/reference/requant_shift.hpp>
 #include <tessera/kernels/reference/slice.hpp>
+#include <tessera/kernels/reference/softmax.hpp>
 #include <tessera/kernels/reference/transpose.hpp>
 #include <tessera/kernels/reference/hardswish.hpp>
 #include <tessera/kernels/reference/gelu.hpp>
