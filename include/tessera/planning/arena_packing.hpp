@@ -91,8 +91,11 @@ struct conflict_rows {
 
 template <std::size_t N>
 constexpr conflict_rows conflicts_of(const std::array<item, N>& items, std::size_t count) {
-  std::vector<std::size_t> by_first(count);
-  for (std::size_t k = 0; k < count; ++k) by_first[k] = k;
+  // Vectors grow by push_back only: libstdc++ 12 fills a value-initialized vector of a trivial
+  // type in a way Clang rejects in constant evaluation (riscv32-v builds with clang 19).
+  std::vector<std::size_t> by_first;
+  by_first.reserve(count);
+  for (std::size_t k = 0; k < count; ++k) by_first.push_back(k);
   std::sort(by_first.begin(), by_first.end(),
             [&](std::size_t x, std::size_t y) { return items[x].first != items[y].first ? items[x].first < items[y].first : x < y; });
   std::vector<std::vector<std::size_t>> rows(count);
@@ -109,8 +112,9 @@ constexpr conflict_rows conflicts_of(const std::array<item, N>& items, std::size
     live.push_back(i);
   }
   conflict_rows out;
-  out.at.resize(count + 1);
-  for (std::size_t i = 0; i < count; ++i) out.at[i + 1] = out.at[i] + rows[i].size();
+  out.at.reserve(count + 1);
+  out.at.push_back(0);
+  for (std::size_t i = 0; i < count; ++i) out.at.push_back(out.at[i] + rows[i].size());
   out.items.reserve(out.at[count]);
   for (const auto& row : rows) out.items.insert(out.items.end(), row.begin(), row.end());
   return out;
@@ -126,7 +130,9 @@ template <std::size_t N>
 constexpr std::size_t first_fit(const std::array<item, N>& items, std::size_t count,
                                 const std::array<std::size_t, N>& order, std::array<std::size_t, N>& offset) {
   const conflict_rows conflicts = conflicts_of(items, count);
-  std::vector<bool> placed(count, false);
+  std::vector<char> placed;
+  placed.reserve(count);
+  for (std::size_t k = 0; k < count; ++k) placed.push_back(0);
   std::vector<std::size_t> below;  // the current item's placed conflicts
   std::size_t peak = 0;
   for (std::size_t k = 0; k < count; ++k) {
@@ -134,7 +140,7 @@ constexpr std::size_t first_fit(const std::array<item, N>& items, std::size_t co
     const item& cur = items[i];
     below.clear();
     for (std::size_t c = conflicts.at[i]; c < conflicts.at[i + 1]; ++c)
-      if (placed[conflicts.items[c]]) below.push_back(conflicts.items[c]);
+      if (placed[conflicts.items[c]] != 0) below.push_back(conflicts.items[c]);
     std::sort(below.begin(), below.end(), [&](std::size_t x, std::size_t y) { return offset[x] < offset[y]; });
     std::size_t at = 0;
     for (std::size_t j : below) {
@@ -142,7 +148,7 @@ constexpr std::size_t first_fit(const std::array<item, N>& items, std::size_t co
       if (offset[j] + items[j].bytes > at) at = offset[j] + items[j].bytes;  // move past it
     }
     offset[i] = at;
-    placed[i] = true;
+    placed[i] = 1;
     if (at + cur.bytes > peak) peak = at + cur.bytes;
   }
   return peak;
