@@ -8,6 +8,8 @@ set(tessera_corpus_supported
   Models/CNN_Linear2
   Models/MLPerf/ImageClassification
   Models/MLPerf/AnomalyDetection
+  Models/CCT/Int/ICCT
+  Models/CCT/Int/ICCT_ITA
   Kernels/Integer/Add/Large
   Kernels/Integer/Add/MultIO
   Kernels/Integer/Add/Regular
