@@ -27,6 +27,7 @@ struct tiling_row {
   std::string model;
   std::string target;
   std::string objective;               ///< the tile solver's objective ("dory" or "latency")
+  std::string fusion;                  ///< the fusion selector's criterion and the blocks it fused ("latency:3")
   std::int64_t tiles = 0;              ///< tiles over all tiled layers
   int tiled_layers = 0;
   std::size_t l1_bytes = 0;            ///< L1 the plan uses

@@ -31,6 +31,7 @@
 #include <tessera/ops/integer_div.hpp>
 #include <tessera/ops/gather.hpp>
 #include <tessera/planning/arena_plan.hpp>
+#include <tessera/planning/fusion.hpp>
 #include <tessera/runtime/executor.hpp>
 #include <tessera/graph/origin.hpp>
 #include <tessera/dma/memcpy_policy.hpp>

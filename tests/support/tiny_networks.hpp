@@ -105,4 +105,57 @@ using network = tessera::network<
     tessera::op::gemm<"fc", {.input = 4, .output = 5, .n = 6, .k = 160}, fc_weights, fc_bias>>;
 }  // namespace features
 
+// Two depthwise-separable blocks (the MobileNet pattern the planner fuses, planning/fusion.hpp):
+// conv 3x3 (3->8), depthwise 3x3 (8) + pointwise (8->12), depthwise 3x3 stride 2 with
+// asymmetric padding (12) + pointwise (12->16, requantised per channel), max pool, gemm.
+namespace separable {
+using features::pseudo_random;
+using features::requant;
+inline constexpr auto conv_weights = pseudo_random<std::int8_t, 8 * 3 * 3 * 3>(11, -128, 127);
+inline constexpr auto conv_requant = requant<8>(12, 10, -128, 127);
+inline constexpr auto dw1_weights = pseudo_random<std::int8_t, 8 * 3 * 3>(13, -128, 127);
+inline constexpr auto dw1_bias = pseudo_random<std::int32_t, 8>(14, -3000, 3000);
+inline constexpr auto dw1_requant = requant<8>(15, 9, 0, 127);
+inline constexpr auto pw1_weights = pseudo_random<std::int8_t, 12 * 8>(16, -128, 127);
+inline constexpr auto pw1_requant = requant<1>(17, 8, -128, 127);
+inline constexpr auto dw2_weights = pseudo_random<std::int8_t, 12 * 3 * 3>(18, -128, 127);
+inline constexpr auto dw2_requant = requant<12>(19, 9, -128, 127);
+inline constexpr auto pw2_weights = pseudo_random<std::int8_t, 16 * 12>(20, -128, 127);
+inline constexpr auto pw2_bias = pseudo_random<std::int32_t, 16>(21, -2000, 2000);
+inline constexpr auto pw2_requant = requant<16>(22, 9, -128, 127);
+inline constexpr auto fc_weights = pseudo_random<std::int8_t, 5 * 112>(23, -128, 127);
+
+inline constexpr tessera::tensor_table<9> tensors{{{
+    {"image", tessera::dtype::u8, {1, 14, 11, 3}},
+    {"conv", tessera::dtype::s8, {1, 14, 11, 8}},
+    {"dw1", tessera::dtype::s8, {1, 14, 11, 8}},
+    {"pw1", tessera::dtype::s8, {1, 14, 11, 12}},
+    {"dw2", tessera::dtype::s8, {1, 7, 5, 12}},
+    {"pw2", tessera::dtype::s8, {1, 7, 5, 16}},
+    {"pool", tessera::dtype::s8, {1, 7, 1, 16}},
+    {"flat", tessera::dtype::s8, {1, 112}},
+    {"logits", tessera::dtype::s32, {1, 5}},
+}}};
+
+using network = tessera::network<
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<8>,
+    tessera::op::conv<"conv",
+                      {.input = 0, .output = 1, .kernel_h = 3, .kernel_w = 3, .pad_top = 1, .pad_left = 1,
+                       .pad_bottom = 1, .pad_right = 1},
+                      conv_weights, tessera::none, conv_requant>,
+    tessera::op::conv<"dw1",
+                      {.input = 1, .output = 2, .kernel_h = 3, .kernel_w = 3, .pad_top = 1, .pad_left = 1,
+                       .pad_bottom = 1, .pad_right = 1, .groups = 8},
+                      dw1_weights, dw1_bias, dw1_requant>,
+    tessera::op::conv<"pw1", {.input = 2, .output = 3}, pw1_weights, tessera::none, pw1_requant>,
+    tessera::op::conv<"dw2",
+                      {.input = 3, .output = 4, .kernel_h = 3, .kernel_w = 3, .stride_h = 2, .stride_w = 2,
+                       .pad_top = 1, .pad_left = 0, .pad_bottom = 1, .pad_right = 1, .groups = 12},
+                      dw2_weights, tessera::none, dw2_requant>,
+    tessera::op::conv<"pw2", {.input = 4, .output = 5}, pw2_weights, pw2_bias, pw2_requant>,
+    tessera::op::max_pool<"pool", {.input = 5, .output = 6, .kernel_h = 1, .kernel_w = 5}>,
+    tessera::op::reshape<"flatten", {.input = 6, .output = 7}>,
+    tessera::op::gemm<"fc", {.input = 7, .output = 8, .n = 5, .k = 112}, fc_weights>>;
+}  // namespace separable
+
 }  // namespace tiny

@@ -57,6 +57,9 @@ struct node_summary {
   std::int64_t macs = 0;
   std::size_t constant_bytes = 0;
   tile_geometry geometry{};  ///< how the layer tiles through L1 (in_place: runs on its L2 buffers)
+  /// The depthwise layer of a fused block (planning/fusion.hpp): it runs inside the next
+  /// node's tiles, which read its input; it has no steps and its output is never stored.
+  bool absorbed = false;
 };
 
 /// Plain-data view of a whole network (sizes fixed by the network type).

@@ -219,13 +219,28 @@ constexpr spill_slots spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const 
 }
 }  // namespace planning_detail
 
+/// The L1 tiling problem of node `n` of `g` on `t` with `capacity` bytes of L1 (a fused
+/// block's problem also carries its depthwise kernel's scratch function).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr tile_problem problem_of(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t n,
+                                  std::size_t capacity) {
+  const auto family = static_cast<std::size_t>(t.kernels);
+  tile_problem p = tile_problem_for(t, g.nodes[n].geometry, capacity, g.nodes[n].tile_scratch[family]);
+  if (g.nodes[n].geometry.fused() && n > 0) p.producer_scratch = g.nodes[n - 1].tile_scratch[family];
+  return p;
+}
+
+/// Whether node `n` tiles through L1 on `t`.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr bool tiles_on(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t n) {
+  return t.level_count >= 2 && g.nodes[n].geometry.kind == tiling_kind::tiled;
+}
+
 /// The L1 tile of layer `n` (infeasible and not tiled: `feasible` false, `smallest_bytes` 0).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr tile_solution solve_layer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t n) {
-  const tile_geometry& geometry = g.nodes[n].geometry;
-  if (t.level_count < 2 || geometry.kind != tiling_kind::tiled) return {};
-  return solve_tiles(
-      tile_problem_for(t, geometry, t.levels[0].bytes, g.nodes[n].tile_scratch[static_cast<std::size_t>(t.kernels)]));
+  if (!tiles_on(g, t, n)) return {};
+  return solve_tiles(problem_of(g, t, n, t.levels[0].bytes));
 }
 
 /// Every layer's L1 tile, solved in one evaluation (the executor solves each layer in its own
@@ -247,12 +262,8 @@ template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<layer_problem, NN> layer_problems_of(const graph_summary<NT, NI, NO, NN>& g,
                                                           const target_desc& t) {
   std::array<layer_problem, NN> out{};
-  for (std::size_t n = 0; n < NN; ++n) {
-    const tile_geometry& geometry = g.nodes[n].geometry;
-    if (t.level_count < 2 || geometry.kind != tiling_kind::tiled) continue;
-    out[n] = {true, tile_problem_for(t, geometry, t.levels[0].bytes,
-                                     g.nodes[n].tile_scratch[static_cast<std::size_t>(t.kernels)])};
-  }
+  for (std::size_t n = 0; n < NN; ++n)
+    if (tiles_on(g, t, n)) out[n] = {true, problem_of(g, t, n, t.levels[0].bytes)};
   return out;
 }
 
@@ -261,22 +272,32 @@ constexpr std::array<layer_problem, NN> layer_problems_of(const graph_summary<NT
 /// Keyed by the problem's value, not by the network and the layer's index: a per-layer entity
 /// named by the network spells all its nodes, O(layers^2) bytes for the compiler (a chain of
 /// 1,000 nodes took 20 s more to compile); and equal layers share one evaluation. The scratch
-/// function travels as its own argument: GCC 12 rejects a pointer to a function template
+/// functions travel as their own arguments: GCC 12 rejects a pointer to a function template
 /// specialization inside a class-type template argument.
-template <layer_problem P, scratch_function Scratch>
+template <layer_problem P, scratch_function Scratch, scratch_function ProducerScratch = nullptr>
 inline constexpr tile_solution solved_layer = [] {
   if (!P.tiled) return tile_solution{};
   tile_problem problem = P.problem;
   problem.scratch = Scratch;
+  problem.producer_scratch = ProducerScratch;
   return solve_tiles(problem);
 }();
 
 namespace planning_detail {
 constexpr layer_problem without_scratch(layer_problem p) {
   p.problem.scratch = nullptr;
+  p.problem.producer_scratch = nullptr;
   return p;
 }
 }  // namespace planning_detail
+
+/// Each of `problems` solved in its own constant evaluation.
+template <const auto& Problems>
+inline constexpr auto solved_layers = []<std::size_t... N>(std::index_sequence<N...>) {
+  return std::array<tile_solution, sizeof...(N)>{solved_layer<planning_detail::without_scratch(Problems[N]),
+                                                               Problems[N].problem.scratch,
+                                                               Problems[N].problem.producer_scratch>...};
+}(std::make_index_sequence<std::remove_cvref_t<decltype(Problems)>{}.size()>{});
 
 template <const auto& Summary, target_desc Target>
 inline constexpr auto layer_problems = layer_problems_of(Summary, Target);
@@ -284,11 +305,7 @@ inline constexpr auto layer_problems = layer_problems_of(Summary, Target);
 /// Every layer's tile, each solved in its own constant evaluation (`solved_layer`), equal to
 /// `solve_layers` (the executor passes it to plan_for).
 template <const auto& Summary, target_desc Target>
-inline constexpr auto layer_solutions = []<std::size_t... N>(std::index_sequence<N...>) {
-  constexpr const auto& problems = layer_problems<Summary, Target>;
-  return std::array<tile_solution, sizeof...(N)>{
-      solved_layer<planning_detail::without_scratch(problems[N]), problems[N].problem.scratch>...};
-}(std::make_index_sequence<std::remove_cvref_t<decltype(Summary.nodes)>{}.size()>{});
+inline constexpr auto layer_solutions = solved_layers<layer_problems<Summary, Target>>;
 
 /// The plan of `g` on `t`, with each layer's L1 tile already solved (`solve_layer`; the
 /// executor passes `layer_solutions`).
@@ -403,10 +420,9 @@ namespace tessera {
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::size_t smallest_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
   std::size_t bytes = 0;
-  for (const node_summary& n : g.nodes) {
-    if (n.geometry.kind != tiling_kind::tiled) continue;
-    const tile_problem p = tile_problem_for(t, n.geometry, 0, n.tile_scratch[static_cast<std::size_t>(t.kernels)]);
-    const std::size_t need = tiling_detail::smallest_bytes(p);
+  for (std::size_t n = 0; n < NN; ++n) {
+    if (g.nodes[n].geometry.kind != tiling_kind::tiled) continue;
+    const std::size_t need = tiling_detail::smallest_bytes(problem_of(g, t, n, 0));
     if (need > bytes) bytes = need;
   }
   return bytes;
@@ -415,11 +431,10 @@ constexpr std::size_t smallest_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, 
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::size_t untiled_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
   std::size_t bytes = 0;
-  for (const node_summary& n : g.nodes) {
-    if (n.geometry.kind != tiling_kind::tiled) continue;
-    const tile_geometry& geo = n.geometry;
-    const tile_problem p = tile_problem_for(t, geo, 0, n.tile_scratch[static_cast<std::size_t>(t.kernels)]);
-    const std::size_t need = cost_of(p, {geo.out_h, geo.out_w, geo.out_c}).total_bytes;
+  for (std::size_t n = 0; n < NN; ++n) {
+    const tile_geometry& geo = g.nodes[n].geometry;
+    if (geo.kind != tiling_kind::tiled) continue;
+    const std::size_t need = cost_of(problem_of(g, t, n, 0), {geo.out_h, geo.out_w, geo.out_c}).total_bytes;
     if (need > bytes) bytes = need;
   }
   return bytes;

@@ -79,6 +79,7 @@ struct tiling_weights {
 /// a DMA transfer between L1 and the level the layer's tensors live in.
 struct latency_model {
   kernel_cost compute{};
+  kernel_cost producer_compute{};  ///< fused blocks: the depthwise kernel's cost
   std::uint32_t macs_per_cycle_x16 = 16;  ///< fallback rate of `compute` (see cost_model.hpp)
   memory_level transfer{"L2", 0, 8, 10, 30};
   bool first_load_hidden = false;  ///< cross-layer prefetch: the fill costs nothing
@@ -93,6 +94,7 @@ struct tile_problem {
   int micro_w = 1;
   tiling_weights weights{};
   scratch_function scratch = nullptr;  ///< the kernel's scratch-size function, if any
+  scratch_function producer_scratch = nullptr;  ///< fused blocks: the depthwise kernel's
   tiling_objective objective = tiling_objective::dory_l1;
   latency_model latency{};
 };
@@ -103,6 +105,7 @@ constexpr tile_problem tile_problem_for(const target_desc& t, const tile_geometr
   tile_problem p{g, capacity, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width, {}, scratch};
   p.objective = t.objective;
   p.latency.compute = t.compute[cost_kind_of(g)];
+  if (g.fused()) p.latency.producer_compute = t.compute[cost_kind::depthwise];
   p.latency.macs_per_cycle_x16 = t.macs_per_cycle_x16;
   if (t.level_count > 1) p.latency.transfer = t.levels[1];
   p.latency.first_load_hidden = t.first_load_hidden;
@@ -130,12 +133,9 @@ struct tile_solution {
   int evaluations = 0;             ///< tiles whose bytes the search evaluated (planning cost)
 };
 
-/// L1 buffers start on 16-byte boundaries (SIMD loads, DMA bursts); the cost counts it.
-inline constexpr std::size_t l1_alignment = 16;
-
 namespace tiling_detail {
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-constexpr std::size_t aligned(std::size_t v) { return (v + l1_alignment - 1) / l1_alignment * l1_alignment; }
+constexpr std::size_t aligned(std::size_t v) { return l1_aligned(v); }
 }  // namespace tiling_detail
 
 constexpr tile_cost cost_of(const tile_problem& p, const tile_shape& t) {
@@ -150,7 +150,13 @@ constexpr tile_cost cost_of(const tile_problem& p, const tile_shape& t) {
                    static_cast<std::size_t>(g.out_elem_bytes);
   c.constant_bytes = static_cast<std::size_t>(t.c) * (g.weight_bytes_per_channel + g.const_bytes_per_channel) +
                      g.const_bytes_fixed;
-  c.scratch_bytes = p.scratch != nullptr ? p.scratch(g, t) : 0;
+  if (g.fused()) {  // the depthwise filters ride in the filter slot, the intermediate in scratch
+    const fused_layout f = fused_layout_of(g, t, p.producer_scratch, p.scratch);
+    c.constant_bytes += f.consumer_filters;
+    c.scratch_bytes = f.scratch_bytes;
+  } else {
+    c.scratch_bytes = p.scratch != nullptr ? p.scratch(g, t) : 0;
+  }
   const std::int64_t channel_tiles = ceil_div(g.out_c, t.c);
   c.tiles = g.batch * ceil_div(g.out_h, t.h) * ceil_div(g.out_w, t.w) * channel_tiles;
   c.activations_doubled = p.double_buffering && c.tiles > 1;
@@ -212,7 +218,8 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t) {
     const int rows = (i & 1) ? k.last[0] : k.extent[0];
     const int cols = (i & 2) ? k.last[1] : k.extent[1];
     const int chans = (i & 4) ? k.last[2] : k.extent[2];
-    k.compute[i] = kernel_tile_cycles(p.latency.compute, p.latency.macs_per_cycle_x16, g, rows, cols, chans);
+    k.compute[i] =
+        layer_tile_cycles(p.latency.compute, p.latency.producer_compute, p.latency.macs_per_cycle_x16, g, rows, cols, chans);
     const auto in_bytes = static_cast<std::uint64_t>(g.input_rows(rows)) * static_cast<std::uint64_t>(g.input_cols(cols)) *
                           static_cast<std::uint64_t>(g.channel_lockstep ? chans : g.in_c) *
                           static_cast<std::uint64_t>(g.in_elem_bytes);
@@ -221,7 +228,8 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t) {
                                  static_cast<std::uint64_t>(chans) * static_cast<std::uint64_t>(g.out_elem_bytes));
   }
   for (int i = 0; i < 2; ++i)
-    k.filters[i] = m.transfer_cycles(static_cast<std::uint64_t>(i ? k.last[2] : k.extent[2]) * g.weight_bytes_per_channel);
+    k.filters[i] = m.transfer_cycles(static_cast<std::uint64_t>(i ? k.last[2] : k.extent[2]) * g.weight_bytes_per_channel) +
+                   (g.fused() ? m.transfer_cycles(g.producer_weight_bytes) : 0);
   return k;
 }
 
@@ -299,6 +307,31 @@ constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t,
     if (e < 0) break;
   }
   return fill + steady + k.store[7];
+}
+
+/// Bytes the layer moves between L2 and L1 with tile `t`: every tile's input box (halo
+/// included, as cost_of counts it) and output, the filters once per channel block (a fused
+/// block's depthwise filters once).
+constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t) {
+  using tiling_detail::ceil_div;
+  const tile_geometry& g = p.layer;
+  const std::int64_t blocks[3]{ceil_div(g.out_h, t.h), ceil_div(g.out_w, t.w), ceil_div(g.out_c, t.c)};
+  const int extent[3]{t.h, t.w, t.c};
+  const int full[3]{g.out_h, g.out_w, g.out_c};
+  std::uint64_t bytes = 0;
+  for (int i = 0; i < 8; ++i) {  // bit d set: the last block along dimension d
+    std::int64_t count = g.batch;
+    int size[3]{};
+    for (int d = 0; d < 3; ++d) {
+      const bool last = (i >> d) & 1;
+      count *= last ? 1 : blocks[d] - 1;
+      size[d] = last ? full[d] - static_cast<int>(blocks[d] - 1) * extent[d] : extent[d];
+    }
+    if (count == 0) continue;
+    const tile_cost c = cost_of(p, {size[0], size[1], size[2]});
+    bytes += static_cast<std::uint64_t>(count) * (c.input_bytes + c.output_bytes);
+  }
+  return bytes + static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel + g.producer_weight_bytes;
 }
 
 /// A lower bound of layer_cycles over every tile no larger than `t` in rows, columns and

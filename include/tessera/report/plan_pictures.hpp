@@ -138,8 +138,10 @@ plan_pictures plan_pictures_of(std::byte* l3, std::byte* l2, std::byte* l1, cons
       if (d.dst.where == schedule::space::tensor) touch_tensor(d.dst.index, w.begin, w.end, true);
       if (d.dst.where == schedule::space::l1 || d.dst.where == schedule::space::l2) {
         const buffer_kind kind = s.role == schedule::transfer_role::input ? buffer_kind::input
-                                 : s.role == schedule::transfer_role::filters ? buffer_kind::weights
-                                                                              : buffer_kind::staging;
+                                 : s.role == schedule::transfer_role::filters ||
+                                           s.role == schedule::transfer_role::producer_filters
+                                     ? buffer_kind::weights
+                                     : buffer_kind::staging;
         fill({d.dst.where == schedule::space::l1 ? 0 : 1, static_cast<std::size_t>(d.dst.offset), d.bytes(),
               fmt::format("{} {} {}", layer, schedule::name_of(s.role), s.tile), kind, w.begin, w.end});
       }
@@ -155,6 +157,10 @@ plan_pictures plan_pictures_of(std::byte* l3, std::byte* l2, std::byte* l1, cons
       for (int i = 0; i < b.operands; ++i)
         read(0, b.inputs[static_cast<std::size_t>(i)].offset, b.inputs[static_cast<std::size_t>(i)].bytes, w.end);
       if (b.weights.bytes > 0) read(0, b.weights.offset, b.weights.bytes, w.end);
+      if (b.producer_weights.bytes > 0) read(0, b.producer_weights.offset, b.producer_weights.bytes, w.end);
+      if (b.intermediate.bytes > 0)  // a fused block's depthwise output, never stored
+        fill({0, b.intermediate.offset, b.intermediate.bytes, fmt::format("{} intermediate {}", layer, s.tile),
+              buffer_kind::scratch, w.begin, w.end});
       if (b.scratch.bytes > 0)
         fill({0, b.scratch.offset, b.scratch.bytes, fmt::format("{} scratch {}", layer, s.tile), buffer_kind::scratch,
               w.begin, w.end});

@@ -57,7 +57,9 @@ simulation simulate(std::byte* l3, std::byte* l2, std::byte* l1, const typename 
   Run::run(l3, l2, l1, inputs, outputs, dma, [&](int node, tensor_id, const void*) {
     if (node == last) return;  // one measurement per layer, not per output
     last = node;
-    sim.layers.push_back({detail::minus(dma.stats(), before)});
+    // Indexed by node: the depthwise node of a fused block has no measurement of its own.
+    if (sim.layers.size() < static_cast<std::size_t>(node) + 1) sim.layers.resize(static_cast<std::size_t>(node) + 1);
+    sim.layers[static_cast<std::size_t>(node)] = {detail::minus(dma.stats(), before)};
     before = dma.stats();
   });
   dma.finish();
@@ -76,7 +78,7 @@ simulation simulate(std::byte* l2, std::byte* l1, const typename Run::inputs_t& 
 /// The per-layer table of a tiled plan with the simulator's measurements.
 template <class Net, class Run>
 std::string tiled_plan_table(const simulation& sim) {
-  constexpr auto& g = Net::summary;
+  constexpr auto& g = Run::summary;  // fused blocks: one row, the depthwise node's marked
   std::string out = fmt::format(
       "target {}: L1 {} of {} bytes, L2 arena {} + filter staging {} + spill staging {} + io {} of {} bytes, "
       "L3 activations {} bytes; {} kernels\n",
@@ -91,10 +93,12 @@ std::string tiled_plan_table(const simulation& sim) {
     const layer_l1_plan& l = Run::plan.layers[n];
     const dma::dma_stats s = n < sim.layers.size() ? sim.layers[n].stats : dma::dma_stats{};
     const std::string tile =
-        l.tiled ? fmt::format("{}x{}x{}", l.solution.tile.h, l.solution.tile.w, l.solution.tile.c) : "in L2";
+        l.tiled ? fmt::format("{}x{}x{}", l.solution.tile.h, l.solution.tile.w, l.solution.tile.c)
+                : node.absorbed ? "fused next" : "in L2";
     const char* kernel = node.kernel[static_cast<std::size_t>(Run::target.kernels)];
+    const char* op = node.geometry.fused() ? "dw+pw block" : name_of(node.kind);
     out += fmt::format("{:>3}  {:<24} {:<12} {:<10} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6.0f}%\n", n,
-                       node.name.c_str(), name_of(node.kind), kernel != nullptr ? kernel : "-", tile, l.tiled ? l.solution.cost.tiles : 0, l.bytes,
+                       node.name.c_str(), op, kernel != nullptr ? kernel : "-", tile, l.tiled ? l.solution.cost.tiles : 0, l.bytes,
                        s.levels[1].bytes_in, s.levels[1].bytes_out, s.levels[2].bytes_in, s.compute_cycles,
                        s.dma_busy_cycles, 100.0 * s.overlap());
   }

@@ -23,6 +23,7 @@
 #include <tessera/diagnostics/errors.hpp>
 #include <tessera/dma/policy.hpp>
 #include <tessera/dma/transfer.hpp>
+#include <tessera/planning/fusion.hpp>
 #include <tessera/planning/target_plan.hpp>
 #include <tessera/runtime/cluster.hpp>
 #include <tessera/runtime/executor.hpp>
@@ -58,14 +59,18 @@ constexpr bool plan_fits() {
 template <class Net, class Target, pipeline_options Options = pipeline_options{}>
 struct tiled_executor {
   static constexpr target_desc target = Target::desc;
-  static constexpr const auto& net_summary = Net::summary;
-  static constexpr auto plan = plan_for(Net::summary, target, layer_solutions<Net::summary, target>);
-  static constexpr bool fits = runtime_detail::plan_fits<plan, Net::summary, target>();
+  /// What is planned: the network's summary with the fused depthwise -> pointwise blocks the
+  /// selector chose for this target (planning/fusion.hpp); the plan, the schedule and the
+  /// reports index layers by its nodes.
+  static constexpr const auto& summary = fused_summary<Net::summary, target>;
+  static constexpr const auto& net_summary = summary;
+  static constexpr auto plan = plan_for(summary, target, layer_solutions<summary, target>);
+  static constexpr bool fits = runtime_detail::plan_fits<plan, summary, target>();
   static_assert(fits, "tessera::tiled_executor: the network does not fit the target (see does_not_fit above)");
 
   /// The schedule: every transfer, wait and compute of a run, in order.
-  static constexpr auto program = schedule::emit_program<schedule::count_steps(Net::summary, plan)>(Net::summary, plan);
-  static constexpr bool schedule_is_safe = schedule::proven_safe<Net::summary, plan, program>();
+  static constexpr auto program = schedule::emit_program<schedule::count_steps(summary, plan)>(summary, plan);
+  static constexpr bool schedule_is_safe = schedule::proven_safe<summary, plan, program>();
   static_assert(schedule_is_safe, "tessera::tiled_executor: the schedule has a hazard (see schedule_hazard above)");
 
   /// The L2 buffer: activation arena, then (three-level targets) the filter staging slots.
@@ -135,15 +140,15 @@ struct tiled_executor {
       if constexpr (requires { dma.set_trace_tag(0); }) dma.set_trace_tag(static_cast<int>(index));
       switch (s.kind) {
         case schedule::step_kind::issue:
-          handles[s.handle] = dma.start(bind(schedule::describe(Net::summary, plan, s), m));
+          handles[s.handle] = dma.start(bind(schedule::describe(summary, plan, s), m));
           break;
         case schedule::step_kind::wait:
           if (!(Options.skip_input_wait && s.role == schedule::transfer_role::input)) dma.wait(handles[s.handle]);
           break;
         case schedule::step_kind::compute: compute(s, m, dma, team); break;
         case schedule::step_kind::done:
-          for (int o = 0; o < Net::summary.nodes[s.layer].output_count; ++o) {
-            const tensor_id t = Net::summary.nodes[s.layer].outputs[static_cast<std::size_t>(o)];
+          for (int o = 0; o < summary.nodes[s.layer].output_count; ++o) {
+            const tensor_id t = summary.nodes[s.layer].outputs[static_cast<std::size_t>(o)];
             observer(static_cast<int>(s.layer), t, locate(t, m));
           }
           break;
@@ -198,7 +203,7 @@ struct tiled_executor {
   static void compute(const schedule::step& s, const memory& m, Dma& dma, T& team) {
     const runtime_detail::node_calls& node = nodes[s.layer];
     if (s.tile < 0) {
-      const node_summary& layer = Net::summary.nodes[s.layer];
+      const node_summary& layer = summary.nodes[s.layer];
       void* in[max_node_inputs]{};
       void* out[max_node_outputs]{};
       for (int i = 0; i < layer.input_count; ++i) in[i] = locate(layer.inputs[static_cast<std::size_t>(i)], m);
@@ -208,9 +213,9 @@ struct tiled_executor {
       return;
     }
     if (node.tile != nullptr) {
-      const tile_geometry& g = Net::summary.nodes[s.layer].geometry;
+      const tile_geometry& g = summary.nodes[s.layer].geometry;
       tile_args args{};
-      const schedule::tile_buffers b = schedule::buffers_of(Net::summary, plan, s, &args);
+      const schedule::tile_buffers b = schedule::buffers_of(summary, plan, s, &args);
       for (int k = 0; k < b.operands; ++k) {
         args.input[k] = m.l1 + b.inputs[static_cast<std::size_t>(k)].offset;
         dma.declare_read(args.input[k], b.inputs[static_cast<std::size_t>(k)].bytes);
@@ -224,9 +229,16 @@ struct tiled_executor {
       const schedule::tile_position& p = b.at;
       args.n = p.n, args.y0 = p.y0, args.x0 = p.x0, args.c0 = p.c0, args.h = p.h, args.w = p.w, args.c = p.c;
       dma.declare_write(args.output, b.output.bytes);
+      std::uint64_t macs = static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) *
+                           static_cast<std::uint64_t>(p.c) * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
       // One scratch area is planned per tile: a kernel that needs one runs the tile on one core.
       const int cores = b.scratch.bytes == 0 ? team.cores() : 1;
-      if (cores > 1 && p.h > 1) {
+      if (g.fused()) {  // the intermediate tile is one area: one core
+        std::uint64_t depthwise_macs = 0;
+        auto block = [&](int /*core*/) { depthwise_macs = fused_tile(nodes[s.layer - 1], node, g, args, b, m.l1, dma); };
+        team.fork(static_cast<int>(s.layer), 1, block);
+        macs += depthwise_macs;
+      } else if (cores > 1 && p.h > 1) {
         const int chunk = row_band_of(p.h, cores, 0).rows();
         auto band = [&](int core) {
           const row_band r = row_band_of(p.h, cores, core);
@@ -237,8 +249,6 @@ struct tiled_executor {
         auto whole = [&](int /*core*/) { node.tile(args); };
         team.fork(static_cast<int>(s.layer), 1, whole);
       }
-      const auto outputs = static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) * static_cast<std::uint64_t>(p.c);
-      const std::uint64_t macs = outputs * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
       if constexpr (requires { dma.compute_cycles(macs, macs); }) {  // a policy that models time
         dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c), macs);  // the solver's cost model
       } else {
@@ -247,6 +257,30 @@ struct tiled_executor {
     }
   }
 
+  /// One tile of a fused block: the depthwise kernel writes every intermediate channel of the
+  /// tile's rows and columns into L1, the pointwise kernel computes the tile from them. Returns
+  /// the depthwise MACs.
+  template <class Dma>
+  static std::uint64_t fused_tile(const runtime_detail::node_calls& depthwise, const runtime_detail::node_calls& pointwise,
+                                  const tile_geometry& g, const tile_args& block, const schedule::tile_buffers& b,
+                                  std::byte* l1, Dma& dma) {
+    tile_args dw = block;  // the block's input window and padding, all intermediate channels
+    dw.weights = l1 + b.producer_weights.offset;
+    dw.output = l1 + b.intermediate.offset;
+    dw.scratch = l1 + b.scratch.offset;
+    dw.c0 = 0;
+    dw.c = g.intermediate_channels;
+    dma.declare_read(dw.weights, b.producer_weights.bytes);
+    dma.declare_write(dw.output, b.intermediate.bytes);
+    depthwise.tile(dw);
+    tile_args pw = block;  // the block's outputs from the intermediate tile
+    pw.input[0] = dw.output;
+    pw.in_rows = block.h, pw.in_cols = block.w, pw.in_channels = g.intermediate_channels;
+    pw.pad_top = pw.pad_left = pw.pad_bottom = pw.pad_right = 0;
+    pointwise.tile(pw);
+    return static_cast<std::uint64_t>(block.h) * static_cast<std::uint64_t>(block.w) *
+           static_cast<std::uint64_t>(g.intermediate_channels) * static_cast<std::uint64_t>(producer_of(g).macs_per_output);
+  }
 };
 
 }  // namespace tessera

@@ -62,6 +62,7 @@ class emitter {
   constexpr void run() {
     if (!plan_.fits) return;  // nothing to schedule: the executor reports the plan's failure
     for (std::size_t n = 0; n < NN; ++n) {
+      if (net_.nodes[n].absorbed) continue;  // runs inside the next node's tiles (fused block)
       if (plan_.layers[n].tiled) {
         tiled_layer(static_cast<int>(n));
       } else {
@@ -100,6 +101,38 @@ class emitter {
     bool on = false;
   };
 
+  /// A layer's filter block in flight: its own filters and, for a fused block, the depthwise
+  /// filters in front of them.
+  struct filter_load {
+    step own{}, producer{};
+    bool fused = false;
+  };
+  constexpr filter_load start_filters(int layer, std::int64_t tile, int slot, int staging_slot = 0) {
+    filter_load f{};
+    if (net_.nodes[static_cast<std::size_t>(layer)].geometry.fused()) {
+      f.producer = start(transfer_role::producer_filters, layer, tile, slot);
+      f.fused = true;
+    }
+    f.own = start(transfer_role::filters, layer, tile, slot, staging_slot);
+    return f;
+  }
+  constexpr void wait_filters(const filter_load& f) {
+    if (f.fused) wait(f.producer);
+    wait(f.own);
+  }
+
+  /// The layers that run, in order: absorbed nodes (fused blocks) have no steps of their own.
+  constexpr int next_layer(int n) const {
+    int m = n + 1;
+    while (m < static_cast<int>(NN) && net_.nodes[static_cast<std::size_t>(m)].absorbed) ++m;
+    return m;
+  }
+  constexpr int previous_layer(int m) const {
+    int p = m - 1;
+    while (p >= 0 && net_.nodes[static_cast<std::size_t>(p)].absorbed) --p;
+    return p;
+  }
+
   // --- across layers ------------------------------------------------------------------------
   // Layer n issues layer n+1's first loads (`opening_`, `early_chunk_`); layer n's last stores
   // complete while layer n+1's first tile computes (`deferred_`).
@@ -108,10 +141,12 @@ class emitter {
   /// neither passing activations through L3 across the boundary.
   constexpr bool overlaps_previous(int m) const {
     if (m <= 0 || m >= static_cast<int>(NN)) return false;
-    const layer_l1_plan& a = plan_.layers[static_cast<std::size_t>(m - 1)];
+    const int p = previous_layer(m);
+    if (p < 0) return false;
+    const layer_l1_plan& a = plan_.layers[static_cast<std::size_t>(p)];
     const layer_l1_plan& b = plan_.layers[static_cast<std::size_t>(m)];
     if (!a.tiled || !b.tiled || !planning_detail::l1_disjoint(a, b)) return false;
-    const node_summary& prev = net_.nodes[static_cast<std::size_t>(m - 1)];
+    const node_summary& prev = net_.nodes[static_cast<std::size_t>(p)];
     const node_summary& next = net_.nodes[static_cast<std::size_t>(m)];
     if (plan_.in_l3[static_cast<std::size_t>(prev.outputs[0])]) return false;
     for (int k = 0; k < next.input_count; ++k)
@@ -172,7 +207,7 @@ class emitter {
   /// or it stages none): the next layer's first filter chunk moves L3 -> L2 behind this whole
   /// layer, or, on two-level targets, its first filter block moves straight into its L1 slot.
   constexpr void open_next_filters(int layer, bool layer_staged) {
-    const int m = layer + 1;
+    const int m = next_layer(layer);
     if (m >= static_cast<int>(NN) || !plan_.layers[static_cast<std::size_t>(m)].tiled) return;
     const layer_l1_plan& l = plan_.layers[static_cast<std::size_t>(m)];
     if (net_.nodes[static_cast<std::size_t>(m)].geometry.weight_bytes_per_channel == 0) return;
@@ -184,7 +219,7 @@ class emitter {
     } else if (overlaps_previous(m) && deferred_layer_ < 0) {  // L1 bytes of the layer before may still drain
       if (opening_.layer != m) opening_ = {};
       opening_.layer = m;
-      opening_.filters = start(transfer_role::filters, m, 0, 0);
+      opening_.filters = start_filters(m, 0, 0);
       opening_.has_filters = true;
     }
   }
@@ -192,7 +227,7 @@ class emitter {
   /// During the last tile of `layer`: the next layer's first filter block moves from L2 staging
   /// into L1, and its first input tile loads when the stores it reads have completed.
   constexpr void open_next(int layer, const std::array<pending, 2>& stores) {
-    const int m = layer + 1;
+    const int m = next_layer(layer);
     if (!overlaps_previous(m)) return;
     // Layer m shares L1's side with layer - 1, whose last stores may still drain (a one-tile
     // layer has not settled them yet). Issued before this layer's loads, they have landed by
@@ -206,11 +241,11 @@ class emitter {
       early_chunk_.on = false;
       opening_.chunk_landed = true;
       opening_.chunk_slot = early_chunk_.slot;
-      opening_.filters = start(transfer_role::filters, m, 0, 0, early_chunk_.slot);
+      opening_.filters = start_filters(m, 0, 0, early_chunk_.slot);
       opening_.has_filters = true;
     } else if (!opening_.has_filters && next.geometry.weight_bytes_per_channel > 0 &&
                plan_.layers[static_cast<std::size_t>(m)].stage_channels == 0) {
-      opening_.filters = start(transfer_role::filters, m, 0, 0);
+      opening_.filters = start_filters(m, 0, 0);
       opening_.has_filters = true;
     }
     // Inputs: only when every result of this layer they read is stored (the current tile's is
@@ -238,7 +273,7 @@ class emitter {
     const bool staged = has_weights && l.stage_channels > 0;
 
     std::array<std::array<step, 2>, 2> in{};  // [slot][operand]
-    std::array<step, 2> weights{};
+    std::array<filter_load, 2> weights{};
     std::array<pending, 2> out{};
     std::array<step, 2> chunk{};
     int current_chunk = -1;
@@ -315,7 +350,7 @@ class emitter {
         }
         const int ws = weight_slot(p.block);
         if (i == 0 && mine.has_filters) weights[0] = mine.filters;
-        else weights[static_cast<std::size_t>(ws)] = start(transfer_role::filters, layer, i, ws, staging_slot);
+        else weights[static_cast<std::size_t>(ws)] = start_filters(layer, i, ws, staging_slot);
       }
     };
 
@@ -340,7 +375,7 @@ class emitter {
       const int s = slot(i);
       const int ws = weight_slot(p.block);
       for (int k = 0; k < operands; ++k) wait(in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)]);
-      if (has_weights && opens_block(i)) wait(weights[static_cast<std::size_t>(ws)]);
+      if (has_weights && opens_block(i)) wait_filters(weights[static_cast<std::size_t>(ws)]);
       if (doubled && i + 1 < count) load(i + 1);  // prefetch into the other slots
       pending& o = out[static_cast<std::size_t>(s)];
       if (o.on) {  // the store of tile i-2 (or i-1) still reads this slot
@@ -371,7 +406,7 @@ class emitter {
       for (pending& l3 : l3_store)
         if (l3.on) wait(l3.s);
     }
-    if (overlaps_previous(layer + 1)) {  // the next layer's first tile computes while these land
+    if (overlaps_previous(next_layer(layer))) {  // the next layer's first tile computes while these land
       deferred_ = out;
       deferred_layer_ = layer;
       return;
@@ -390,7 +425,7 @@ class emitter {
     bool has_inputs = false, has_filters = false, chunk_landed = false;
     int chunk_slot = 0;
     std::array<step, 2> in{};
-    step filters{};
+    filter_load filters{};
   };
   opening opening_{};
   struct early_chunk {

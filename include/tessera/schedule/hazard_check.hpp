@@ -382,7 +382,8 @@ class checker {
       case transfer_role::spill_output:
         if (!consume({transfer_role::spill_output, s.layer, s.tile, 0}, src, s.layer, s.tile)) return;
         break;
-      case transfer_role::stage_filters: break;
+      case transfer_role::stage_filters:
+      case transfer_role::producer_filters: break;  // from constant filters
     }
     // The destination must be free of transfers in flight and of data still owed to readers.
     if (!writable(dst, hazard::refill_in_flight, s.layer, s.tile)) return;
@@ -396,8 +397,9 @@ class checker {
         hold(dst, {transfer_role::spill_input, s.layer, s.tile, s.operand}, 1, s.handle);
         break;
       case transfer_role::filters:
-        hold(dst, {transfer_role::filters, s.layer, position(g, l.solution.tile, s.tile).block, 0},
-             grid_of(g, l.solution.tile).per_block(), s.handle);
+      case transfer_role::producer_filters:
+        hold(dst, {s.role, s.layer, position(g, l.solution.tile, s.tile).block, 0}, grid_of(g, l.solution.tile).per_block(),
+             s.handle);
         break;
       case transfer_role::stage_filters: {
         const filter_chunk c = chunk_of(l, g, s.tile);
@@ -440,7 +442,7 @@ class checker {
     if (!l.tiled || s.tile >= l.solution.cost.tiles) return fail(hazard::stale_read, s.layer, s.tile, {});
     const tile_buffers bufs = buffers_of(net_, plan_, s);
     // What the tile reads (inputs, filters), then what it writes (output, scratch).
-    region used[5]{};
+    region used[7]{};
     int reads = 0;
     for (int k = 0; k < bufs.operands; ++k) {
       const region r = l1(bufs.inputs[static_cast<std::size_t>(k)]);
@@ -452,9 +454,15 @@ class checker {
       if (!consume({transfer_role::filters, s.layer, bufs.at.block, 0}, r, s.layer, s.tile)) return;
       used[reads++] = r;
     }
+    if (bufs.producer_weights.bytes > 0) {  // a fused block's depthwise filters
+      const region r = l1(bufs.producer_weights);
+      if (!consume({transfer_role::producer_filters, s.layer, bufs.at.block, 0}, r, s.layer, s.tile)) return;
+      used[reads++] = r;
+    }
     int count = reads;
     const region out = l1(bufs.output);
     used[count++] = out;
+    if (bufs.intermediate.bytes > 0) used[count++] = l1(bufs.intermediate);
     if (bufs.scratch.bytes > 0) used[count++] = l1(bufs.scratch);
     for (int a = 0; a < count; ++a) {
       if (!in_bounds(used[a])) return fail(hazard::out_of_bounds, s.layer, s.tile, used[a]);

@@ -31,12 +31,15 @@ enum class transfer_role : std::uint8_t {
   stage_filters,  ///< filter chunk `tile` of the layer: L3 -> L2 staging slot `slot`
   spill_input,    ///< operand `operand` of tile `tile`: L3 tensor -> L2 spill input slot
   spill_output,   ///< tile `tile`'s result: L2 spill output slot -> L3 tensor
+  /// A fused block (planning/fusion.hpp): the depthwise filters, flash/L2 -> the start of the
+  /// block's L1 filter slot, with the block's first tile (its filters follow them).
+  producer_filters,
 };
-inline constexpr int transfer_role_count = 6;
+inline constexpr int transfer_role_count = 7;
 
 constexpr const char* name_of(transfer_role r) {
-  constexpr const char* names[transfer_role_count] = {"input",         "filters",     "output",
-                                                      "stage_filters", "spill_input", "spill_output"};
+  constexpr const char* names[transfer_role_count] = {"input",         "filters",     "output",          "stage_filters",
+                                                      "spill_input",   "spill_output", "producer_filters"};
   return names[static_cast<int>(r)];
 }
 

@@ -97,6 +97,9 @@ struct tile_buffers {
   std::array<l1_span, 2> inputs{};
   int operands = 0;
   l1_span weights{}, output{}, scratch{};  ///< bytes 0: none
+  /// Fused blocks: the depthwise filters and the intermediate tile (`scratch` is then the
+  /// kernels' own scratch, after the intermediate).
+  l1_span producer_weights{}, intermediate{};
 };
 
 /// `pads` (optional) receives the tile's share of the layer's padding (input_box).
@@ -112,10 +115,17 @@ constexpr tile_buffers buffers_of(const graph_summary<NT, NI, NO, NN>& net, cons
   b.operands = node.input_count < 2 ? node.input_count : 2;
   for (int k = 0; k < b.operands; ++k)
     b.inputs[static_cast<std::size_t>(k)] = {l.input[s.slot] + static_cast<std::size_t>(k) * operand_bytes(l, g), in_bytes};
-  if (g.weight_bytes_per_channel > 0)
-    b.weights = {l.weights[s.operand], static_cast<std::size_t>(b.at.c) * g.weight_bytes_per_channel};
+  const std::size_t filters = static_cast<std::size_t>(b.at.c) * g.weight_bytes_per_channel;
+  if (g.weight_bytes_per_channel > 0) b.weights = {l.weights[s.operand], filters};
   b.output = {l.output[s.slot], output_box(g, b.at).bytes()};
   b.scratch = {l.scratch, l.solution.cost.scratch_bytes};
+  if (g.fused()) {  // the layout the tile solver costed (fused_layout_of)
+    const fused_layout f = fused_layout_of(g, {b.at.h, b.at.w, b.at.c}, std::size_t{0}, std::size_t{0});
+    b.producer_weights = {l.weights[s.operand], g.producer_weight_bytes};
+    b.weights = {l.weights[s.operand] + f.consumer_filters, filters};
+    b.intermediate = {l.scratch, f.intermediate_bytes};
+    b.scratch = {l.scratch + f.kernel_scratch, l.solution.cost.scratch_bytes - f.kernel_scratch};
+  }
   return b;
 }
 
@@ -147,9 +157,15 @@ constexpr transfer_desc describe(const graph_summary<NT, NI, NO, NN>& net, const
                           static_cast<std::int64_t>(plan.spill_input_slot[s.slot] + s.operand * operand_bytes(l, g))};
       return detail::box_transfer(box, node.inputs[s.operand], slot, true, 2);
     }
+    case transfer_role::producer_filters: {  // the absorbed depthwise node's filters
+      const endpoint src{space::filters, s.layer - 1, 0};
+      const endpoint dst{space::l1, 0, static_cast<std::int64_t>(l.weights[s.slot])};
+      return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 1);
+    }
     case transfer_role::filters: {
       const tile_position p = position(g, l.solution.tile, s.tile);
-      const endpoint dst{space::l1, 0, static_cast<std::int64_t>(l.weights[s.slot])};
+      const endpoint dst{space::l1, 0,
+                         static_cast<std::int64_t>(l.weights[s.slot] + consumer_filter_offset(g))};
       const std::size_t bytes = static_cast<std::size_t>(p.c) * wbytes;
       if (l.stage_channels > 0) {  // from the L2 staging slot that holds this block's chunk
         const int k = p.c0 / l.stage_channels;

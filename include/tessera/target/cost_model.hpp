@@ -74,6 +74,17 @@ constexpr std::uint64_t kernel_tile_cycles(const kernel_cost& cost, std::uint32_
          static_cast<std::uint64_t>(cost.per_row) * static_cast<std::uint64_t>(rows) + cost.per_tile;
 }
 
+/// Cycles of one tile of layer `g` under `cost`; a fused block (tile_geometry::fused) runs its
+/// depthwise kernel, costed by `producer`, over all intermediate channels, then its pointwise
+/// kernel under `cost`.
+constexpr std::uint64_t layer_tile_cycles(const kernel_cost& cost, const kernel_cost& producer,
+                                          std::uint32_t fallback_macs_per_cycle_x16, const tile_geometry& g, int rows,
+                                          int cols, int channels) {
+  if (!g.fused()) return kernel_tile_cycles(cost, fallback_macs_per_cycle_x16, g, rows, cols, channels);
+  return kernel_tile_cycles(producer, fallback_macs_per_cycle_x16, producer_of(g), rows, cols, g.intermediate_channels) +
+         kernel_tile_cycles(cost, fallback_macs_per_cycle_x16, consumer_of(g), rows, cols, channels);
+}
+
 namespace cost_models {
 
 /// 8-core PULP cluster (GAP8, Siracusa) running PULP-NN, from DORY (Burrello et al., IEEE TC

@@ -31,6 +31,19 @@ using kernel_set = kernels::kernel_family;
 /// - latency: the least modelled time of the layer (compute model + DMA transfer costs).
 enum class tiling_objective : std::uint8_t { dory_l1, latency };
 
+/// How the planner chooses fused depthwise -> pointwise blocks (planning/fusion.hpp): per
+/// block, fused or not, whichever the criterion prefers (ties: unfused).
+/// - by_latency: the modelled time of the block (the latency objective's layer model);
+/// - by_traffic: the bytes moved between L2 and L1;
+/// - off: never fuse.
+enum class fusion_policy : std::uint8_t { by_latency, by_traffic, off };
+
+/// A user's choice for one block, named by its depthwise node (onnx2hpp's node names).
+struct fusion_override {
+  fixed_name depthwise{};
+  bool fused = false;
+};
+
 struct target_desc {
   fixed_name name;
   /// Innermost first: levels[0] is L1 (where kernels compute), levels[1] L2 (where the
@@ -53,6 +66,11 @@ struct target_desc {
   /// Latency objective: a layer's first input and filter tiles are loaded while the previous
   /// layer computes (cross-layer prefetch), so the pipeline fill costs nothing.
   bool first_load_hidden = false;
+  /// Fused depthwise -> pointwise blocks: the selector's criterion, and per-block overrides
+  /// that force a block fused or unfused whatever the criterion says (a block that cannot be
+  /// fused stays unfused).
+  fusion_policy fusion = fusion_policy::by_latency;
+  std::array<fusion_override, 4> fusion_overrides{};
 
   constexpr bool has_level(int i) const { return i < level_count; }
 };
@@ -61,7 +79,8 @@ struct target_desc {
 /// single compute formula of the latency objective and of the DMA simulator.
 constexpr std::uint64_t tile_compute_cycles(const target_desc& t, const tile_geometry& g, int rows, int cols,
                                             int channels) {
-  return kernel_tile_cycles(t.compute[cost_kind_of(g)], t.macs_per_cycle_x16, g, rows, cols, channels);
+  return layer_tile_cycles(t.compute[cost_kind_of(g)], t.compute[cost_kind::depthwise], t.macs_per_cycle_x16, g, rows,
+                           cols, channels);
 }
 
 namespace dma {

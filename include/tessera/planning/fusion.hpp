@@ -1,0 +1,199 @@
+// Fused depthwise -> pointwise blocks (seeds/003: depthwise/pointwise fusion): a depthwise
+// convolution and the pointwise convolution that reads its output run tile by tile as one
+// layer, the intermediate map held in L1 for the tile's rows instead of travelling to L2 and
+// back. The network type does not change: the planner rewrites the graph summary it plans.
+//
+// The variant is DW -> PW over output tiles of rows and columns (the paper's first): a tile
+// loads the depthwise input window (halo included), the depthwise kernel writes all
+// intermediate channels of the tile into L1 scratch ([h][w][C], the layout the pointwise
+// kernel reads), the pointwise kernel computes the tile's outputs from it. Each kernel is the
+// node's own tile function, so the integers, requantisation included, are exactly the unfused
+// network's. Output channels are not split into blocks: each block would recompute the
+// depthwise tile.
+//
+// The selector (choose_fusion): per candidate block, the cost of the fused tile solution
+// against the two layers' own solutions, under the target's criterion (fusion_policy). The
+// network's cost is a sum over layers and a block covers two adjacent layers, so the best set
+// of non-overlapping blocks is a shortest path over the layer order: cost[i] = min(cost[i-1] +
+// layer i-1 alone, cost[i-2] + block (i-2, i-1)). With only DW -> PW blocks the candidates never
+// overlap (a pointwise layer is not a depthwise one), and the programme reduces to the
+// per-block choice; it stays exact when variants whose blocks share layers (PW -> DW) join.
+//
+// Not fused (left for later): three-level targets (the depthwise filters would need their own
+// L3 staging), layers on several cores at once (the intermediate lives in the one scratch area
+// of a tile, so a fused tile runs on one core), and the PW -> DW variants of the paper.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include <tessera/graph/network.hpp>
+#include <tessera/planning/target_plan.hpp>
+#include <tessera/planning/tile_solver.hpp>
+#include <tessera/target/target.hpp>
+
+namespace tessera {
+
+/// The geometry of the block of depthwise layer `dw` and pointwise layer `pw`.
+constexpr tile_geometry fused_geometry(const tile_geometry& dw, const tile_geometry& pw) {
+  tile_geometry g = pw;
+  g.in_h = dw.in_h, g.in_w = dw.in_w, g.in_c = dw.in_c;
+  g.in_elem_bytes = dw.in_elem_bytes;
+  g.kernel_h = dw.kernel_h, g.kernel_w = dw.kernel_w, g.stride_h = dw.stride_h, g.stride_w = dw.stride_w;
+  g.dilation_h = dw.dilation_h, g.dilation_w = dw.dilation_w;
+  g.pad_top = dw.pad_top, g.pad_left = dw.pad_left, g.pad_bottom = dw.pad_bottom, g.pad_right = dw.pad_right;
+  g.channel_lockstep = false;
+  g.channel_step = pw.out_c;
+  g.const_bytes_fixed += dw.const_bytes_fixed + dw.const_bytes_per_channel * static_cast<std::size_t>(dw.out_c);
+  g.intermediate_channels = dw.out_c;
+  g.intermediate_elem_bytes = dw.out_elem_bytes;
+  g.producer_weight_bytes = dw.weight_bytes_per_channel * static_cast<std::size_t>(dw.out_c);
+  return g;
+}
+
+namespace fusion_detail {
+
+constexpr bool depthwise_layer(const node_summary& n) {
+  const tile_geometry& g = n.geometry;
+  return n.kind == op_kind::conv && g.kind == tiling_kind::tiled && g.channel_lockstep &&
+         g.weight_bytes_per_channel > 0 && !g.fused() && n.input_count == 1 && n.output_count == 1;
+}
+
+constexpr bool pointwise_layer(const node_summary& n) {
+  const tile_geometry& g = n.geometry;
+  return n.kind == op_kind::conv && g.kind == tiling_kind::tiled && !g.channel_lockstep && g.channel_step == 1 &&
+         g.weight_bytes_per_channel > 0 && !g.fused() && g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 &&
+         g.stride_w == 1 && g.pad_top + g.pad_left + g.pad_bottom + g.pad_right == 0 && g.in_h == g.out_h &&
+         g.in_w == g.out_w && g.in_operands == 1 && n.input_count == 1 && n.output_count == 1;
+}
+
+}  // namespace fusion_detail
+
+/// Whether nodes `pw - 1` (depthwise) and `pw` (pointwise) of `g` can run as one block on `t`:
+/// the pointwise layer is the only reader of the depthwise output, which is not a graph output.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr bool fusable(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw) {
+  if (pw == 0 || pw >= NN || t.level_count != 2 || t.fusion == fusion_policy::off) return false;
+  const node_summary& a = g.nodes[pw - 1];
+  const node_summary& b = g.nodes[pw];
+  if (!fusion_detail::depthwise_layer(a) || !fusion_detail::pointwise_layer(b)) return false;
+  const tensor_id between = a.outputs[0];
+  if (b.inputs[0] != between || a.geometry.out_elem_bytes != b.geometry.in_elem_bytes ||
+      a.geometry.out_c != b.geometry.in_c || a.geometry.batch != b.geometry.batch)
+    return false;
+  for (tensor_id o : g.outputs)
+    if (o == between) return false;
+  for (std::size_t n = 0; n < NN; ++n) {
+    if (n == pw) continue;
+    for (int k = 0; k < g.nodes[n].input_count; ++k)
+      if (g.nodes[n].inputs[static_cast<std::size_t>(k)] == between) return false;
+  }
+  return true;
+}
+
+/// `g` with the blocks ending at the nodes marked in `fused` merged: the pointwise node becomes
+/// the block (fused geometry, the depthwise input), the depthwise node is absorbed.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr graph_summary<NT, NI, NO, NN> fuse(const graph_summary<NT, NI, NO, NN>& g, const std::array<bool, NN>& fused) {
+  graph_summary<NT, NI, NO, NN> out = g;
+  for (std::size_t n = 1; n < NN; ++n) {
+    if (!fused[n]) continue;
+    node_summary& dw = out.nodes[n - 1];
+    node_summary& pw = out.nodes[n];
+    pw.geometry = fused_geometry(dw.geometry, pw.geometry);
+    pw.inputs[0] = dw.inputs[0];
+    pw.macs += dw.macs;
+    pw.constant_bytes += dw.constant_bytes;
+    dw.absorbed = true;
+    dw.input_count = dw.output_count = 0;  // no buffers of its own in the arena
+    dw.scratch = {};
+    dw.geometry.kind = tiling_kind::in_place;
+  }
+  return out;
+}
+
+/// Every candidate block's tiling problem, at the index of its pointwise node.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT, NI, NO, NN>& g,
+                                                          const target_desc& t) {
+  std::array<layer_problem, NN> out{};
+  for (std::size_t n = 1; n < NN; ++n) {
+    if (!fusable(g, t, n)) continue;
+    std::array<bool, NN> one{};
+    one[n] = true;
+    out[n] = {true, problem_of(fuse(g, one), t, n, t.levels[0].bytes)};
+  }
+  return out;
+}
+
+/// What the selector minimises for one layer (or block) with solution `s`.
+constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p, const tile_solution& s) {
+  if (policy == fusion_policy::by_traffic) return layer_traffic(p, s.tile);
+  return layer_cycles(p, s.tile, s.cost);
+}
+
+/// The blocks to fuse (marked at their pointwise node): see the header comment.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::array<bool, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
+                                             const std::array<layer_problem, NN>& layers,
+                                             const std::array<tile_solution, NN>& layer_tiles,
+                                             const std::array<layer_problem, NN>& blocks,
+                                             const std::array<tile_solution, NN>& block_tiles) {
+  std::array<bool, NN> fused{};
+  if (t.fusion == fusion_policy::off) return fused;
+  const auto alone = [&](std::size_t n) -> std::uint64_t {
+    return layers[n].tiled && layer_tiles[n].feasible ? fusion_cost(t.fusion, layers[n].problem, layer_tiles[n]) : 0;
+  };
+  // The user's overrides: 1 forced fused, -1 forced unfused, 0 the criterion decides.
+  const auto overridden = [&](std::size_t n) {
+    for (const fusion_override& o : t.fusion_overrides)
+      if (o.depthwise.text[0] != '\0' && o.depthwise == g.nodes[n - 1].name) return o.fused ? 1 : -1;
+    return 0;
+  };
+  constexpr std::uint64_t never = UINT64_MAX / 4;
+  const auto block = [&](std::size_t n) -> std::uint64_t {
+    if (overridden(n) < 0) return never;
+    return overridden(n) > 0 ? 0 : fusion_cost(t.fusion, blocks[n].problem, block_tiles[n]);
+  };
+  const auto forced = [&](std::size_t n) { return overridden(n) > 0; };
+  // cost[i]: the least cost of layers [0, i); from[i]: whether it ends with a block.
+  std::array<std::uint64_t, NN + 1> cost{};
+  std::array<bool, NN + 1> from_block{};
+  for (std::size_t i = 1; i <= NN; ++i) {
+    cost[i] = cost[i - 1] + alone(i - 1);
+    if (i >= 2 && blocks[i - 1].tiled && block_tiles[i - 1].feasible) {
+      const std::uint64_t with = cost[i - 2] + block(i - 1);
+      if (forced(i - 1) || with < cost[i]) {  // ties: unfused
+        cost[i] = with;
+        from_block[i] = true;
+      }
+    }
+  }
+  for (std::size_t i = NN; i >= 2;) {
+    if (from_block[i]) {
+      fused[i - 1] = true;
+      i -= 2;
+    } else {
+      --i;
+    }
+  }
+  return fused;
+}
+
+template <const auto& Summary, target_desc Target>
+inline constexpr auto block_problems = block_problems_of(Summary, Target);
+
+/// The blocks the selector fuses for network summary `Summary` on `Target`, each candidate
+/// solved in its own constant evaluation (as layer_solutions).
+template <const auto& Summary, target_desc Target>
+inline constexpr auto fusion_choice =
+    choose_fusion(Summary, Target, layer_problems<Summary, Target>, layer_solutions<Summary, Target>,
+                  block_problems<Summary, Target>, solved_layers<block_problems<Summary, Target>>);
+
+/// The summary the planner plans for `Target`: `Summary` with the chosen blocks fused.
+template <const auto& Summary, target_desc Target>
+inline constexpr auto fused_summary = fuse(Summary, fusion_choice<Summary, Target>);
+
+}  // namespace tessera
