@@ -28,14 +28,14 @@ constexpr ops::resize_nearest_rounding all_roundings[] = {
 /// The enumerator an attribute names, or a failure listing the supported values.
 template <class Enum, std::size_t N>
 Enum named_value(const onnx::NodeProto& n, const node_context& where, const std::string& attribute,
-                 const std::string& fallback, const Enum (&values)[N], const std::string& why_not) {
+                 const std::string& fallback, const Enum (&values)[N]) {
   const std::string given = string_attribute(n, attribute, fallback);
   std::string supported;
   for (Enum v : values) {
     if (given == resize_name(v)) return v;
     supported += (supported.empty() ? "'" : ", '") + std::string(resize_name(v)) + "'";
   }
-  where.fail(fmt::format("{} '{}' is not supported{} (supported: {})", attribute, given, why_not, supported));
+  where.fail(fmt::format("{} '{}' is not supported (supported: {})", attribute, given, supported));
 }
 
 /// Whether optional input `i` is given: present and not an empty constant.
@@ -61,13 +61,12 @@ void lower_resize(lowering_context& cx, const onnx::NodeProto& n, const node_con
     where.fail(fmt::format("input {} has rank {}: onnx2hpp resizes (N, C, H, W) maps only", to_string(x), x.size()));
 
   ops::resize op;
-  op.mode = named_value(n, where, "mode", "nearest", all_modes, " (cubic is not)");
-  op.coordinates = named_value(n, where, "coordinate_transformation_mode", "half_pixel", all_coordinates,
-                               " (tf_crop_and_resize and half_pixel_symmetric are not)");
+  op.mode = named_value(n, where, "mode", "nearest", all_modes);
+  op.coordinates = named_value(n, where, "coordinate_transformation_mode", "half_pixel", all_coordinates);
   if (op.mode == ops::resize_mode::linear && op.coordinates == ops::resize_coordinates::tf_half_pixel_for_nn)
     where.fail("coordinate_transformation_mode 'tf_half_pixel_for_nn' is supported with mode 'nearest' only");
   if (op.mode == ops::resize_mode::nearest)
-    op.nearest = named_value(n, where, "nearest_mode", "round_prefer_floor", all_roundings, "");
+    op.nearest = named_value(n, where, "nearest_mode", "round_prefer_floor", all_roundings);
   if (int_attribute(n, "antialias", 0) != 0) where.fail("antialias = 1 is not supported");
   if (int_attribute(n, "exclude_outside", 0) != 0) where.fail("exclude_outside = 1 is not supported");
 
@@ -143,7 +142,7 @@ void require_resize_keeps_quantization(lowering_context& cx, const onnx::NodePro
     const std::vector<std::int64_t> zero =
         z ? integer_tensor(*z, at, "y_zero_point").values : std::vector<std::int64_t>{0};
     if (scales.size() != 1 || zero.size() != 1 || scales[0] != scale || zero[0] != zero_point)
-      where.fail(fmt::format("{}; QuantizeLinear '{}' quantizes to another scale or zero point (input: {} and {})",
+      where.fail(fmt::format("{}; QuantizeLinear '{}' quantizes to another scale or zero point (input: {:g} and {})",
                              why, at.name, scale, zero_point));
   }
 }
