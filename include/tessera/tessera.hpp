@@ -30,6 +30,7 @@
 #include <tessera/ops/reduce.hpp>
 #include <tessera/ops/integer_div.hpp>
 #include <tessera/ops/gather.hpp>
+#include <tessera/ops/resize.hpp>
 #include <tessera/planning/arena_plan.hpp>
 #include <tessera/planning/fusion.hpp>
 #include <tessera/runtime/executor.hpp>

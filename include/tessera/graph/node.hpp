@@ -52,6 +52,7 @@ enum class op_kind : std::uint8_t {
   i_rms_norm,
   i_layer_norm,
   i_no_norm,
+  resize,
 };
 
 constexpr const char* name_of(op_kind k) {
@@ -83,6 +84,7 @@ constexpr const char* name_of(op_kind k) {
     case op_kind::i_rms_norm: return "iRMSNorm";
     case op_kind::i_layer_norm: return "iLayerNorm";
     case op_kind::i_no_norm: return "iNoNorm";
+    case op_kind::resize: return "Resize";
   }
   return "?";
 }

@@ -134,6 +134,11 @@ struct gather {
   std::vector<std::int64_t> indices;
 };
 
+struct resize {
+  tensor_id input = 0, output = 0;  ///< both channels-last
+  ops::resize params;
+};
+
 struct softmax {
   tensor_id input = 0, output = 0;
   ops::softmax params;
@@ -145,7 +150,7 @@ struct normalization {
 
 using any_op = std::variant<conv, gemm, matmul, binary, pool, pad, reshape, concat, slice, transpose, requant_shift,
                             lookup_table, hardswish, gelu, reduce, integer_div, gather,
-                            softmax, normalization>;
+                            softmax, normalization, resize>;
 
 struct node {
   std::string name;  ///< raw layer name; the emitter sanitizes it

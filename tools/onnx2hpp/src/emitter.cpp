@@ -375,6 +375,17 @@ class header_writer {
     return node_text("normalization", name_argument(i), f, constants);
   }
 
+  std::string node_type(std::size_t i, const device::resize& o) {
+    const auto& p = o.params;
+    fields f;
+    f.add("input", o.input).add("output", o.output);
+    f.add("mode", std::string("tessera::op::resize_mode::") + resize_name(p.mode));
+    f.add("coordinates", std::string("tessera::op::resize_coordinates::") + resize_name(p.coordinates));
+    if (p.mode == ops::resize_mode::nearest)
+      f.add("nearest", std::string("tessera::op::resize_nearest_rounding::") + resize_name(p.nearest));
+    return node_text("resize", name_argument(i), f, {});
+  }
+
   std::string node_type(std::size_t i, const device::requant_shift& o) {
     const std::string rq = requant(layer_names_[i] + "_requant", o.rq);
     constants_ += "\n";

@@ -27,4 +27,27 @@ bool accepts_fused_requant(const any_op& o) {
          std::holds_alternative<ops::integer_div>(o);
 }
 
+const char* ops::resize_name(ops::resize_mode m) { return m == ops::resize_mode::linear ? "linear" : "nearest"; }
+
+const char* ops::resize_name(ops::resize_coordinates c) {
+  switch (c) {
+    case ops::resize_coordinates::half_pixel: return "half_pixel";
+    case ops::resize_coordinates::pytorch_half_pixel: return "pytorch_half_pixel";
+    case ops::resize_coordinates::align_corners: return "align_corners";
+    case ops::resize_coordinates::asymmetric: return "asymmetric";
+    case ops::resize_coordinates::tf_half_pixel_for_nn: return "tf_half_pixel_for_nn";
+  }
+  return "?";
+}
+
+const char* ops::resize_name(ops::resize_nearest_rounding r) {
+  switch (r) {
+    case ops::resize_nearest_rounding::round_prefer_floor: return "round_prefer_floor";
+    case ops::resize_nearest_rounding::round_prefer_ceil: return "round_prefer_ceil";
+    case ops::resize_nearest_rounding::floor: return "floor";
+    case ops::resize_nearest_rounding::ceil: return "ceil";
+  }
+  return "?";
+}
+
 }  // namespace tessera::onnx2hpp

@@ -142,6 +142,23 @@ struct gather {
   int axis = 0;
   std::vector<std::int64_t> indices;
 };
+/// ONNX Resize (modes nearest, linear) over H and W of an (N, C, H, W) map; the output's
+/// extents give the scales (exactly output / input). The names follow the library's enums
+/// (tessera::op::resize_mode, resize_coordinates, resize_nearest_rounding), whose kernel
+/// holds the coordinate and weight formulas.
+enum class resize_mode { nearest, linear };
+enum class resize_coordinates { half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn };
+enum class resize_nearest_rounding { round_prefer_floor, round_prefer_ceil, floor, ceil };
+/// The ONNX spelling of each value (mode, coordinate_transformation_mode, nearest_mode), which
+/// is also the name of the library's enumerator.
+const char* resize_name(resize_mode m);
+const char* resize_name(resize_coordinates c);
+const char* resize_name(resize_nearest_rounding r);
+struct resize {
+  resize_mode mode = resize_mode::nearest;
+  resize_coordinates coordinates = resize_coordinates::half_pixel;
+  resize_nearest_rounding nearest = resize_nearest_rounding::round_prefer_floor;
+};
 /// iSoftmax, ITAMax, ITAPartialMax over the last axis (kernels/reference/softmax.hpp); uint8 out.
 enum class softmax_kind { i_softmax, ita_max, ita_partial_max };
 struct softmax {
@@ -165,7 +182,8 @@ struct normalization {
 
 using any_op = std::variant<ops::conv, ops::gemm, ops::matmul, ops::binary, ops::pool, ops::pad, ops::reshape,
                             ops::concat, ops::slice, ops::transpose, ops::requant_shift, ops::lookup_table,
-                            ops::hardswish, ops::gelu, ops::reduce, ops::integer_div, ops::gather, ops::softmax, ops::normalization>;
+                            ops::hardswish, ops::gelu, ops::reduce, ops::integer_div, ops::gather, ops::softmax, ops::normalization,
+                            ops::resize>;
 
 struct node {
   std::string name;     ///< ONNX node name (possibly empty), the layer name's source

@@ -86,6 +86,13 @@ void lower_float_function(lowering_context&, const onnx::NodeProto&, const node_
 /// the integers, or rejected naming the op when onnx2hpp cannot fold it.
 void lower_on_dequantized(lowering_context&, const onnx::NodeProto&, const node_context&, lowering_function plain);
 
+// lower_resize.cpp
+void lower_resize(lowering_context&, const onnx::NodeProto&, const node_context&);
+/// A linear Resize of a dequantized tensor (scale, zero point) must be read only by
+/// QuantizeLinear nodes to the same scale and zero point; fails naming the reader otherwise.
+void require_resize_keeps_quantization(lowering_context&, const onnx::NodeProto&, const node_context&, double scale,
+                                       std::int64_t zero_point);
+
 // lower_data_movement.cpp
 void lower_constant(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_identity(lowering_context&, const onnx::NodeProto&, const node_context&);

@@ -1049,12 +1049,13 @@ void lower_on_dequantized(lowering_context& cx, const onnx::NodeProto& n, const 
     return cx.set_dequantized(n.output(0), with_function(n, where, dequantized_input(cx, n, 0, where, "input")));
   }
   static const char* const data_movement[] = {"MaxPool", "GlobalMaxPool", "Reshape", "Flatten", "Identity",
-                                              "Squeeze", "Unsqueeze",     "Transpose", "Slice", "Concat"};
+                                              "Squeeze", "Unsqueeze",     "Transpose", "Slice", "Concat",
+                                              "Resize"};
   if (std::find_if(std::begin(data_movement), std::end(data_movement), [&](const char* s) { return op == s; }) ==
       std::end(data_movement))
     where.fail("this op on a dequantized (float) tensor is not supported: onnx2hpp folds QDQ around Conv, Gemm, "
                "MatMul, Add, Mul, average pools, Relu/Clip, Sigmoid/Tanh/HardSigmoid/HardSwish/LeakyRelu and data "
-               "movement (MaxPool, Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Slice, Concat, Pad with 0)");
+               "movement (MaxPool, Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Slice, Concat, Pad with 0, Resize)");
   if (op == "Concat") return qdq_concat(cx, n, where, plain);
   // Data movement: the same op on the integers, same quantization.
   const quantized_value& first = dequantized_input(cx, n, 0, where, "input");
@@ -1069,6 +1070,13 @@ void lower_on_dequantized(lowering_context& cx, const onnx::NodeProto& n, const 
     }
     if (!same_quantization(first, *other))
       where.fail("inputs have different quantization (scale, zero point or clamp); requantize them to one first");
+  }
+  if (op == "Resize" && string_attribute(n, "mode", "nearest") == "linear") {
+    require_resize_keeps_quantization(cx, n, where, first.scale.front(), first.zero_point);
+    // The interpolation reads the clamped values: a pending Relu/Clip is applied before it
+    // (it commutes with the other data movement, not with a weighted sum).
+    if (std::isfinite(first.lo) || std::isfinite(first.hi))
+      cx.set_dequantized(n.input(0), materialized(cx, where, first));
   }
   const quantized_value value = first;
   plain(cx, n, where);

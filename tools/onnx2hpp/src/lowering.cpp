@@ -48,6 +48,7 @@ constexpr op_entry standard_ops[] = {
     {"Transpose", lower_transpose},
     {"Cast", lower_cast},
     {"ConstantOfShape", lower_constant_of_shape},
+    {"Resize", lower_resize},
     // Standard quantized ONNX (lower_quantized.cpp).
     {"QuantizeLinear", lower_quantize_linear},
     {"DequantizeLinear", lower_dequantize_linear},

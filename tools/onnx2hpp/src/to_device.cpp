@@ -59,7 +59,9 @@ class layout_pass {
   bool feeds_window_op(tensor_ref t) const {
     for (int c : consumers_[static_cast<std::size_t>(t)]) {
       const any_op& o = g_.nodes[static_cast<std::size_t>(c)].operation;
-      if (std::holds_alternative<ops::conv>(o) || std::holds_alternative<ops::pool>(o)) return true;
+      if (std::holds_alternative<ops::conv>(o) || std::holds_alternative<ops::pool>(o) ||
+          std::holds_alternative<ops::resize>(o))
+        return true;
       const bool follows = std::holds_alternative<ops::requant_shift>(o) || std::holds_alternative<ops::pad>(o) ||
                            std::holds_alternative<ops::slice>(o) || std::holds_alternative<ops::lookup_table>(o);
       if (follows && feeds_window_op(g_.nodes[static_cast<std::size_t>(c)].outputs[0])) return true;
@@ -331,6 +333,15 @@ class layout_pass {
   void lower(const node& n, const ops::normalization& o) {
     const auto [in, out] = row_op_tensors(n);
     add_node(n.name, device::normalization{in, out, o});
+  }
+
+  /// Channels-last in and out, as the pools.
+  void lower(const node& n, const ops::resize& o) {
+    const node_context where{n.name, n.onnx_op};
+    const permutation cl = channels_last_permutation(shape_of(n.inputs[0]).size());
+    const device::tensor_id in = in_layout(n.inputs[0], cl, where);
+    const device::tensor_id out = place_output(n, plain_layout(shape_of(n.outputs[0]), cl));
+    add_node(n.name, device::resize{in, out, o});
   }
 
   void lower(const node& n, const ops::pad& o) {

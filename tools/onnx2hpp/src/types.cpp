@@ -143,7 +143,8 @@ bool type_nodes(graph& g) {
         node_context{n.name, n.onnx_op}.fail(fmt::format("the input is {} but its zero point says {}",
                                                          tessera::name_of(in), tessera::name_of(lut->input)));
     }
-    if (std::holds_alternative<ops::softmax>(n.operation) || std::holds_alternative<ops::normalization>(n.operation)) {
+    if (std::holds_alternative<ops::softmax>(n.operation) || std::holds_alternative<ops::normalization>(n.operation) ||
+        std::holds_alternative<ops::resize>(n.operation)) {
       const tessera::dtype in = g.tensors[static_cast<std::size_t>(n.inputs[0])].type;
       if (in != tessera::dtype::s8 && in != tessera::dtype::u8)
         node_context{n.name, n.onnx_op}.fail(

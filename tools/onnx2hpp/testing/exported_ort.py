@@ -179,6 +179,10 @@ class builder:
         extra = []
         if op == 'Reshape':
             extra = [self.init(out + '_shape', np.asarray(attrs.pop('shape'), np.int64))]
+        if op == 'Resize':  # X, roi (empty), scales or sizes
+            scales, sizes = attrs.pop('scales'), attrs.pop('sizes')
+            extra = ['', self.init(out + '_scales', np.asarray(scales, np.float32))] if scales is not None else \
+                ['', '', self.init(out + '_sizes', np.asarray(sizes, np.int64))]
         if self.fmt == 'qoperator':
             self.nodes.append(helper.make_node(op, [x] + extra, [out], name=out, **attrs))
             self.inits.append(numpy_helper.from_array(np.float32(self.q[x][0]), out + '_scale'))
@@ -193,6 +197,16 @@ class builder:
     def max_pool(self, x, kernel, stride, pad=0, ceil_mode=0):
         a = {'kernel_shape': [kernel, kernel], 'strides': [stride, stride], 'pads': [pad] * 4, 'ceil_mode': ceil_mode}
         return self.data_movement('MaxPool', x, qref.pool(self.float[x], a, False), **a)
+
+    def resize(self, x, mode, transform, nearest_mode=None, scales=None, sizes=None):
+        """Resize with constant scales or sizes; the quantizer keeps its input's quantization
+        (QOperator: a Resize of the integers; QDQ: QuantizeLinear to the input's parameters)."""
+        a = {'mode': mode, 'coordinate_transformation_mode': transform}
+        if nearest_mode is not None:
+            a['nearest_mode'] = nearest_mode
+        batch_sizes = None if sizes is None else [self.float[x].shape[0]] + list(sizes[1:])  # over the batch
+        values = qref.resize(self.float[x], a, scales, batch_sizes)
+        return self.data_movement('Resize', x, values, scales=scales, sizes=sizes, **a)
 
     def flatten(self, x):
         v = self.float[x]
@@ -370,6 +384,18 @@ def inception(b):
     return b.gemm(x, 10)
 
 
+def upsampler(b):
+    """Resize both ways ONNX Runtime's quantizer leaves it: bilinear x2 by scales (asymmetric,
+    5x7 -> 10x14) and nearest by sizes (pytorch_half_pixel, round_prefer_ceil, 5x7 -> 7x9)."""
+    x = b.conv(b.current, 6, 3, 1, 1)
+    x = b.resize(x, 'linear', 'asymmetric', scales=[1, 1, 2, 2])
+    x = b.conv(x, 6, 3, 2, 1)
+    x = b.resize(x, 'nearest', 'pytorch_half_pixel', 'round_prefer_ceil', sizes=[1, 6, 7, 9])
+    x = b.conv(x, 8, 3, 1, 1)
+    x = b.flatten(b.average_pool(x, None, None, None, global_pool=True))
+    return b.gemm(x, 10)
+
+
 def gemm_head(b):
     x = b.gemm(b.current, 32, relu=True)
     x = b.gemm(x, 16, relu=True)
@@ -377,7 +403,7 @@ def gemm_head(b):
 
 
 NETWORKS = {'resnet8': (resnet8, (3, 32, 32)), 'kws_1d': (kws_1d, (10, 49)), 'inception': (inception, (8, 17, 17)),
-            'gemm_head': (gemm_head, (64,))}
+            'gemm_head': (gemm_head, (64,)), 'upsampler': (upsampler, (3, 5, 7))}
 
 
 def build(net, fmt, calibration, seed):

@@ -190,6 +190,54 @@ def networks():
     }
 
 
+def upsample_networks():
+    """name -> (float network, input shape): small encoder-decoders around the upsampling
+    torch users write (nn.Upsample / F.interpolate), which torch 1.13 exports as a QDQ Resize
+    (DequantizeLinear -> Resize -> QuantizeLinear with the input's scale and zero point). No
+    torchvision needed."""
+    import torch
+    from torch import nn
+    from torch.ao import quantization as tq
+    from torch.nn import functional as F
+
+    class upsampler(nn.Module):
+        """conv 3x3 + ReLU, the upsampling, conv 3x3 + ReLU, conv 1x1 to 4 channels."""
+
+        def __init__(self, upsample):
+            super().__init__()
+            self.quant, self.dequant = tq.QuantStub(), tq.DeQuantStub()
+            self.conv1, self.relu1 = nn.Conv2d(3, 8, 3, 1, 1), nn.ReLU()
+            self.upsample = upsample
+            self.conv2, self.relu2 = nn.Conv2d(8, 8, 3, 1, 1), nn.ReLU()
+            self.conv3 = nn.Conv2d(8, 4, 1)
+
+        def forward(self, x):
+            x = self.upsample(self.relu1(self.conv1(self.quant(x))))
+            return self.dequant(self.conv3(self.relu2(self.conv2(x))))
+
+        def fuse_model(self):
+            tq.fuse_modules(self, [['conv1', 'relu1'], ['conv2', 'relu2']], inplace=True)
+
+    class interpolate(nn.Module):
+        def __init__(self, **kwargs):
+            super().__init__()
+            self.kwargs = kwargs
+
+        def forward(self, x):
+            return F.interpolate(x, **self.kwargs)
+
+    return {
+        # nn.Upsample(scale_factor=2): nearest, asymmetric, floor; 5x7 -> 10x14
+        'torch_upsample_nearest': (upsampler(nn.Upsample(scale_factor=2, mode='nearest')), (1, 3, 5, 7)),
+        # bilinear x2 without align_corners: half_pixel; 5x7 -> 10x14
+        'torch_upsample_bilinear': (upsampler(interpolate(scale_factor=2, mode='bilinear', align_corners=False)),
+                                    (1, 3, 5, 7)),
+        # bilinear to a size with align_corners: sizes from Shape -> Slice -> Concat; 3x5 -> 7x9
+        'torch_upsample_align_corners': (upsampler(interpolate(size=(7, 9), mode='bilinear', align_corners=True)),
+                                         (1, 3, 3, 5)),
+    }
+
+
 def float_samples(shape, count, seed):
     """Smooth random inputs in [-1, 1] (images: a coarse grid upsampled plus noise; 1-D: a
     random walk plus noise)."""

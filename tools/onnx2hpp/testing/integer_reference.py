@@ -23,7 +23,12 @@ not from the converter's code:
   y = clamp((acc * mul[c] + add[c] + 2^(shift-1)) >> shift, lo, hi), the clamp being the
   output type's range narrowed by a Relu (lo = zy) or Clip (round_half_even(bound / s_y) + zy);
   a QuantizeLinear that keeps scale, zero point and type after data movement changes nothing;
-- MaxPool, Flatten, Reshape, Pad (with the zero point), Cast and the like move the integers.
+- MaxPool, Flatten, Reshape, Pad (with the zero point), Cast and the like move the integers;
+- Resize (nearest, linear) works on the integers of one quantization: per axis the input
+  coordinate is the exact fraction num/den of the coordinate mode (the scale being out/in),
+  nearest rounds it by nearest_mode and clamps, linear clamps it to [0, in - 1] and weighs the
+  two neighbours with the remainder in 11-bit fixed point rounded half up, the four products
+  summed and rounded half up by >> 22 (docs/semantics.md, "Resize").
 """
 import numpy as np
 import onnx
@@ -241,6 +246,73 @@ def max_pool(x, a):
     return x.with_q(y)
 
 
+RESIZE_WEIGHT_BITS = 11
+
+
+def resize_fraction(transform, o, extent, out):
+    """The input coordinate of output index o as an exact fraction (numerator, denominator)."""
+    if transform in ('pytorch_half_pixel', 'align_corners') and out == 1:
+        return 0, 1
+    if transform in ('half_pixel', 'pytorch_half_pixel'):
+        return (2 * o + 1) * extent - out, 2 * out
+    if transform == 'align_corners':
+        return o * (extent - 1), out - 1
+    if transform == 'asymmetric':
+        return o * extent, out
+    if transform == 'tf_half_pixel_for_nn':
+        return (2 * o + 1) * extent, 2 * out
+    raise NotImplementedError('coordinate_transformation_mode ' + transform)
+
+
+def resize_taps(mode, transform, rounding, extent, out):
+    """Per output index: (lo, hi, weight of hi in units of 2^-11)."""
+    taps = []
+    for o in range(out):
+        num, den = resize_fraction(transform, o, extent, out)
+        if mode == 'nearest':
+            whole, rem = num // den, num % den  # Python's floor division and non-negative remainder
+            up = {'floor': False, 'ceil': rem > 0, 'round_prefer_floor': 2 * rem > den,
+                  'round_prefer_ceil': 2 * rem >= den}[rounding]
+            i = min(max(whole + up, 0), extent - 1)
+            taps.append((i, i, 0))
+        else:
+            num = min(max(num, 0), (extent - 1) * den)
+            lo, rem = num // den, num % den
+            taps.append((lo, min(lo + 1, extent - 1), (2 * rem * 2 ** RESIZE_WEIGHT_BITS + den) // (2 * den)))
+    return taps
+
+
+def resize(x, a, scales, sizes):
+    """The integer Resize of an (N, C, H, W) tensor q (docs/semantics.md)."""
+    def text(name, fallback):
+        v = a.get(name, fallback)
+        return v.decode() if isinstance(v, bytes) else v
+    mode = text('mode', 'nearest')
+    transform = text('coordinate_transformation_mode', 'half_pixel')
+    rounding = text('nearest_mode', 'round_prefer_floor')
+    if mode not in ('nearest', 'linear'):
+        raise NotImplementedError('Resize mode ' + mode)
+    n, c, h, w = x.shape
+    if sizes is not None:
+        out_h, out_w = int(sizes[2]), int(sizes[3])
+    else:
+        out_h, out_w = int(h * float(scales[2])), int(w * float(scales[3]))
+        assert out_h == h * float(scales[2]) and out_w == w * float(scales[3]), 'scales must be exactly out / in'
+    one = 2 ** RESIZE_WEIGHT_BITS
+    ty = resize_taps(mode, transform, rounding, h, out_h)
+    tx = resize_taps(mode, transform, rounding, w, out_w)
+    q = np.asarray(x, np.int64)
+    ylo, yhi, wy = (np.array(v, np.int64) for v in zip(*ty))
+    xlo, xhi, wx = (np.array(v, np.int64) for v in zip(*tx))
+    if mode == 'nearest':
+        return q[:, :, ylo][:, :, :, xlo]
+    wy, wx = wy[:, None], wx[None, :]
+    top = q[:, :, ylo][:, :, :, xlo] * (one - wx) + q[:, :, ylo][:, :, :, xhi] * wx
+    bottom = q[:, :, yhi][:, :, :, xlo] * (one - wx) + q[:, :, yhi][:, :, :, xhi] * wx
+    acc = top * (one - wy) + bottom * wy
+    return (acc + 2 ** (2 * RESIZE_WEIGHT_BITS - 1)) >> (2 * RESIZE_WEIGHT_BITS)
+
+
 def attributes(node):
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
@@ -312,6 +384,26 @@ def run(model, inputs, quantized_tensors=None):
                 raise NotImplementedError('AveragePool with ceil_mode')
             y = average(ins[0], a['kernel_shape'], a.get('strides', [1, 1]), a.get('pads', [0, 0, 0, 0]),
                         a.get('count_include_pad', 0))
+        elif op == 'Shape':
+            y = np.asarray(ins[0].q.shape if isinstance(ins[0], quantized) else np.shape(ins[0]), np.int64)
+            y = y[a.get('start', 0):a.get('end', None)]
+        elif op == 'Slice' and not isinstance(ins[0], quantized):  # shape plumbing of constants
+            y = np.asarray(ins[0])
+            axes = list(range(len(ins[1]))) if ins[3] is None else [int(v) for v in ins[3]]
+            steps = [1] * len(axes) if ins[4] is None else [int(v) for v in ins[4]]
+            index = [slice(None)] * y.ndim
+            for axis, start, end, step in zip(axes, ins[1], ins[2], steps):
+                index[axis] = slice(int(start), int(end), step)
+            y = y[tuple(index)]
+        elif op == 'Concat' and not any(isinstance(v, quantized) for v in ins if v is not None):
+            y = np.concatenate([np.asarray(v) for v in ins if v is not None], axis=a['axis'])
+        elif op == 'Resize':
+            x = ins[0]
+            assert len(x.scale) == 1 and x.dtype != np.dtype(np.int32), 'Resize of an 8-bit tensor'
+            given = [None if v is None or np.asarray(v).size == 0 else np.asarray(v).reshape(-1) for v in ins[2:4]]
+            if a.get('mode', b'nearest') in ('linear', b'linear'):
+                x = materialized(x)  # the interpolation reads the clamped values
+            y = x.with_q(resize(x.q, a, given[0], given[1]))
         elif op in ('MaxPool', 'Pad', 'Flatten', 'Reshape', 'Identity'):
             x = ins[0]
             assert len(x.scale) == 1 and x.dtype != np.dtype(np.int32), 'data movement of an 8-bit tensor'

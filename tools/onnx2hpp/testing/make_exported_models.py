@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Quantized ONNX models as people export them (issue 14), as onnx2hpp test cases.
 
-    make_exported_models.py export MODELDIR      (needs python3-torch and python3-torchvision)
+    make_exported_models.py export MODELDIR [MODEL...]  (needs python3-torch and python3-torchvision)
     make_exported_models.py cases MODELDIR OUTDIR (needs onnx + numpy only)
 
 `export` writes MODELDIR/<model>/{network.onnx, inputs.npz}: the model exactly as its exporter
@@ -16,7 +16,10 @@ input samples (numpy seeds SEED + 200 + index). Two families:
 - ort_*_{qoperator,qdq}: the graphs ONNX Runtime's quantizer writes, in both of its formats
   (exported_ort.py: that quantizer is a Python package this machine cannot install).
 
-The files are committed under tests/models/exported; `export` reproduces them.
+The files are committed under tests/models/exported; `export` reproduces them (all, or the
+MODELs named). The Resize models (torch_upsample_*: exported_torch.upsample_networks, no
+torchvision needed; ort_upsampler_*) also get outputs_integer.npz: the integer rule of
+docs/semantics.md ("Resize") evaluated by integer_reference.py, which Tessera must equal exactly.
 
 `cases` writes one case per sample, OUTDIR/cases/<model>_sample<i>/{network.onnx, inputs.npz,
 outputs.npz, tolerance, classifier} for the models onnx2hpp converts (CONVERTS). network.onnx
@@ -36,6 +39,7 @@ import numpy as np
 import onnx
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import integer_reference as iref  # noqa: E402
 import quantized_reference as qref  # noqa: E402
 
 SEED = 2025
@@ -46,9 +50,15 @@ TORCH_MODELS = ('torch_resnet18', 'torch_googlenet', 'torch_mobilenet_v2', 'torc
 PER_CHANNEL = ('torch_mobilenet_v2', 'torch_mobilenet_v3')
 # Exported with a dynamic batch dimension, converted with --batch 1 (the case's onnx2hpp_options).
 DYNAMIC_BATCH = ('torch_ecg_cnn_1d',)
-ORT_NETWORKS = ('resnet8', 'kws_1d', 'inception', 'gemm_head')
+ORT_NETWORKS = ('resnet8', 'kws_1d', 'inception', 'gemm_head', 'upsampler')
 ORT_MODELS = tuple('ort_%s_%s' % (n, f) for n in ORT_NETWORKS for f in ('qoperator', 'qdq'))
-MODELS = TORCH_MODELS + ORT_MODELS
+# Appended last, so that every earlier model keeps its index (its seeds).
+TORCH_RESIZE_MODELS = ('torch_upsample_nearest', 'torch_upsample_bilinear', 'torch_upsample_align_corners')
+MODELS = TORCH_MODELS + ORT_MODELS + TORCH_RESIZE_MODELS
+# Models checked against the integer rule too (outputs_integer.npz; integer_reference.py reads QDQ).
+INTEGER_RULE = TORCH_RESIZE_MODELS + ('ort_upsampler_qdq',)
+# Models whose output is a feature map, not class scores (no top-1 check).
+FEATURE_MAPS = TORCH_RESIZE_MODELS
 # End-to-end bound against the float reference, per model: the largest difference measured on
 # these samples (each op is within one unit of ONNX Runtime, ort_oracle.py; through deep
 # networks with random weights one-unit differences of early layers -- the int16 rescale of
@@ -68,11 +78,11 @@ TOP1_NOT_HELD = {'torch_mobilenet_v2': 'one-unit differences of its residual Add
 CONVERTS = ('torch_resnet18', 'torch_mobilenet_v2', 'torch_mlp', 'torch_googlenet', 'torch_squeezenet',
             'torch_mobilenet_v3', 'torch_ecg_cnn_1d', 'ort_resnet8_qdq', 'ort_kws_1d_qdq', 'ort_inception_qdq',
             'ort_gemm_head_qdq', 'ort_resnet8_qoperator', 'ort_kws_1d_qoperator', 'ort_inception_qoperator',
-            'ort_gemm_head_qoperator')
+            'ort_gemm_head_qoperator', 'ort_upsampler_qdq', 'ort_upsampler_qoperator') + TORCH_RESIZE_MODELS
 NOT_YET = {}
 
 
-def export(model_dir):
+def export(model_dir, wanted=MODELS):
     import exported_ort
     import exported_torch
     models = {}
@@ -81,7 +91,16 @@ def export(model_dir):
         torch.set_num_threads(1)
         torch.backends.quantized.engine = 'qnnpack'
         torch.manual_seed(SEED)
-        for name, (net, shape) in exported_torch.networks().items():
+        try:
+            networks = exported_torch.networks()
+        except ImportError as e:
+            print('torchvision models skipped (%s): install python3-torchvision' % e)
+            networks = {}
+        torch.manual_seed(SEED + 1000)  # their weights do not depend on torchvision being there
+        networks.update(exported_torch.upsample_networks())
+        for name, (net, shape) in networks.items():
+            if name not in wanted:
+                continue
             index = MODELS.index(name)
             calibration = exported_torch.float_samples(shape, CALIBRATION, SEED + 100 + index)
             samples = exported_torch.float_samples(shape, SAMPLES, SEED + 200 + index)
@@ -96,6 +115,8 @@ def export(model_dir):
         _, shape = exported_ort.NETWORKS[net]
         for fmt in ('qoperator', 'qdq'):
             name = 'ort_%s_%s' % (net, fmt)
+            if name not in wanted:
+                continue
             index = MODELS.index(name)
             rng = np.random.default_rng(SEED + 100 + index)
             calibration = float_samples(rng, (CALIBRATION,) + shape)
@@ -149,9 +170,12 @@ def cases(model_dir, out_dir):
             onnx.save(exported, os.path.join(directory, 'network.onnx'))
             np.savez(os.path.join(directory, 'inputs.npz'), q.astype(np.int64))
             np.savez(os.path.join(directory, 'outputs.npz'), want.astype(np.int64))
+            if name in INTEGER_RULE:
+                exact = iref.run(model, [q])[0]
+                np.savez(os.path.join(directory, 'outputs_integer.npz'), exact.astype(np.int64))
             with open(os.path.join(directory, 'tolerance'), 'w') as f:
                 f.write('%d\n' % END_TO_END_TOLERANCE[name])
-            if name not in TOP1_NOT_HELD:  # the corpus runner holds top-1 against the float reference
+            if name not in TOP1_NOT_HELD and name not in FEATURE_MAPS:  # the corpus runner holds top-1
                 open(os.path.join(directory, 'classifier'), 'w').close()
             if name in TOP1_NOT_HELD:
                 with open(os.path.join(directory, 'top1_not_held'), 'w') as f:
@@ -163,8 +187,8 @@ def cases(model_dir, out_dir):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == 'export':
-        export(sys.argv[2])
+    if len(sys.argv) >= 3 and sys.argv[1] == 'export':
+        export(sys.argv[2], sys.argv[3:] or MODELS)
     elif len(sys.argv) == 4 and sys.argv[1] == 'cases':
         cases(sys.argv[2], sys.argv[3])
     else:

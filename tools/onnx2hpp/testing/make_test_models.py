@@ -398,6 +398,34 @@ def broken_cases(root, corpus_model):
                                                             coeffB=[345.0], coeffC=[62395.0], log2=[255.0],
                                                             n_levels=[256.0]), []),
          r"node 'sm' \(iSoftmax\): the input is .*; the kernel takes an 8-bit tensor", '--input-type x=s32')
+    # Resize forms onnx2hpp does not compute exactly: cubic, a scale that is not output / input,
+    # a resized channel axis, a linear Resize whose QuantizeLinear changes the scale.
+    def resize_model(name, out_shape, inits, scales=None, sizes=None, **attrs):
+        inputs = ['x', '', 'scales'] if scales is not None else ['x', '', '', 'sizes']
+        inits = inits + ([floats('scales', scales)] if scales is not None else [int64s('sizes', sizes)])
+        node = helper.make_node('Resize', inputs, ['y'], name=name, **attrs)
+        return model([node], inits, [value('y', out_shape)])
+
+    save('resize_cubic', resize_model('up', [1, 3, 16, 16], [], scales=[1, 1, 2, 2], mode='cubic'),
+         r"node 'up' \(Resize\): mode 'cubic' is not supported \(supported: 'nearest', 'linear'\)",
+         '--input-type x=u8')
+    save('resize_crop', resize_model('up', [1, 3, 16, 16], [], scales=[1, 1, 2, 2], mode='linear',
+                                     coordinate_transformation_mode='tf_crop_and_resize'),
+         r"node 'up' \(Resize\): coordinate_transformation_mode 'tf_crop_and_resize' is not supported",
+         '--input-type x=u8')
+    save('resize_fractional_scale', resize_model('up', [1, 3, 12, 12], [], scales=[1, 1, 1.5625, 1.5625]),
+         r"node 'up' \(Resize\): scale 1.5625 on axis 2 makes 8 x 1.5625 = 12.5, not a whole extent", '--input-type x=u8')
+    save('resize_channels', resize_model('up', [1, 6, 8, 8], [], sizes=[1, 6, 8, 8]),
+         r"node 'up' \(Resize\): resizes axis 1 \(the channels of 3 to 6\)", '--input-type x=u8')
+    requantized = [helper.make_node('QuantizeLinear', ['x', 's', 'z'], ['q'], name='q_in'),
+                   helper.make_node('DequantizeLinear', ['q', 's', 'z'], ['d'], name='dq'),
+                   helper.make_node('Resize', ['d', '', 'scales'], ['r'], name='up', mode='linear'),
+                   helper.make_node('QuantizeLinear', ['r', 's2', 'z'], ['y'], name='q_out')]
+    save('resize_linear_requantized',
+         model(requantized, [floats('s', 0.05), floats('s2', 0.1), numpy_helper.from_array(np.uint8(128), 'z'),
+                             floats('scales', [1, 1, 2, 2])], [value('y', [1, 3, 16, 16], TensorProto.UINT8)]),
+         r"node 'up' \(Resize\): a linear Resize on a dequantized tensor must be read only by QuantizeLinear nodes "
+         r"with its input's scale and zero point .*QuantizeLinear 'q_out' quantizes to another scale")
     with open(os.path.join(root, 'garbage.onnx'), 'w') as f:
         f.write('this is not a model\n')
     expected.append(r"garbage|cannot parse .* as an ONNX model|")

@@ -97,6 +97,64 @@ def pool(x, a, average, global_pool=False):
     return out[:, :, 0, :] if one_d else out
 
 
+def resize(x, a, scales=None, sizes=None):
+    """Float ONNX Resize (opset 11+) in float64, modes nearest and linear, from the formulas of
+    the ONNX specification: per resized axis the coordinate transform with the given scale (or
+    output / input for sizes), nearest_mode rounding, or linear interpolation between the two
+    neighbours (coordinates outside [0, in - 1] read the edge). Axes resize one after another
+    (bilinear is the product of two linear interpolations)."""
+    mode = a.get('mode', 'nearest')
+    transform = a.get('coordinate_transformation_mode', 'half_pixel')
+    rounding = a.get('nearest_mode', 'round_prefer_floor')
+    if mode not in ('nearest', 'linear'):
+        raise NotImplementedError('Resize mode ' + mode)
+    y = np.asarray(x, np.float64)
+    for axis in range(y.ndim):
+        extent = y.shape[axis]
+        if sizes is not None:
+            out = int(sizes[axis])
+            scale = out / extent
+        else:
+            scale = float(scales[axis])
+            out = int(np.floor(extent * scale))
+        if out == extent and scale == 1:
+            continue
+        o = np.arange(out, dtype=np.float64)
+        if transform == 'half_pixel':
+            coord = (o + 0.5) / scale - 0.5
+        elif transform == 'pytorch_half_pixel':
+            coord = (o + 0.5) / scale - 0.5 if out > 1 else np.zeros(out)
+        elif transform == 'align_corners':
+            coord = o * (extent - 1) / (out - 1) if out > 1 else np.zeros(out)
+        elif transform == 'asymmetric':
+            coord = o / scale
+        elif transform == 'tf_half_pixel_for_nn':
+            coord = (o + 0.5) / scale
+        else:
+            raise NotImplementedError('coordinate_transformation_mode ' + transform)
+        moved = np.moveaxis(y, axis, -1)
+        if mode == 'nearest':
+            index = {'round_prefer_floor': np.ceil(coord - 0.5), 'round_prefer_ceil': np.floor(coord + 0.5),
+                     'floor': np.floor(coord), 'ceil': np.ceil(coord)}[rounding]
+            index = np.clip(index, 0, extent - 1).astype(np.int64)
+            moved = moved[..., index]
+        else:
+            coord = np.clip(coord, 0, extent - 1)
+            lo = np.floor(coord).astype(np.int64)
+            hi = np.minimum(lo + 1, extent - 1)
+            r = coord - lo
+            moved = moved[..., lo] * (1 - r) + moved[..., hi] * r
+        y = np.moveaxis(moved, -1, axis)
+    return y
+
+
+def resize_inputs(ins):
+    """(scales, sizes) of a Resize's inputs (opset 11+: X, roi, scales, sizes); absent or empty -> None."""
+    def given(v):
+        return None if v is None or np.asarray(v).size == 0 else np.asarray(v).reshape(-1)
+    return given(ins[2]), given(ins[3])
+
+
 def float_function(op, a):
     """The float definition of an elementwise op, written as onnx2hpp's lookup tables evaluate it
     (float attributes are the float32 values the model stores)."""
@@ -245,6 +303,15 @@ def run(model, inputs, forced=None, differences=None):
                 raise NotImplementedError('Pad mode ' + a['mode'])
             rank = ins[0].ndim
             y = np.pad(ins[0], [(pads[i], pads[i + rank]) for i in range(rank)], constant_values=value)
+        elif op == 'Resize':
+            if opset < 11:
+                raise NotImplementedError('Resize before opset 11')
+            scales, sizes = resize_inputs(ins)
+            x = ins[0]
+            y = resize(x, a, scales, sizes)
+            if np.issubdtype(np.asarray(x).dtype, np.integer):  # QOperator: the integers, same quantization
+                info = np.iinfo(np.asarray(x).dtype)
+                y = np.clip(np.rint(y), info.min, info.max).astype(np.asarray(x).dtype)
         else:
             raise NotImplementedError(op)
         if forced is not None and node.output[0] in forced:

@@ -21,3 +21,4 @@
 #include <tessera/kernels/reference/reduce.hpp>
 #include <tessera/kernels/reference/integer_div.hpp>
 #include <tessera/kernels/reference/gather.hpp>
+#include <tessera/kernels/reference/resize.hpp>
