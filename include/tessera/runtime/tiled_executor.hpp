@@ -233,21 +233,23 @@ struct tiled_executor {
                            static_cast<std::uint64_t>(p.c) * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
       // One scratch area is planned per tile: a kernel that needs one runs the tile on one core.
       const int cores = b.scratch.bytes == 0 ? team.cores() : 1;
-      if (g.fused()) {  // the intermediate tile is one area: one core
-        std::uint64_t depthwise_macs = 0;
-        auto block = [&](int /*core*/) { depthwise_macs = fused_tile(nodes[s.layer - 1], node, g, args, b, m.l1, dma); };
-        team.fork(static_cast<int>(s.layer), 1, block);
-        macs += depthwise_macs;
-      } else if (cores > 1 && p.h > 1) {
-        const int chunk = row_band_of(p.h, cores, 0).rows();
-        auto band = [&](int core) {
-          const row_band r = row_band_of(p.h, cores, core);
-          if (r.rows() > 0) node.tile(band_args(g, p, args, r));
-        };
-        team.fork(static_cast<int>(s.layer), (p.h + chunk - 1) / chunk, band);
+      if (g.fused()) {
+        std::byte* intermediate = m.l1 + b.intermediate.offset;
+        const std::byte* depthwise_filters = m.l1 + b.producer_weights.offset;
+        dma.declare_read(depthwise_filters, b.producer_weights.bytes);
+        dma.declare_write(intermediate, b.intermediate.bytes);
+        // A band of output rows needs the same rows of the intermediate (the pointwise layer
+        // is 1x1), so each core runs both kernels on its band: no barrier between them.
+        const std::size_t row_bytes = b.intermediate.bytes / static_cast<std::size_t>(p.h);
+        share_rows(team, s.layer, p.h, cores, [&](row_band r) {
+          fused_band(nodes[s.layer - 1], node, g, band_args(g, p, args, r), depthwise_filters,
+                     intermediate + static_cast<std::size_t>(r.begin) * row_bytes);
+        });
+        macs += static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) *
+                static_cast<std::uint64_t>(g.intermediate_channels) *
+                static_cast<std::uint64_t>(producer_of(g).macs_per_output);
       } else {
-        auto whole = [&](int /*core*/) { node.tile(args); };
-        team.fork(static_cast<int>(s.layer), 1, whole);
+        share_rows(team, s.layer, p.h, cores, [&](row_band r) { node.tile(band_args(g, p, args, r)); });
       }
       if constexpr (requires { dma.compute_cycles(macs, macs); }) {  // a policy that models time
         dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c), macs);  // the solver's cost model
@@ -257,29 +259,40 @@ struct tiled_executor {
     }
   }
 
-  /// One tile of a fused block: the depthwise kernel writes every intermediate channel of the
-  /// tile's rows and columns into L1, the pointwise kernel computes the tile from them. Returns
-  /// the depthwise MACs.
-  template <class Dma>
-  static std::uint64_t fused_tile(const runtime_detail::node_calls& depthwise, const runtime_detail::node_calls& pointwise,
-                                  const tile_geometry& g, const tile_args& block, const schedule::tile_buffers& b,
-                                  std::byte* l1, Dma& dma) {
-    tile_args dw = block;  // the block's input window and padding, all intermediate channels
-    dw.weights = l1 + b.producer_weights.offset;
-    dw.output = l1 + b.intermediate.offset;
-    dw.scratch = l1 + b.scratch.offset;
+  /// Runs `band(rows)` for the tile's `h` output rows: shared by rows over `cores` cores of the
+  /// team, or whole on one.
+  template <class T, class Band>
+  static void share_rows(T& team, int layer, int h, int cores, Band&& band) {
+    if (cores > 1 && h > 1) {
+      const int chunk = row_band_of(h, cores, 0).rows();
+      auto on_core = [&](int core) {
+        const row_band r = row_band_of(h, cores, core);
+        if (r.rows() > 0) band(r);
+      };
+      team.fork(layer, (h + chunk - 1) / chunk, on_core);
+    } else {
+      auto whole = [&](int /*core*/) { band(row_band{0, h}); };
+      team.fork(layer, 1, whole);
+    }
+  }
+
+  /// Rows of a fused block's tile (`block`: their arguments as the block sees them): the
+  /// depthwise kernel writes every intermediate channel of the rows into `intermediate`
+  /// ([rows][w][C]), then the pointwise kernel computes the rows' outputs from it.
+  static void fused_band(const runtime_detail::node_calls& depthwise, const runtime_detail::node_calls& pointwise,
+                         const tile_geometry& g, const tile_args& block, const std::byte* depthwise_filters,
+                         std::byte* intermediate) {
+    tile_args dw = block;  // the rows' input window and padding, all intermediate channels
+    dw.weights = depthwise_filters;
+    dw.output = intermediate;
     dw.c0 = 0;
     dw.c = g.intermediate_channels;
-    dma.declare_read(dw.weights, b.producer_weights.bytes);
-    dma.declare_write(dw.output, b.intermediate.bytes);
     depthwise.tile(dw);
-    tile_args pw = block;  // the block's outputs from the intermediate tile
-    pw.input[0] = dw.output;
+    tile_args pw = block;
+    pw.input[0] = intermediate;
     pw.in_rows = block.h, pw.in_cols = block.w, pw.in_channels = g.intermediate_channels;
     pw.pad_top = pw.pad_left = pw.pad_bottom = pw.pad_right = 0;
     pointwise.tile(pw);
-    return static_cast<std::uint64_t>(block.h) * static_cast<std::uint64_t>(block.w) *
-           static_cast<std::uint64_t>(g.intermediate_channels) * static_cast<std::uint64_t>(producer_of(g).macs_per_output);
   }
 };
 
