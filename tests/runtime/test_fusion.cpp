@@ -13,6 +13,7 @@
 #include <tessera/report/tiled_plan_table.hpp>
 #include <tessera/tessera.hpp>
 
+#include "../support/program_surgery.hpp"
 #include "../support/tiny_networks.hpp"
 
 namespace {
@@ -149,6 +150,63 @@ TEMPLATE_TEST_CASE_SIG("fused tiles shared by rows over a team's cores are bit-e
     CHECK(three.hazards + eight.hazards == 0);
   }
 }
+
+// Three levels: the block's depthwise filters are staged L3 -> L2 in front of its filter chunk
+// (stage_producer_filters), then move into L1 beside them. At the unfused network's smallest
+// L2 the fused plan does not fit (a block stages its filters whole) and the network runs
+// unfused; in between, activations spill to L3 around fused blocks.
+template <std::size_t L1, std::size_t L2>
+inline constexpr tessera::target_desc three_levels{
+    .name = "three-levels",
+    .levels = {{{"L1", L1, 8, 2, 10}, {"L2", L2, 8, 2, 10}, {"L3", 1 << 20, 1, 50, 50}}},
+    .level_count = 3,
+    .cores = 1,
+    .compute = tessera::cost_models::pulp_cluster8,
+    .fusion = fusion_policy::by_traffic};
+constexpr std::size_t l2_min = tessera::smallest_l2_bytes(net::summary, three_levels<l1_max, 0>);
+
+template <std::size_t L1, std::size_t L2>
+struct three_level_run {
+  using run = tessera::tiled_executor<net, tessera::target<three_levels<L1, L2>>>;
+  std::array<std::int32_t, 5> logits{};
+  std::uint64_t hazards = 0;
+  int blocks = 0;
+  explicit three_level_run(const std::array<std::uint8_t, 14 * 11 * 3>& image) {
+    alignas(16) static std::byte l3[run::l3_bytes + 16];
+    alignas(16) static std::byte l2[run::l2_bytes];
+    alignas(16) static std::byte l1[run::l1_bytes];
+    tessera::dma::simulated_policy<> dma(three_levels<L1, L2>);
+    run::run(l3, l2, l1, {image.data()}, {logits.data()}, dma);
+    dma.finish();
+    hazards = dma.hazard_count();
+    for (const auto& node : run::summary.nodes) blocks += node.geometry.fused() ? 1 : 0;
+  }
+};
+
+TEMPLATE_TEST_CASE_SIG("fused blocks on three levels: filters staged through L2, activations spilled", "[fusion]",
+                       ((std::size_t L1, std::size_t L2), L1, L2), (l1_max, 16384), (2048, 16384), (l1_max, 6144),
+                       (l1_max, l2_min + 512), (l1_max, l2_min), (l1_min + 256, l2_min)) {
+  const auto image = random_image(21);
+  const three_level_run<L1, L2> run(image);
+  CHECK(run.logits == run_flat(image));
+  CHECK(run.hazards == 0);
+  if (L1 == l1_max && L2 == 16384) CHECK(run.blocks == 2);
+}
+
+// The hazard proof covers the new steps: a fused tile that reads its depthwise filters before
+// their transfer was waited for, or a block whose depthwise filters never arrive, is rejected.
+namespace hazards {
+namespace s = tessera::schedule;
+using run = tessera::tiled_executor<net, tessera::target<sweep_target<l1_max, fusion_policy::by_traffic>>>;
+constexpr int producer_wait = surgery::find(run::program, surgery::is(s::step_kind::wait, s::transfer_role::producer_filters, 2));
+constexpr int producer_issue = surgery::find(run::program, surgery::is(s::step_kind::issue, s::transfer_role::producer_filters, 2));
+static_assert(producer_wait > producer_issue && producer_issue >= 0);
+constexpr auto no_wait = surgery::erase(run::program, producer_wait);
+static_assert(s::check(run::summary, run::plan, no_wait).kind == s::hazard::read_before_wait);
+constexpr auto no_load = surgery::erase(surgery::erase(run::program, producer_wait), producer_issue);
+static_assert(s::check(run::summary, run::plan, no_load).kind == s::hazard::stale_read);
+static_assert(s::check(run::summary, run::plan, run::program).ok());
+}  // namespace hazards
 
 /// A team that records how many cores each layer's tiles were forked on.
 struct recording_team {

@@ -72,10 +72,11 @@ constexpr bool pointwise_layer(const node_summary& n) {
 }  // namespace fusion_detail
 
 /// Whether nodes `pw - 1` (depthwise) and `pw` (pointwise) of `g` can run as one block on `t`:
-/// the pointwise layer is the only reader of the depthwise output, which is not a graph output.
+/// the pointwise layer is the only reader of the depthwise output, which is not a graph output
+/// (and neither is spilled to L3: the block's tiles never store the intermediate).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr bool fusable(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw) {
-  if (pw == 0 || pw >= NN || t.level_count != 2 || t.fusion == fusion_policy::off) return false;
+  if (pw == 0 || pw >= NN || t.level_count < 2 || t.fusion == fusion_policy::off) return false;
   const node_summary& a = g.nodes[pw - 1];
   const node_summary& b = g.nodes[pw];
   if (!fusion_detail::depthwise_layer(a) || !fusion_detail::pointwise_layer(b)) return false;

@@ -127,13 +127,16 @@ constexpr void place_for_prefetch(target_plan<NT, NN>& plan, std::size_t capacit
 }
 
 /// The smallest filter staging a layer accepts: its filters whole, or two chunks of one L1
-/// channel block (the L3 step below never plans less).
+/// channel block (the L3 step below never plans less). A fused block's staging slot also holds
+/// its depthwise filters, in front (consumer_filter_offset).
 constexpr std::size_t min_filter_staging(const layer_l1_plan& layer, const tile_geometry& geometry) {
   if (!layer.tiled || geometry.weight_bytes_per_channel == 0) return 0;
+  const std::size_t front = consumer_filter_offset(geometry);
   const std::size_t whole =
-      tiling_detail::aligned(geometry.weight_bytes_per_channel * static_cast<std::size_t>(geometry.out_c));
+      front + tiling_detail::aligned(geometry.weight_bytes_per_channel * static_cast<std::size_t>(geometry.out_c));
   const std::size_t blocks =
-      2 * tiling_detail::aligned(geometry.weight_bytes_per_channel * static_cast<std::size_t>(layer.solution.tile.c));
+      2 * (front + tiling_detail::aligned(geometry.weight_bytes_per_channel *
+                                          static_cast<std::size_t>(layer.solution.tile.c)));
   return whole < blocks ? whole : blocks;
 }
 
@@ -370,17 +373,18 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     const tile_geometry& geometry = g.nodes[n].geometry;
     if (!layer.tiled || geometry.weight_bytes_per_channel == 0) continue;
     const std::size_t per_channel = geometry.weight_bytes_per_channel;
+    const std::size_t front = consumer_filter_offset(geometry);  // a fused block's depthwise filters
     const int tile_c = layer.solution.tile.c;
-    if (aligned(per_channel * static_cast<std::size_t>(geometry.out_c)) <= budget) {
+    if (front + aligned(per_channel * static_cast<std::size_t>(geometry.out_c)) <= budget) {
       layer.stage_channels = geometry.out_c;
       layer.stage_chunks = 1;
     } else {
       int blocks = 0;  // L1 channel blocks per chunk: the most that fit twice
-      while (2 * aligned(per_channel * static_cast<std::size_t>((blocks + 1) * tile_c)) <= budget &&
+      while (2 * (front + aligned(per_channel * static_cast<std::size_t>((blocks + 1) * tile_c))) <= budget &&
              (blocks + 1) * tile_c < geometry.out_c)
         ++blocks;
       if (blocks == 0) {
-        fail(static_cast<int>(n), 1, l2_needed + 2 * aligned(per_channel * static_cast<std::size_t>(tile_c)),
+        fail(static_cast<int>(n), 1, l2_needed + 2 * (front + aligned(per_channel * static_cast<std::size_t>(tile_c))),
              t.levels[1].bytes);
         return plan;
       }
@@ -388,7 +392,7 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
       layer.stage_chunks = (geometry.out_c + layer.stage_channels - 1) / layer.stage_channels;
       doubled = true;
     }
-    const std::size_t chunk = aligned(per_channel * static_cast<std::size_t>(layer.stage_channels));
+    const std::size_t chunk = front + aligned(per_channel * static_cast<std::size_t>(layer.stage_channels));
     if (chunk > slot_bytes) slot_bytes = chunk;
   }
   // Two slots whenever L2 has room: the next layer's first chunk then stages while this

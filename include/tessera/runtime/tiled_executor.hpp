@@ -61,10 +61,14 @@ struct tiled_executor {
   static constexpr target_desc target = Target::desc;
   /// What is planned: the network's summary with the fused depthwise -> pointwise blocks the
   /// selector chose for this target (planning/fusion.hpp); the plan, the schedule and the
-  /// reports index layers by its nodes.
-  static constexpr const auto& summary = fused_summary<Net::summary, target>;
+  /// reports index layers by its nodes. The selector sees each block's L1 only: should the
+  /// fused plan not fit L2 (a block's filters are staged whole), the network runs unfused.
+  static constexpr auto fused_plan =
+      plan_for(fused_summary<Net::summary, target>, target, layer_solutions<fused_summary<Net::summary, target>, target>);
+  static constexpr const auto& summary = fused_plan.fits ? fused_summary<Net::summary, target> : Net::summary;
   static constexpr const auto& net_summary = summary;
-  static constexpr auto plan = plan_for(summary, target, layer_solutions<summary, target>);
+  static constexpr auto plan =
+      fused_plan.fits ? fused_plan : plan_for(Net::summary, target, layer_solutions<Net::summary, target>);
   static constexpr bool fits = runtime_detail::plan_fits<plan, summary, target>();
   static_assert(fits, "tessera::tiled_executor: the network does not fit the target (see does_not_fit above)");
 

@@ -101,8 +101,8 @@ class emitter {
     bool on = false;
   };
 
-  /// A layer's filter block in flight: its own filters and, for a fused block, the depthwise
-  /// filters in front of them.
+  /// A layer's filters in flight (into L1, or into an L2 staging slot): its own and, for a
+  /// fused block, the depthwise filters in front of them.
   struct filter_load {
     step own{}, producer{};
     bool fused = false;
@@ -110,10 +110,20 @@ class emitter {
   constexpr filter_load start_filters(int layer, std::int64_t tile, int slot, int staging_slot = 0) {
     filter_load f{};
     if (net_.nodes[static_cast<std::size_t>(layer)].geometry.fused()) {
-      f.producer = start(transfer_role::producer_filters, layer, tile, slot);
+      f.producer = start(transfer_role::producer_filters, layer, tile, slot, staging_slot);
       f.fused = true;
     }
     f.own = start(transfer_role::filters, layer, tile, slot, staging_slot);
+    return f;
+  }
+  /// Filter chunk `chunk` of `layer`, L3 -> L2 staging slot `staging_slot`.
+  constexpr filter_load start_stage(int layer, int chunk, int staging_slot) {
+    filter_load f{};
+    if (net_.nodes[static_cast<std::size_t>(layer)].geometry.fused() && chunk == 0) {
+      f.producer = start(transfer_role::stage_producer_filters, layer, 0, staging_slot);
+      f.fused = true;
+    }
+    f.own = start(transfer_role::stage_filters, layer, chunk, staging_slot);
     return f;
   }
   constexpr void wait_filters(const filter_load& f) {
@@ -215,7 +225,7 @@ class emitter {
     if (l.stage_channels > 0) {
       if (layer_staged && !two_staging_slots()) return;  // the one slot still feeds this layer
       const int slot = take_staging_slot();
-      early_chunk_ = {m, start(transfer_role::stage_filters, m, 0, slot), slot, true};
+      early_chunk_ = {m, start_stage(m, 0, slot), slot, true};
     } else if (overlaps_previous(m) && deferred_layer_ < 0) {  // L1 bytes of the layer before may still drain
       if (opening_.layer != m) opening_ = {};
       opening_.layer = m;
@@ -237,7 +247,7 @@ class emitter {
     if (opening_.layer != m) opening_ = {};
     opening_.layer = m;
     if (early_chunk_.on && early_chunk_.layer == m) {  // staged behind this layer: into L1 now
-      wait(early_chunk_.s);
+      wait_filters(early_chunk_.s);
       early_chunk_.on = false;
       opening_.chunk_landed = true;
       opening_.chunk_slot = early_chunk_.slot;
@@ -275,7 +285,7 @@ class emitter {
     std::array<std::array<step, 2>, 2> in{};  // [slot][operand]
     std::array<filter_load, 2> weights{};
     std::array<pending, 2> out{};
-    std::array<step, 2> chunk{};
+    std::array<filter_load, 2> chunk{};
     int current_chunk = -1;
     std::array<bool, 2> spilled_in{};
     for (int k = 0; k < operands && k < 2; ++k)
@@ -302,7 +312,7 @@ class emitter {
     std::array<int, 2> chunk_at{};  // staging slot of chunk k, by k % 2
     const auto stage = [&](int k) {
       const int sl = take_staging_slot();
-      chunk[static_cast<std::size_t>(k % 2)] = start(transfer_role::stage_filters, layer, k, sl);
+      chunk[static_cast<std::size_t>(k % 2)] = start_stage(layer, k, sl);
       chunk_at[static_cast<std::size_t>(k % 2)] = sl;
     };
     const auto stage_in = [&](std::int64_t j) {
@@ -341,7 +351,7 @@ class emitter {
         if (staged) {
           const int k = p.c0 / l.stage_channels;
           if (k != current_chunk) {  // the chunk must have landed before L1 reads it
-            wait(chunk[static_cast<std::size_t>(k % 2)]);
+            wait_filters(chunk[static_cast<std::size_t>(k % 2)]);
             current_chunk = k;
             if (k + 1 < l.stage_chunks) stage(k + 1);
             else open_next_filters(layer, true);
@@ -430,7 +440,7 @@ class emitter {
   opening opening_{};
   struct early_chunk {
     int layer = -1;
-    step s{};
+    filter_load s{};
     int slot = 0;
     bool on = false;
   };

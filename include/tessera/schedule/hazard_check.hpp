@@ -370,9 +370,16 @@ class checker {
       case transfer_role::filters:
         if (d.src.where == space::l2) {
           const int chunk = position(g, l.solution.tile, s.tile).c0 / l.stage_channels;
-          if (!consume({transfer_role::stage_filters, s.layer, chunk, 0}, region{area::l2, -1,
-                        static_cast<std::int64_t>(plan_.staging_slot[s.operand]),
-                        static_cast<std::int64_t>(plan_.staging_slot[s.operand]) + 1}, s.layer, s.tile))
+          const auto at = static_cast<std::int64_t>(plan_.staging_slot[s.operand] + consumer_filter_offset(g));
+          if (!consume({transfer_role::stage_filters, s.layer, chunk, 0}, region{area::l2, -1, at, at + 1}, s.layer, s.tile))
+            return;
+        }
+        break;
+      case transfer_role::producer_filters:
+        if (d.src.where == space::l2) {
+          const auto at = static_cast<std::int64_t>(plan_.staging_slot[s.operand]);
+          if (!consume({transfer_role::stage_producer_filters, s.layer, 0, 0}, region{area::l2, -1, at, at + 1}, s.layer,
+                       s.tile))
             return;
         }
         break;
@@ -383,7 +390,7 @@ class checker {
         if (!consume({transfer_role::spill_output, s.layer, s.tile, 0}, src, s.layer, s.tile)) return;
         break;
       case transfer_role::stage_filters:
-      case transfer_role::producer_filters: break;  // from constant filters
+      case transfer_role::stage_producer_filters: break;  // from constant filters
     }
     // The destination must be free of transfers in flight and of data still owed to readers.
     if (!writable(dst, hazard::refill_in_flight, s.layer, s.tile)) return;
@@ -407,6 +414,9 @@ class checker {
              s.handle);
         break;
       }
+      case transfer_role::stage_producer_filters:  // one reader: the block's one filter load
+        hold(dst, {transfer_role::stage_producer_filters, s.layer, 0, 0}, 1, s.handle);
+        break;
       case transfer_role::output:
         if (d.dst.where == space::l2) hold(dst, {transfer_role::spill_output, s.layer, s.tile, 0}, 1, s.handle);
         break;

@@ -31,15 +31,19 @@ enum class transfer_role : std::uint8_t {
   stage_filters,  ///< filter chunk `tile` of the layer: L3 -> L2 staging slot `slot`
   spill_input,    ///< operand `operand` of tile `tile`: L3 tensor -> L2 spill input slot
   spill_output,   ///< tile `tile`'s result: L2 spill output slot -> L3 tensor
-  /// A fused block (planning/fusion.hpp): the depthwise filters, flash/L2 -> the start of the
-  /// block's L1 filter slot, with the block's first tile (its filters follow them).
+  /// A fused block (planning/fusion.hpp): the depthwise filters, flash/L2 (or the front of the
+  /// L2 staging slot) -> the front of the block's L1 filter slot, beside its filters.
   producer_filters,
+  /// A fused block on a three-level target: its depthwise filters, L3 -> the front of the L2
+  /// staging slot `slot`, beside the block's (one) filter chunk.
+  stage_producer_filters,
 };
-inline constexpr int transfer_role_count = 7;
+inline constexpr int transfer_role_count = 8;
 
 constexpr const char* name_of(transfer_role r) {
   constexpr const char* names[transfer_role_count] = {"input",         "filters",     "output",          "stage_filters",
-                                                      "spill_input",   "spill_output", "producer_filters"};
+                                                      "spill_input",   "spill_output", "producer_filters",
+                                                      "stage_producer_filters"};
   return names[static_cast<int>(r)];
 }
 

@@ -158,9 +158,18 @@ constexpr transfer_desc describe(const graph_summary<NT, NI, NO, NN>& net, const
       return detail::box_transfer(box, node.inputs[s.operand], slot, true, 2);
     }
     case transfer_role::producer_filters: {  // the absorbed depthwise node's filters
-      const endpoint src{space::filters, s.layer - 1, 0};
       const endpoint dst{space::l1, 0, static_cast<std::int64_t>(l.weights[s.slot])};
+      if (l.stage_channels > 0) {  // from the front of the L2 staging slot
+        const endpoint src{space::l2, 0, static_cast<std::int64_t>(plan.staging_slot[s.operand])};
+        return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 1);
+      }
+      const endpoint src{space::filters, s.layer - 1, 0};
       return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 1);
+    }
+    case transfer_role::stage_producer_filters: {
+      const endpoint src{space::filters, s.layer - 1, 0};
+      const endpoint dst{space::l2, 0, static_cast<std::int64_t>(plan.staging_slot[s.slot])};
+      return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 2);
     }
     case transfer_role::filters: {
       const tile_position p = position(g, l.solution.tile, s.tile);
@@ -170,7 +179,7 @@ constexpr transfer_desc describe(const graph_summary<NT, NI, NO, NN>& net, const
       if (l.stage_channels > 0) {  // from the L2 staging slot that holds this block's chunk
         const int k = p.c0 / l.stage_channels;
         const endpoint src{space::l2, 0,
-                           static_cast<std::int64_t>(plan.staging_slot[s.operand] +
+                           static_cast<std::int64_t>(plan.staging_slot[s.operand] + consumer_filter_offset(g) +
                                                      static_cast<std::size_t>(p.c0 - k * l.stage_channels) * wbytes)};
         return detail::linear_transfer(src, dst, bytes, true, 1);
       }
@@ -180,7 +189,7 @@ constexpr transfer_desc describe(const graph_summary<NT, NI, NO, NN>& net, const
     case transfer_role::stage_filters: {
       const filter_chunk c = chunk_of(l, g, s.tile);
       const endpoint src{space::filters, s.layer, static_cast<std::int64_t>(static_cast<std::size_t>(c.c0) * wbytes)};
-      const endpoint dst{space::l2, 0, static_cast<std::int64_t>(plan.staging_slot[s.slot])};
+      const endpoint dst{space::l2, 0, static_cast<std::int64_t>(plan.staging_slot[s.slot] + consumer_filter_offset(g))};
       return detail::linear_transfer(src, dst, static_cast<std::size_t>(c.channels) * wbytes, true, 2);
     }
     case transfer_role::output: {
