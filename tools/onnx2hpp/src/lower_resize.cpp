@@ -43,9 +43,9 @@ bool given(lowering_context& cx, const onnx::NodeProto& n, int i) {
   if (!cx.has_input(n, i)) return false;
   const onnx::TensorProto* t = cx.constant_proto(n, i);
   if (t == nullptr) return true;  // a run-time tensor: reported by the caller
-  std::int64_t count = 1;
-  for (auto d : t->dims()) count *= d;
-  return count != 0;
+  for (auto d : t->dims())
+    if (d == 0) return false;  // an empty tensor stands for an absent input
+  return true;
 }
 
 }  // namespace
@@ -93,6 +93,8 @@ void lower_resize(lowering_context& cx, const onnx::NodeProto& n, const node_con
       // ONNX takes floor(extent * scale) and still uses the scale itself for the coordinates;
       // the integer rule needs the scale to be exactly output / input.
       const double extent = static_cast<double>(x[axis]) * scales[i];
+      if (extent > std::numeric_limits<int>::max() / 4)
+        where.fail(fmt::format("scale {} on axis {} makes an output extent of {}, out of range", scales[i], axis, extent));
       if (std::floor(extent) != extent)
         where.fail(fmt::format("scale {} on axis {} makes {} x {} = {}, not a whole extent: onnx2hpp needs each scale "
                                "to be exactly output / input (give sizes instead)",
