@@ -35,7 +35,6 @@ const char* ops::resize_name(ops::resize_coordinates c) {
     case ops::resize_coordinates::pytorch_half_pixel: return "pytorch_half_pixel";
     case ops::resize_coordinates::align_corners: return "align_corners";
     case ops::resize_coordinates::asymmetric: return "asymmetric";
-    case ops::resize_coordinates::tf_half_pixel_for_nn: return "tf_half_pixel_for_nn";
   }
   return "?";
 }

@@ -147,7 +147,7 @@ struct gather {
 /// (tessera::op::resize_mode, resize_coordinates, resize_nearest_rounding), whose kernel
 /// holds the coordinate and weight formulas.
 enum class resize_mode { nearest, linear };
-enum class resize_coordinates { half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn };
+enum class resize_coordinates { half_pixel, pytorch_half_pixel, align_corners, asymmetric };
 enum class resize_nearest_rounding { round_prefer_floor, round_prefer_ceil, floor, ceil };
 /// The ONNX spelling of each value (mode, coordinate_transformation_mode, nearest_mode), which
 /// is also the name of the library's enumerator.

@@ -19,8 +19,7 @@ namespace {
 constexpr ops::resize_mode all_modes[] = {ops::resize_mode::nearest, ops::resize_mode::linear};
 constexpr ops::resize_coordinates all_coordinates[] = {
     ops::resize_coordinates::half_pixel, ops::resize_coordinates::pytorch_half_pixel,
-    ops::resize_coordinates::align_corners, ops::resize_coordinates::asymmetric,
-    ops::resize_coordinates::tf_half_pixel_for_nn};
+    ops::resize_coordinates::align_corners, ops::resize_coordinates::asymmetric};
 constexpr ops::resize_nearest_rounding all_roundings[] = {
     ops::resize_nearest_rounding::round_prefer_floor, ops::resize_nearest_rounding::round_prefer_ceil,
     ops::resize_nearest_rounding::floor, ops::resize_nearest_rounding::ceil};
@@ -43,9 +42,9 @@ bool given(lowering_context& cx, const onnx::NodeProto& n, int i) {
   if (!cx.has_input(n, i)) return false;
   const onnx::TensorProto* t = cx.constant_proto(n, i);
   if (t == nullptr) return true;  // a run-time tensor: reported by the caller
-  std::int64_t count = 1;
-  for (auto d : t->dims()) count *= d;
-  return count != 0;
+  for (auto d : t->dims())
+    if (d == 0) return false;  // an empty tensor stands for an absent input
+  return true;
 }
 
 }  // namespace
@@ -63,8 +62,6 @@ void lower_resize(lowering_context& cx, const onnx::NodeProto& n, const node_con
   ops::resize op;
   op.mode = named_value(n, where, "mode", "nearest", all_modes);
   op.coordinates = named_value(n, where, "coordinate_transformation_mode", "half_pixel", all_coordinates);
-  if (op.mode == ops::resize_mode::linear && op.coordinates == ops::resize_coordinates::tf_half_pixel_for_nn)
-    where.fail("coordinate_transformation_mode 'tf_half_pixel_for_nn' is supported with mode 'nearest' only");
   if (op.mode == ops::resize_mode::nearest)
     op.nearest = named_value(n, where, "nearest_mode", "round_prefer_floor", all_roundings);
   if (int_attribute(n, "antialias", 0) != 0) where.fail("antialias = 1 is not supported");
@@ -93,6 +90,8 @@ void lower_resize(lowering_context& cx, const onnx::NodeProto& n, const node_con
       // ONNX takes floor(extent * scale) and still uses the scale itself for the coordinates;
       // the integer rule needs the scale to be exactly output / input.
       const double extent = static_cast<double>(x[axis]) * scales[i];
+      if (extent > std::numeric_limits<int>::max() / 4)
+        where.fail(fmt::format("scale {} on axis {} makes an output extent of {}, out of range", scales[i], axis, extent));
       if (std::floor(extent) != extent)
         where.fail(fmt::format("scale {} on axis {} makes {} x {} = {}, not a whole extent: onnx2hpp needs each scale "
                                "to be exactly output / input (give sizes instead)",

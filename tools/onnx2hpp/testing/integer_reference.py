@@ -259,8 +259,6 @@ def resize_fraction(transform, o, extent, out):
         return o * (extent - 1), out - 1
     if transform == 'asymmetric':
         return o * extent, out
-    if transform == 'tf_half_pixel_for_nn':
-        return (2 * o + 1) * extent, 2 * out
     raise NotImplementedError('coordinate_transformation_mode ' + transform)
 
 

@@ -6,6 +6,9 @@ rounds half to even and saturates. The QOperator ops are evaluated through their
 (dequantize, float op, quantize); ConvInteger/MatMulInteger are exact integer ops. The golden
 outputs of onnx2hpp's quantized test models come from here, never from Tessera.
 """
+import math
+from fractions import Fraction
+
 import numpy as np
 import onnx
 from onnx import numpy_helper
@@ -99,50 +102,53 @@ def pool(x, a, average, global_pool=False):
 
 def resize(x, a, scales=None, sizes=None):
     """Float ONNX Resize (opset 11+) in float64, modes nearest and linear, from the formulas of
-    the ONNX specification: per resized axis the coordinate transform with the given scale (or
-    output / input for sizes), nearest_mode rounding, or linear interpolation between the two
-    neighbours (coordinates outside [0, in - 1] read the edge). Axes resize one after another
-    (bilinear is the product of two linear interpolations)."""
+    the ONNX specification evaluated on real numbers: per resized axis the coordinate transform
+    with the given scale (its exact float value) or output / input for sizes, computed as an
+    exact fraction so that a coordinate on a rounding boundary is not moved by float rounding;
+    nearest_mode rounding, or linear interpolation between the two neighbours with the float
+    weight of that fraction (coordinates outside [0, in - 1] read the edge). Axes resize one
+    after another (bilinear is the product of two linear interpolations); an axis whose extent
+    and scale stay is copied."""
     mode = a.get('mode', 'nearest')
     transform = a.get('coordinate_transformation_mode', 'half_pixel')
     rounding = a.get('nearest_mode', 'round_prefer_floor')
     if mode not in ('nearest', 'linear'):
         raise NotImplementedError('Resize mode ' + mode)
+    half = Fraction(1, 2)
     y = np.asarray(x, np.float64)
     for axis in range(y.ndim):
         extent = y.shape[axis]
         if sizes is not None:
             out = int(sizes[axis])
-            scale = out / extent
+            scale = Fraction(out, extent)
         else:
-            scale = float(scales[axis])
-            out = int(np.floor(extent * scale))
+            scale = Fraction(float(scales[axis]))
+            out = int(np.floor(extent * float(scales[axis])))
         if out == extent and scale == 1:
             continue
-        o = np.arange(out, dtype=np.float64)
-        if transform == 'half_pixel':
-            coord = (o + 0.5) / scale - 0.5
-        elif transform == 'pytorch_half_pixel':
-            coord = (o + 0.5) / scale - 0.5 if out > 1 else np.zeros(out)
-        elif transform == 'align_corners':
-            coord = o * (extent - 1) / (out - 1) if out > 1 else np.zeros(out)
-        elif transform == 'asymmetric':
-            coord = o / scale
-        elif transform == 'tf_half_pixel_for_nn':
-            coord = (o + 0.5) / scale
-        else:
-            raise NotImplementedError('coordinate_transformation_mode ' + transform)
+        coords = []
+        for o in range(out):
+            if transform == 'half_pixel' or (transform == 'pytorch_half_pixel' and out > 1):
+                coords.append((o + half) / scale - half)
+            elif transform == 'align_corners' and out > 1:
+                coords.append(Fraction(o * (extent - 1), out - 1))
+            elif transform in ('pytorch_half_pixel', 'align_corners'):
+                coords.append(Fraction(0))
+            elif transform == 'asymmetric':
+                coords.append(o / scale)
+            else:
+                raise NotImplementedError('coordinate_transformation_mode ' + transform)
         moved = np.moveaxis(y, axis, -1)
         if mode == 'nearest':
-            index = {'round_prefer_floor': np.ceil(coord - 0.5), 'round_prefer_ceil': np.floor(coord + 0.5),
-                     'floor': np.floor(coord), 'ceil': np.ceil(coord)}[rounding]
-            index = np.clip(index, 0, extent - 1).astype(np.int64)
+            pick = {'round_prefer_floor': lambda c: math.ceil(c - half), 'round_prefer_ceil': lambda c: math.floor(c + half),
+                    'floor': math.floor, 'ceil': math.ceil}[rounding]
+            index = np.array([min(max(pick(c), 0), extent - 1) for c in coords], np.int64)
             moved = moved[..., index]
         else:
-            coord = np.clip(coord, 0, extent - 1)
-            lo = np.floor(coord).astype(np.int64)
+            clamped = [min(max(c, Fraction(0)), Fraction(extent - 1)) for c in coords]
+            lo = np.array([math.floor(c) for c in clamped], np.int64)
             hi = np.minimum(lo + 1, extent - 1)
-            r = coord - lo
+            r = np.array([float(c - math.floor(c)) for c in clamped])
             moved = moved[..., lo] * (1 - r) + moved[..., hi] * r
         y = np.moveaxis(moved, -1, axis)
     return y

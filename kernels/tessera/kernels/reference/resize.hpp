@@ -27,8 +27,9 @@ enum class resize_mode : std::uint8_t { nearest, linear };
 ///   pytorch_half_pixel   the same, but x = 0 when out == 1
 ///   align_corners        x = o * (in - 1) / (out - 1), x = 0 when out == 1
 ///   asymmetric           x = o / scale
-///   tf_half_pixel_for_nn x = (o + 1/2) / scale
-enum class resize_coordinates : std::uint8_t { half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn };
+/// (tf_half_pixel_for_nn is left out: it moves an axis of scale 1 by half an element, which ONNX
+/// Runtime does not do, so there is no one reference to be exact with.)
+enum class resize_coordinates : std::uint8_t { half_pixel, pytorch_half_pixel, align_corners, asymmetric };
 
 /// ONNX nearest_mode: which input index a fractional coordinate of mode nearest takes.
 enum class resize_nearest_rounding : std::uint8_t { round_prefer_floor, round_prefer_ceil, floor, ceil };
@@ -57,7 +58,6 @@ constexpr resize_fraction resize_source_coordinate(resize_coordinates c, std::in
       if (out == 1) return {0, 1};
       return {o * (in - 1), out - 1};
     case resize_coordinates::asymmetric: return {o * in, out};
-    case resize_coordinates::tf_half_pixel_for_nn: return {(2 * o + 1) * in, 2 * out};
   }
   return {0, 1};
 }
