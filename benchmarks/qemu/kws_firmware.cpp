@@ -22,11 +22,7 @@ alignas(16) std::int32_t logits[12];
 }  // namespace
 
 int main() {
-  std::uint32_t seed = 7;
-  for (auto& v : input) {
-    seed = seed * 1664525u + 1013904223u;
-    v = static_cast<std::int8_t>(static_cast<int>((seed >> 16) % 256u) - 128);
-  }
+  std::memcpy(input, kws::sample_input.values.data(), sizeof input);
   tessera::qemu::start_instruction_counter();
   const std::uint64_t start = tessera::qemu::guest_instructions();
 #if !defined(TESSERA_KWS_STUB)

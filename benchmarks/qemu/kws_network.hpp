@@ -22,6 +22,9 @@ constexpr tessera::constant<T, N> pseudo_random(std::uint32_t seed, int lo, int 
   return c;
 }
 
+/// The firmware's input: one pseudo-random MFCC map.
+inline constexpr auto sample_input = pseudo_random<std::int8_t, 49 * 10>(7, -128, 127);
+
 /// Per-channel requantization to int8 with a fused ReLU (lo = 0).
 template <std::size_t L>
 constexpr tessera::requant_constants<L> relu_requant(std::uint32_t seed, int shift) {

@@ -78,14 +78,7 @@ static_assert(block_solved_exactly<tessera::tiling_objective::latency, 3000>());
 constexpr std::size_t l1_min = tessera::smallest_l1_bytes(net::summary, sweep_target<0>);
 constexpr std::size_t l1_max = 8192;
 
-std::array<std::uint8_t, 14 * 11 * 3> random_image(std::uint32_t seed) {
-  std::array<std::uint8_t, 14 * 11 * 3> image{};
-  for (auto& v : image) {
-    seed = seed * 1664525u + 1013904223u;
-    v = static_cast<std::uint8_t>(seed >> 24);
-  }
-  return image;
-}
+std::array<std::uint8_t, 14 * 11 * 3> random_image(std::uint32_t seed) { return tiny::random_bytes<14 * 11 * 3>(seed); }
 
 std::array<std::int32_t, 5> run_flat(const std::array<std::uint8_t, 14 * 11 * 3>& image) {
   alignas(16) static std::byte arena[tessera::executor<net>::arena_bytes];

@@ -28,14 +28,7 @@ constexpr std::size_t l1_max = tessera::untiled_l1_bytes(net::summary, sweep_tar
 static_assert(l1_min == 672 && l1_max == 1552);
 constexpr std::size_t l1_a = l1_min + 16, l1_b = l1_min + 128, l1_c = (l1_min + l1_max) / 2, l1_d = l1_max - 16;
 
-std::array<std::uint8_t, 12 * 10 * 3> random_image(std::uint32_t seed) {
-  std::array<std::uint8_t, 12 * 10 * 3> image{};
-  for (auto& v : image) {
-    seed = seed * 1664525u + 1013904223u;
-    v = static_cast<std::uint8_t>(seed >> 24);
-  }
-  return image;
-}
+std::array<std::uint8_t, 12 * 10 * 3> random_image(std::uint32_t seed) { return tiny::random_bytes<12 * 10 * 3>(seed); }
 
 std::array<std::int32_t, 6> run_flat(const std::array<std::uint8_t, 360>& image) {
   alignas(16) static std::byte arena[tessera::executor<net>::arena_bytes];

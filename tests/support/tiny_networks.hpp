@@ -6,6 +6,18 @@
 
 namespace tiny {
 
+/// `N` pseudo-random bytes (fixed LCG): the input images of the tests on these networks.
+template <std::size_t N>
+std::array<std::uint8_t, N> random_bytes(std::uint32_t seed) {
+  std::array<std::uint8_t, N> bytes{};
+  for (auto& v : bytes) {
+    seed = seed * 1664525u + 1013904223u;
+    v = static_cast<std::uint8_t>(seed >> 24);
+  }
+  return bytes;
+}
+
+
 // A residual block: input -> conv_a (3x3, 1->2, requant to s8) -> conv_b (1x1, 2->2, s32)
 // -> add(conv_a, conv_b) + requant -> flatten -> gemm (32 -> 3, s32).
 namespace residual {
