@@ -113,13 +113,19 @@ inline constexpr compute_model pulp_cluster8{{{
 /// instruction: the M7 dual-issues some pairs but loses cycles to load-use and branch
 /// penalties, and on the measured kernels (DTCM data) the two roughly cancel - an assumption,
 /// not a measurement. Pools and elementwise ops have no QEMU figure yet: assumed 1 cycle per
-/// window element and 4 cycles per element. Per tile ~200 cycles (call, requant table set-up);
-/// per row ~20 (row pointers, im2col restart).
+/// window element and 4 cycles per element; per tile ~200 cycles (call, requant set-up).
+/// Per tile of a convolution or depthwise layer: 10,000 cycles, fitted to the kws_tiled
+/// firmware (benchmarks/qemu, docs/benchmarks.md): the DS-CNN tiled through 12 kB of L1 runs
+/// ~470 more kernel calls than through 32 kB and 5.4 M more instructions on the Cortex-M4
+/// (11.4 k per call); fused into 6-tile blocks, 40 more calls and 0.65 M more (16 k per call,
+/// halo and narrow column tiles included). What a call pays: the weight cache of the arm_dsp
+/// convolutions (filters widened to 16 bits, per call), the depthwise CHW transposes, the
+/// copies of the memcpy DMA. Per row ~20 (row pointers, im2col restart).
 inline constexpr compute_model cortex_m7_dsp{{{
-    {1024, 0, 20, 200},   // convolution: 1.0 cycle/MAC
-    {2560, 0, 20, 200},   // depthwise: 2.5 cycles/MAC
-    {1024, 0, 20, 200},   // pool: 1 cycle per window element
-    {4096, 0, 0, 200},    // elementwise: 4 cycles per element
+    {1024, 0, 20, 10000},  // convolution: 1.0 cycle/MAC
+    {2560, 0, 20, 10000},  // depthwise: 2.5 cycles/MAC
+    {1024, 0, 20, 200},    // pool: 1 cycle per window element
+    {4096, 0, 0, 200},     // elementwise: 4 cycles per element
 }}};
 
 }  // namespace cost_models
