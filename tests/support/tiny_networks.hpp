@@ -119,7 +119,8 @@ using network = tessera::network<
 
 // Two depthwise-separable blocks (the MobileNet pattern the planner fuses, planning/fusion.hpp):
 // conv 3x3 (3->8), depthwise 3x3 (8) + pointwise (8->12), depthwise 3x3 stride 2 with
-// asymmetric padding (12) + pointwise (12->16, requantised per channel), max pool, gemm.
+// asymmetric padding (12) + a Cast-like alias (as torch's exports have) + pointwise (12->16,
+// requantised per channel), max pool, gemm.
 namespace separable {
 using features::pseudo_random;
 using features::requant;
@@ -137,12 +138,13 @@ inline constexpr auto pw2_bias = pseudo_random<std::int32_t, 16>(21, -2000, 2000
 inline constexpr auto pw2_requant = requant<16>(22, 9, -128, 127);
 inline constexpr auto fc_weights = pseudo_random<std::int8_t, 5 * 112>(23, -128, 127);
 
-inline constexpr tessera::tensor_table<9> tensors{{{
+inline constexpr tessera::tensor_table<10> tensors{{{
     {"image", tessera::dtype::u8, {1, 14, 11, 3}},
     {"conv", tessera::dtype::s8, {1, 14, 11, 8}},
     {"dw1", tessera::dtype::s8, {1, 14, 11, 8}},
     {"pw1", tessera::dtype::s8, {1, 14, 11, 12}},
     {"dw2", tessera::dtype::s8, {1, 7, 5, 12}},
+    {"dw2_cast", tessera::dtype::s8, {1, 7, 5, 12}},
     {"pw2", tessera::dtype::s8, {1, 7, 5, 16}},
     {"pool", tessera::dtype::s8, {1, 7, 1, 16}},
     {"flat", tessera::dtype::s8, {1, 112}},
@@ -150,7 +152,7 @@ inline constexpr tessera::tensor_table<9> tensors{{{
 }}};
 
 using network = tessera::network<
-    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<8>,
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<9>,
     tessera::op::conv<"conv",
                       {.input = 0, .output = 1, .kernel_h = 3, .kernel_w = 3, .pad_top = 1, .pad_left = 1,
                        .pad_bottom = 1, .pad_right = 1},
@@ -164,10 +166,11 @@ using network = tessera::network<
                       {.input = 3, .output = 4, .kernel_h = 3, .kernel_w = 3, .stride_h = 2, .stride_w = 2,
                        .pad_top = 1, .pad_left = 0, .pad_bottom = 1, .pad_right = 1, .groups = 12},
                       dw2_weights, tessera::none, dw2_requant>,
-    tessera::op::conv<"pw2", {.input = 4, .output = 5}, pw2_weights, pw2_bias, pw2_requant>,
-    tessera::op::max_pool<"pool", {.input = 5, .output = 6, .kernel_h = 1, .kernel_w = 5}>,
-    tessera::op::reshape<"flatten", {.input = 6, .output = 7}>,
-    tessera::op::gemm<"fc", {.input = 7, .output = 8, .n = 5, .k = 112}, fc_weights>>;
+    tessera::op::reshape<"cast", {.input = 4, .output = 5}>,
+    tessera::op::conv<"pw2", {.input = 5, .output = 6}, pw2_weights, pw2_bias, pw2_requant>,
+    tessera::op::max_pool<"pool", {.input = 6, .output = 7, .kernel_h = 1, .kernel_w = 5}>,
+    tessera::op::reshape<"flatten", {.input = 7, .output = 8}>,
+    tessera::op::gemm<"fc", {.input = 8, .output = 9, .n = 5, .k = 112}, fc_weights>>;
 }  // namespace separable
 
 }  // namespace tiny

@@ -60,6 +60,8 @@ struct node_summary {
   /// The depthwise layer of a fused block (planning/fusion.hpp): it runs inside the next
   /// node's tiles, which read its input; it has no steps and its output is never stored.
   bool absorbed = false;
+  /// A fused block: its depthwise node is this many nodes before it (0: not a block).
+  int producer_offset = 0;
 };
 
 /// Plain-data view of a whole network (sizes fixed by the network type).

@@ -11,17 +11,18 @@
 // network's. Output channels are not split into blocks: each block would recompute the
 // depthwise tile.
 //
+// A block is a depthwise node, the alias nodes after it (Reshape-like nodes that only
+// reinterpret the bytes: torch's exports put a Cast between every pair) and the pointwise node.
+//
 // The selector (choose_fusion): per candidate block, the cost of the fused tile solution
-// against the two layers' own solutions, under the target's criterion (fusion_policy). The
-// network's cost is a sum over layers and a block covers two adjacent layers, so the best set
-// of non-overlapping blocks is a shortest path over the layer order: cost[i] = min(cost[i-1] +
-// layer i-1 alone, cost[i-2] + block (i-2, i-1)). With only DW -> PW blocks the candidates never
+// against the layers' own solutions, under the target's criterion (fusion_policy). The
+// network's cost is a sum over layers and a block covers adjacent nodes, so the best set of
+// non-overlapping blocks is a shortest path over the node order: cost[i] = min(cost[i-1] +
+// node i-1 alone, cost[d] + block d..i-1). With only DW -> PW blocks the candidates never
 // overlap (a pointwise layer is not a depthwise one), and the programme reduces to the
 // per-block choice; it stays exact when variants whose blocks share layers (PW -> DW) join.
 //
-// Not fused (left for later): three-level targets (the depthwise filters would need their own
-// L3 staging), layers on several cores at once (the intermediate lives in the one scratch area
-// of a tile, so a fused tile runs on one core), and the PW -> DW variants of the paper.
+// Not fused (left for later): the PW -> DW variants of the paper.
 #pragma once
 
 #include <array>
@@ -71,46 +72,76 @@ constexpr bool pointwise_layer(const node_summary& n) {
 
 }  // namespace fusion_detail
 
-/// Whether nodes `pw - 1` (depthwise) and `pw` (pointwise) of `g` can run as one block on `t`:
-/// the pointwise layer is the only reader of the depthwise output, which is not a graph output
-/// (and neither is spilled to L3: the block's tiles never store the intermediate).
+namespace fusion_detail {
+/// Whether tensor `t` of `g` is read by node `reader` only and is not a graph output.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr bool private_to(const graph_summary<NT, NI, NO, NN>& g, tensor_id t, std::size_t reader) {
+  for (tensor_id o : g.outputs)
+    if (o == t) return false;
+  for (std::size_t n = 0; n < NN; ++n)
+    for (int k = 0; k < g.nodes[n].input_count; ++k)
+      if (g.nodes[n].inputs[static_cast<std::size_t>(k)] == t && n != reader) return false;
+  return true;
+}
+}  // namespace fusion_detail
+
+/// The depthwise node of the block that pointwise node `pw` of `g` would end on `t`, or -1.
+/// Between the two only alias nodes (Reshape-like: the same bytes under another type or shape,
+/// e.g. the Cast nodes of torch's exports) may stand, each the only reader of the tensor before
+/// it; no tensor between them is a graph output or read by another node.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw) {
+  if (pw == 0 || pw >= NN || t.level_count < 2 || t.fusion == fusion_policy::off) return -1;
+  const node_summary& b = g.nodes[pw];
+  if (!fusion_detail::pointwise_layer(b)) return -1;
+  tensor_id between = b.inputs[0];
+  std::size_t reader = pw;
+  for (std::size_t n = pw; n-- > 0;) {
+    const node_summary& a = g.nodes[n];
+    if (a.output_count != 1 || a.outputs[0] != between || !fusion_detail::private_to(g, between, reader)) return -1;
+    if (a.is_alias && a.input_count == 1 && !a.absorbed) {  // look through it
+      between = a.inputs[0];
+      reader = n;
+      continue;
+    }
+    if (!fusion_detail::depthwise_layer(a) || a.geometry.out_elem_bytes != b.geometry.in_elem_bytes ||
+        a.geometry.out_c != b.geometry.in_c || a.geometry.batch != b.geometry.batch ||
+        a.geometry.out_h != b.geometry.in_h || a.geometry.out_w != b.geometry.in_w)
+      return -1;
+    return static_cast<int>(n);
+  }
+  return -1;
+}
+
+/// Whether pointwise node `pw` of `g` can end a fused block on `t` (see fused_producer).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr bool fusable(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw) {
-  if (pw == 0 || pw >= NN || t.level_count < 2 || t.fusion == fusion_policy::off) return false;
-  const node_summary& a = g.nodes[pw - 1];
-  const node_summary& b = g.nodes[pw];
-  if (!fusion_detail::depthwise_layer(a) || !fusion_detail::pointwise_layer(b)) return false;
-  const tensor_id between = a.outputs[0];
-  if (b.inputs[0] != between || a.geometry.out_elem_bytes != b.geometry.in_elem_bytes ||
-      a.geometry.out_c != b.geometry.in_c || a.geometry.batch != b.geometry.batch)
-    return false;
-  for (tensor_id o : g.outputs)
-    if (o == between) return false;
-  for (std::size_t n = 0; n < NN; ++n) {
-    if (n == pw) continue;
-    for (int k = 0; k < g.nodes[n].input_count; ++k)
-      if (g.nodes[n].inputs[static_cast<std::size_t>(k)] == between) return false;
-  }
-  return true;
+  return fused_producer(g, t, pw) >= 0;
 }
 
 /// `g` with the blocks ending at the nodes marked in `fused` merged: the pointwise node becomes
-/// the block (fused geometry, the depthwise input), the depthwise node is absorbed.
+/// the block (fused geometry, the depthwise input), the depthwise node and the aliases between
+/// them are absorbed. `fused[n]` holds the depthwise node's distance, 0 for no block.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr graph_summary<NT, NI, NO, NN> fuse(const graph_summary<NT, NI, NO, NN>& g, const std::array<bool, NN>& fused) {
+constexpr graph_summary<NT, NI, NO, NN> fuse(const graph_summary<NT, NI, NO, NN>& g, const std::array<int, NN>& fused) {
   graph_summary<NT, NI, NO, NN> out = g;
   for (std::size_t n = 1; n < NN; ++n) {
-    if (!fused[n]) continue;
-    node_summary& dw = out.nodes[n - 1];
+    if (fused[n] <= 0) continue;
+    const auto d = n - static_cast<std::size_t>(fused[n]);
+    node_summary& dw = out.nodes[d];
     node_summary& pw = out.nodes[n];
     pw.geometry = fused_geometry(dw.geometry, pw.geometry);
     pw.inputs[0] = dw.inputs[0];
     pw.macs += dw.macs;
     pw.constant_bytes += dw.constant_bytes;
-    dw.absorbed = true;
-    dw.input_count = dw.output_count = 0;  // no buffers of its own in the arena
-    dw.scratch = {};
+    pw.producer_offset = fused[n];
     dw.geometry.kind = tiling_kind::in_place;
+    for (std::size_t k = d; k < n; ++k) {  // the depthwise node and the aliases after it
+      node_summary& absorbed = out.nodes[k];
+      absorbed.absorbed = true;
+      absorbed.input_count = absorbed.output_count = 0;  // no buffers of their own in the arena
+      absorbed.scratch = {};
+    }
   }
   return out;
 }
@@ -121,9 +152,10 @@ constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT
                                                           const target_desc& t) {
   std::array<layer_problem, NN> out{};
   for (std::size_t n = 1; n < NN; ++n) {
-    if (!fusable(g, t, n)) continue;
-    std::array<bool, NN> one{};
-    one[n] = true;
+    const int d = fused_producer(g, t, n);
+    if (d < 0) continue;
+    std::array<int, NN> one{};
+    one[n] = static_cast<int>(n) - d;
     out[n] = {true, problem_of(fuse(g, one), t, n, t.levels[0].bytes)};
   }
   return out;
@@ -135,47 +167,46 @@ constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p,
   return layer_cycles(p, s.tile, s.cost);
 }
 
-/// The blocks to fuse (marked at their pointwise node): see the header comment.
+/// The blocks to fuse, marked at their pointwise node with the distance to their depthwise
+/// node (see the header comment for the selection).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr std::array<bool, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
-                                             const std::array<layer_problem, NN>& layers,
-                                             const std::array<tile_solution, NN>& layer_tiles,
-                                             const std::array<layer_problem, NN>& blocks,
-                                             const std::array<tile_solution, NN>& block_tiles) {
-  std::array<bool, NN> fused{};
+constexpr std::array<int, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
+                                            const std::array<layer_problem, NN>& layers,
+                                            const std::array<tile_solution, NN>& layer_tiles,
+                                            const std::array<layer_problem, NN>& blocks,
+                                            const std::array<tile_solution, NN>& block_tiles) {
+  std::array<int, NN> fused{};
   if (t.fusion == fusion_policy::off) return fused;
   const auto alone = [&](std::size_t n) -> std::uint64_t {
     return layers[n].tiled && layer_tiles[n].feasible ? fusion_cost(t.fusion, layers[n].problem, layer_tiles[n]) : 0;
   };
   // The user's overrides: 1 forced fused, -1 forced unfused, 0 the criterion decides.
-  const auto overridden = [&](std::size_t n) {
+  const auto overridden = [&](std::size_t depthwise) {
     for (const fusion_override& o : t.fusion_overrides)
-      if (o.depthwise.text[0] != '\0' && o.depthwise == g.nodes[n - 1].name) return o.fused ? 1 : -1;
+      if (o.depthwise.text[0] != '\0' && o.depthwise == g.nodes[depthwise].name) return o.fused ? 1 : -1;
     return 0;
   };
-  constexpr std::uint64_t never = UINT64_MAX / 4;
-  const auto block = [&](std::size_t n) -> std::uint64_t {
-    if (overridden(n) < 0) return never;
-    return overridden(n) > 0 ? 0 : fusion_cost(t.fusion, blocks[n].problem, block_tiles[n]);
-  };
-  const auto forced = [&](std::size_t n) { return overridden(n) > 0; };
-  // cost[i]: the least cost of layers [0, i); from[i]: whether it ends with a block.
+  // cost[i]: the least cost of layers [0, i); start[i] > 0: it ends with a block of that many nodes.
   std::array<std::uint64_t, NN + 1> cost{};
-  std::array<bool, NN + 1> from_block{};
+  std::array<int, NN + 1> start{};
   for (std::size_t i = 1; i <= NN; ++i) {
     cost[i] = cost[i - 1] + alone(i - 1);
-    if (i >= 2 && blocks[i - 1].tiled && block_tiles[i - 1].feasible) {
-      const std::uint64_t with = cost[i - 2] + block(i - 1);
-      if (forced(i - 1) || with < cost[i]) {  // ties: unfused
-        cost[i] = with;
-        from_block[i] = true;
-      }
+    const std::size_t pw = i - 1;
+    if (!blocks[pw].tiled || !block_tiles[pw].feasible) continue;
+    const int d = fused_producer(g, t, pw);
+    const int choice = overridden(static_cast<std::size_t>(d));
+    if (choice < 0) continue;
+    const std::uint64_t with =
+        cost[static_cast<std::size_t>(d)] + (choice > 0 ? 0 : fusion_cost(t.fusion, blocks[pw].problem, block_tiles[pw]));
+    if (choice > 0 || with < cost[i]) {  // ties: unfused
+      cost[i] = with;
+      start[i] = static_cast<int>(pw) - d + 1;
     }
   }
-  for (std::size_t i = NN; i >= 2;) {
-    if (from_block[i]) {
-      fused[i - 1] = true;
-      i -= 2;
+  for (std::size_t i = NN; i >= 1;) {
+    if (start[i] > 0) {
+      fused[i - 1] = start[i] - 1;
+      i -= static_cast<std::size_t>(start[i]);
     } else {
       --i;
     }

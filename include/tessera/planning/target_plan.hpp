@@ -229,7 +229,9 @@ constexpr tile_problem problem_of(const graph_summary<NT, NI, NO, NN>& g, const 
                                   std::size_t capacity) {
   const auto family = static_cast<std::size_t>(t.kernels);
   tile_problem p = tile_problem_for(t, g.nodes[n].geometry, capacity, g.nodes[n].tile_scratch[family]);
-  if (g.nodes[n].geometry.fused() && n > 0) p.producer_scratch = g.nodes[n - 1].tile_scratch[family];
+  const auto producer = static_cast<std::size_t>(g.nodes[n].producer_offset);
+  if (g.nodes[n].geometry.fused() && producer > 0 && producer <= n)
+    p.producer_scratch = g.nodes[n - producer].tile_scratch[family];
   return p;
 }
 

@@ -246,7 +246,7 @@ struct tiled_executor {
         // is 1x1), so each core runs both kernels on its band: no barrier between them.
         const std::size_t row_bytes = b.intermediate.bytes / static_cast<std::size_t>(p.h);
         share_rows(team, s.layer, p.h, cores, [&](row_band r) {
-          fused_band(nodes[s.layer - 1], node, g, band_args(g, p, args, r), depthwise_filters,
+          fused_band(nodes[s.layer - summary.nodes[s.layer].producer_offset], node, g, band_args(g, p, args, r), depthwise_filters,
                      intermediate + static_cast<std::size_t>(r.begin) * row_bytes);
         });
         macs += static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) *

@@ -163,11 +163,11 @@ constexpr transfer_desc describe(const graph_summary<NT, NI, NO, NN>& net, const
         const endpoint src{space::l2, 0, static_cast<std::int64_t>(plan.staging_slot[s.operand])};
         return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 1);
       }
-      const endpoint src{space::filters, s.layer - 1, 0};
+      const endpoint src{space::filters, s.layer - node.producer_offset, 0};
       return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 1);
     }
     case transfer_role::stage_producer_filters: {
-      const endpoint src{space::filters, s.layer - 1, 0};
+      const endpoint src{space::filters, s.layer - node.producer_offset, 0};
       const endpoint dst{space::l2, 0, static_cast<std::int64_t>(plan.staging_slot[s.slot])};
       return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 2);
     }
