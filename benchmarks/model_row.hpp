@@ -36,6 +36,7 @@ struct tiling_row {
   std::uint64_t l1_to_l2 = 0;          ///< bytes stored from L1
   std::uint64_t l3_to_l2 = 0;
   std::uint64_t load_bound = 0;        ///< every input and filter of tiled layers loaded once
+  std::uint64_t filter_bytes = 0;      ///< filters of tiled layers (each moves into L1 once)
   std::uint64_t store_bound = 0;       ///< every output of tiled layers stored once
   std::uint64_t cycles = 0, compute_cycles = 0, dma_cycles = 0;
   double overlap = 0;
