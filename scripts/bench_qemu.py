@@ -204,6 +204,7 @@ def cycle_trace(job):
 def main():
     sh(["cmake", "--build", HOST, "--target", "tessera_qemu_models"])
     layers, kws, models = {}, {}, {}
+    kws_tiled = []  # lines of tessera_kws_tiled, prefixed with the preset
     traces = []  # (key, elf, core) for the cycle estimates
     for preset, board in BOARDS.items():
         out = build(preset)
@@ -231,6 +232,8 @@ def main():
                                    lib_stub=sections(size_elf).get(".text", 0)
                                    - sections(find_elf(out, "tessera_kws_stub")).get(".text", 0),
                                    **{k.strip("."): v for k, v in sections(size_elf).items()})
+        kws_tiled += [f"{preset}|{line}" for line in qemu(board, find_elf(out, "tessera_kws_tiled")).splitlines()
+                      if line.startswith("kws_tiled|")]
         for elf in model_elfs:
             for line in qemu(board, elf).splitlines():
                 m = re.match(r"(\S+) \[(\S+) kernels\]: (\S+), (\d+) MACs, (\d+) guest instructions", line)
@@ -251,6 +254,7 @@ def main():
     cycles = estimate_cycles(traces, layers, kws, models)
     text = render(layers, kws, models, cycles)
     print(text)
+    print(kws_tiled_table(kws_tiled))  # docs/benchmarks.md, "Fused depthwise -> pointwise blocks"
     doc = os.path.join(ROOT, "docs", "benchmarks.md")
     content = open(doc).read()
     begin, end = "<!-- qemu-begin -->", "<!-- qemu-end -->"
@@ -259,6 +263,22 @@ def main():
     else:
         content += "\n" + begin + "\n" + text + end + "\n"
     open(doc, "w").write(content)
+
+
+def kws_tiled_table(lines):
+    """The DS-CNN tiled through L1 (tessera_kws_tiled): instructions per preset, L1 size and fusion
+    criterion, against the unfused run of the same preset and L1."""
+    out = ["```", f"{'preset':<11} {'L1 B':>6} {'criterion':<9} {'blocks':>6} {'L1 used':>8} {'L2 B':>6} "
+                  f"{'instructions':>13} {'vs off':>7} exact"]
+    unfused = {}
+    for line in lines:
+        preset, _, l1, criterion, blocks, l1_used, l2, instructions, exact = line.split("|")
+        if criterion == "off":
+            unfused[(preset, l1)] = int(instructions)
+        base = unfused.get((preset, l1), int(instructions))
+        out.append(f"{preset:<11} {l1:>6} {criterion:<9} {blocks:>6} {l1_used:>8} {l2:>6} {int(instructions):>13,} "
+                   f"{100.0 * (int(instructions) - base) / base:>+6.1f}% {exact}")
+    return "\n".join(out + ["```"])
 
 
 def estimate_cycles(traces, layers, kws, models):
