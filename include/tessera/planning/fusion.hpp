@@ -70,9 +70,7 @@ constexpr bool pointwise_layer(const node_summary& n) {
          g.in_w == g.out_w && g.in_operands == 1 && n.input_count == 1 && n.output_count == 1;
 }
 
-}  // namespace fusion_detail
 
-namespace fusion_detail {
 /// Whether tensor `t` of `g` is read by node `reader` only and is not a graph output.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr bool private_to(const graph_summary<NT, NI, NO, NN>& g, tensor_id t, std::size_t reader) {
