@@ -11,24 +11,16 @@
 #include <tessera/dma/simulated_policy.hpp>
 #include <tessera/tessera.hpp>
 
+#include "../support/tiny_networks.hpp"
+
 namespace {
 
 using tessera::op::resize_coordinates;
 using tessera::op::resize_mode;
 using tessera::op::resize_nearest_rounding;
 
-template <std::size_t N>
-constexpr tessera::constant<std::int8_t, N> pseudo_random_weights(std::uint32_t seed) {
-  tessera::constant<std::int8_t, N> w{};
-  for (auto& v : w.values) {
-    seed = seed * 1664525u + 1013904223u;
-    v = static_cast<std::int8_t>(static_cast<int>(seed >> 27) - 16);  // [-16, 15]
-  }
-  return w;
-}
-
-inline constexpr auto weights1 = pseudo_random_weights<6 * 3 * 3 * 3>(11);
-inline constexpr auto weights2 = pseudo_random_weights<4 * 3 * 3 * 6>(12);
+inline constexpr auto weights1 = tiny::features::pseudo_random<std::int8_t, 6 * 3 * 3 * 3>(11, -16, 15);
+inline constexpr auto weights2 = tiny::features::pseudo_random<std::int8_t, 4 * 3 * 3 * 6>(12, -16, 15);
 inline constexpr tessera::requant_constants<1> rq{{3}, {128 << 6}, 8, 0, 255, 1};
 
 inline constexpr tessera::tensor_table<5> tensors{{{
@@ -51,11 +43,7 @@ using net = tessera::network<
     tessera::op::resize<"to_odd", {.input = 3, .output = 4, .coordinates = resize_coordinates::half_pixel,
                                    .nearest = resize_nearest_rounding::round_prefer_ceil}>>;
 
-template <std::size_t L1>
-inline constexpr tessera::target_desc sweep_target{.name = "sweep",
-                                                   .levels = {{{"L1", L1, 8, 2, 10}, {"L2", 64 * 1024, 8, 2, 10}}},
-                                                   .level_count = 2,
-                                                   .cores = 2};
+using tiny::sweep_target;
 constexpr std::size_t l1_min = tessera::smallest_l1_bytes(net::summary, sweep_target<0>);
 constexpr std::size_t l1_max = tessera::untiled_l1_bytes(net::summary, sweep_target<0>);
 static_assert(l1_min < l1_max, "the sweep tiles the convolutions at its small end");
@@ -63,14 +51,7 @@ static_assert(l1_min < l1_max, "the sweep tiles the convolutions at its small en
 using image = std::array<std::uint8_t, 5 * 7 * 3>;
 using output = std::array<std::uint8_t, 13 * 17 * 4>;
 
-image random_image(std::uint32_t seed) {
-  image x{};
-  for (auto& v : x) {
-    seed = seed * 1664525u + 1013904223u;
-    v = static_cast<std::uint8_t>(seed >> 24);
-  }
-  return x;
-}
+image random_image(std::uint32_t seed) { return tiny::random_bytes<5 * 7 * 3>(seed); }
 
 output run_flat(const image& x) {
   alignas(16) static std::byte arena[tessera::executor<net>::arena_bytes];

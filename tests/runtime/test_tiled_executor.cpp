@@ -15,12 +15,7 @@
 namespace {
 
 using net = tiny::features::network;
-
-template <std::size_t L1>
-inline constexpr tessera::target_desc sweep_target{.name = "sweep",
-                                                   .levels = {{{"L1", L1, 8, 2, 10}, {"L2", 64 * 1024, 8, 2, 10}}},
-                                                   .level_count = 2,
-                                                   .cores = 2};
+using tiny::sweep_target;
 
 // The ends of the sweep, computed by the planner itself: 672 and 1552 bytes for this network.
 constexpr std::size_t l1_min = tessera::smallest_l1_bytes(net::summary, sweep_target<0>);

@@ -6,6 +6,13 @@
 
 namespace tiny {
 
+/// A two-level target with `L1` bytes of L1 (roomy L2, two cores): the L1 sweeps of the tiled tests.
+template <std::size_t L1>
+inline constexpr tessera::target_desc sweep_target{.name = "sweep",
+                                                   .levels = {{{"L1", L1, 8, 2, 10}, {"L2", 64 * 1024, 8, 2, 10}}},
+                                                   .level_count = 2,
+                                                   .cores = 2};
+
 /// `N` pseudo-random bytes (fixed LCG): the input images of the tests on these networks.
 template <std::size_t N>
 std::array<std::uint8_t, N> random_bytes(std::uint32_t seed) {
