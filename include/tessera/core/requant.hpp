@@ -1,21 +1,48 @@
-// The RequantShift rule of the Deeploy/QuantLib integer dialect, in one place.
+// The RequantShift rule, in one place, with its two rounding modes.
 //
-//     y = clamp((x * mul + add + 2^(shift-1)) >> shift, lo, hi)
+//     y = clamp(round(x * mul + add, shift), lo, hi)
 //
-// `>>` is an arithmetic shift (floor), so the rounding is half-up; both half-to-even and plain
-// floor fail the corpus golden data (../../../docs/semantics.md). `x * mul + add` needs 64 bits
-// in general: `mul` reaches 1.3e8 in the corpus.
+// `rounding::half_up` (the Deeploy/QuantLib dialect and every requantization of standard ONNX
+// except the means below) is `(t + 2^(shift-1)) >> shift`, an arithmetic shift (floor): both
+// half-to-even and plain floor fail the corpus golden data (../../../docs/semantics.md).
+// `rounding::half_even` is ONNX QuantizeLinear's `round_half_to_even(x / s) + zero_point`: a
+// tie goes to the result `y` with `y - zero_point` even. onnx2hpp chooses it for the average
+// pools and means of standard ONNX, where a window of 4 equal-scale values ties on a quarter of
+// the outputs (sum/4 = k + 1/2) and half up reads one unit more than ONNX on half of those.
+// `x * mul + add` needs 64 bits in general: `mul` reaches 1.3e8 in the corpus.
 #pragma once
 
 #include <cstdint>
 
 namespace tessera {
 
+/// How `requantize` rounds `t / 2^shift` to an integer (only ties differ).
+enum class rounding : std::uint8_t {
+  half_up,    ///< floor(t / 2^shift + 1/2): -1.5 -> -1, 0.5 -> 1, 1.5 -> 2 (the corpus rule)
+  half_even,  ///< to nearest, a tie to the y with y - zero_point even (ONNX QuantizeLinear)
+};
+
+/// `t / 2^shift` rounded by `mode` (`shift` in [0, 62]). `zero_point` matters only for
+/// half_even ties: ONNX rounds `x / s` before adding the zero point, so with zero_point = 1 the
+/// tie 2.5 (that is 1.5 + 1) goes to 3 (2 + 1), not 2. Examples with shift = 2 (t / 4):
+/// t = 6 (1.5) gives 2 either way; t = 10 (2.5) gives 3 half up, 2 half even (zero_point 0),
+/// 3 half even with zero_point 1; t = -6 (-1.5) gives -1 half up, -2 half even.
+constexpr std::int64_t round_shift(std::int64_t t, int shift, rounding mode = rounding::half_up,
+                                   std::int32_t zero_point = 0) {
+  if (shift <= 0) return t;
+  const std::int64_t half = std::int64_t{1} << (shift - 1);
+  if (mode == rounding::half_up) return (t + half) >> shift;
+  const std::int64_t q = t >> shift;         // floor
+  const std::int64_t rem = t - q * (half * 2);  // in [0, 2^shift)
+  const bool up = rem > half || (rem == half && ((q - zero_point) & 1) != 0);
+  return q + (up ? 1 : 0);
+}
+
 /// Requantizes one accumulator. `shift` in [0, 62]; `lo <= hi`.
 constexpr std::int32_t requantize(std::int64_t acc, std::int32_t mul, std::int32_t add, int shift,
-                                  std::int32_t lo, std::int32_t hi) {
-  const std::int64_t rounding = shift > 0 ? (std::int64_t{1} << (shift - 1)) : 0;
-  std::int64_t y = (acc * mul + add + rounding) >> shift;
+                                  std::int32_t lo, std::int32_t hi, rounding mode = rounding::half_up,
+                                  std::int32_t zero_point = 0) {
+  std::int64_t y = round_shift(acc * mul + add, shift, mode, zero_point);
   if (y < lo) y = lo;
   if (y > hi) y = hi;
   return static_cast<std::int32_t>(y);
@@ -27,6 +54,8 @@ constexpr std::int32_t requantize(std::int64_t acc, std::int32_t mul, std::int32
 ///   per-tensor: length 1;  per-channel of a channels-last tensor: length C, inner 1;
 ///   per-row of a (M, N) matrix: length M, inner N.
 /// `enabled == false` means "no requantization": the kernel stores the raw int32 accumulator.
+/// `mode` and `zero_point` are `requantize`'s rounding; the optimized kernel families implement
+/// half_up only, so `kernels::choose_*` runs the reference kernel for a half_even requantization.
 struct requant_params {
   bool enabled = false;
   const std::int32_t* mul = nullptr;
@@ -36,11 +65,13 @@ struct requant_params {
   int shift = 0;
   std::int32_t lo = 0;
   std::int32_t hi = 0;
+  rounding mode = rounding::half_up;
+  std::int32_t zero_point = 0;  ///< half_even only: ties go to the y with y - zero_point even
 
   constexpr std::int32_t apply(std::int64_t acc, std::int64_t flat_index) const {
     if (!enabled) return static_cast<std::int32_t>(acc);
     const auto k = static_cast<std::int32_t>((flat_index / inner) % length);
-    return requantize(acc, mul[k], add[k], shift, lo, hi);
+    return requantize(acc, mul[k], add[k], shift, lo, hi, mode, zero_point);
   }
 };
 

@@ -36,11 +36,13 @@ struct requant_constants {
   std::int32_t lo = -128;
   std::int32_t hi = 127;
   std::int32_t inner = 1;
+  rounding mode = rounding::half_up;  ///< half_even: onnx2hpp's standard-ONNX average pools and means
+  std::int32_t zero_point = 0;        ///< half_even ties go to the y with y - zero_point even
 
   static constexpr std::size_t length() { return L; }
   static constexpr std::size_t bytes() { return 2 * L * sizeof(std::int32_t); }
   constexpr requant_params params() const {
-    return {true, mul.data(), add.data(), static_cast<std::int32_t>(L), inner, shift, lo, hi};
+    return {true, mul.data(), add.data(), static_cast<std::int32_t>(L), inner, shift, lo, hi, mode, zero_point};
   }
 };
 

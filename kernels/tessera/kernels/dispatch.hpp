@@ -55,6 +55,14 @@ constexpr bool is_depthwise(const reference::conv2d_dims& d) {
   return d.groups > 1 && d.groups == d.in_c && d.out_c == d.in_c;
 }
 
+/// Whether an optimized family may run a kernel with requantization `rq`: their epilogues
+/// implement the half-up rounding only, so a half_even requantization (onnx2hpp's standard-ONNX
+/// average pools and means, core/requant.hpp) runs the reference kernel, whose `requantize` has
+/// both modes. Decided here, once, for every family and every op that takes a requantization.
+constexpr bool families_round_like(const requant_params& rq) {
+  return !rq.enabled || rq.mode == rounding::half_up;
+}
+
 template <kernel_family F, class TIn, class TW, class TOut>
 constexpr conv_variant choose_conv2d(const reference::conv2d_dims& d, const requant_params& rq) {
   check_family_traits<F>();
@@ -62,6 +70,7 @@ constexpr conv_variant choose_conv2d(const reference::conv2d_dims& d, const requ
   if constexpr (F == kernel_family::reference) {
     return conv_variant::reference;
   } else {
+    if (!families_round_like(rq)) return conv_variant::reference;
     if (is_depthwise(d)) {
       if (!traits::template depthwise_accepts<TIn, TW, TOut>(d, rq)) return conv_variant::reference;
       return traits::depthwise_prefers_chw(d) ? conv_variant::depthwise_chw : conv_variant::depthwise_hwc;
@@ -100,7 +109,7 @@ void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const s
 template <kernel_family F, class TA, class TW, class TOut>
 constexpr kernel_family choose_gemm(const reference::gemm_dims& d, const requant_params& rq) {
   check_family_traits<F>();
-  return family_traits<F>::template gemm_accepts<TA, TW, TOut>(d, rq) ? F : kernel_family::reference;
+  return families_round_like(rq) && family_traits<F>::template gemm_accepts<TA, TW, TOut>(d, rq) ? F : kernel_family::reference;
 }
 template <kernel_family F>
 constexpr std::size_t gemm_scratch_bytes(const reference::gemm_dims& d) {
@@ -116,7 +125,7 @@ void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::in
 template <kernel_family F, class TA, class TB, class TOut>
 constexpr kernel_family choose_matmul(const reference::matmul_dims& d, const requant_params& rq) {
   check_family_traits<F>();
-  return family_traits<F>::template matmul_accepts<TA, TB, TOut>(d, rq) ? F : kernel_family::reference;
+  return families_round_like(rq) && family_traits<F>::template matmul_accepts<TA, TB, TOut>(d, rq) ? F : kernel_family::reference;
 }
 template <kernel_family F>
 constexpr std::size_t matmul_scratch_bytes(const reference::matmul_dims& d) {
@@ -133,7 +142,7 @@ template <kernel_family F, class TA, class TB, class TOut>
 constexpr kernel_family choose_binary(reference::binary_op op, const reference::binary_dims& d,
                                       const requant_params& rq) {
   check_family_traits<F>();
-  return family_traits<F>::template binary_accepts<TA, TB, TOut>(op, d, rq) ? F : kernel_family::reference;
+  return families_round_like(rq) && family_traits<F>::template binary_accepts<TA, TB, TOut>(op, d, rq) ? F : kernel_family::reference;
 }
 template <kernel_family F>
 constexpr std::size_t binary_scratch_bytes(const reference::binary_dims& d) {

@@ -42,6 +42,8 @@ struct requant_table {
   std::int64_t lo = 0;
   std::int64_t hi = 0;
   std::int64_t inner = 1;
+  tessera::rounding rounding = tessera::rounding::half_up;
+  std::int64_t zero_point = 0;  ///< half_even ties go to the y with y - zero_point even
 };
 
 struct conv {

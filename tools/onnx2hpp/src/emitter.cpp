@@ -144,17 +144,21 @@ class header_writer {
   }
 
   std::string requant(const std::string& id, const device::requant_table& rq) {
-    const std::string tail = fmt::format("{}, {}, {}, {}", rq.shift, rq.lo, rq.hi, rq.inner);
+    // The rounding is written only when it is not the default half up (the corpus headers keep
+    // their text): `tessera::rounding::half_even, zero_point` after `inner`.
+    const bool even = rq.rounding == tessera::rounding::half_even;
+    const std::string tail = fmt::format("{}, {}, {}, {}", rq.shift, rq.lo, rq.hi, rq.inner) +
+                             (even ? fmt::format(", tessera::rounding::half_even, {}", rq.zero_point) : "");
+    const char* legend = even ? "mul, add, shift, lo, hi, inner, rounding, zero point" : "mul, add, shift, lo, hi, inner";
     if (rq.mul.size() <= requant_numbers_per_line) {
-      constants_ += fmt::format(
-          "inline constexpr tessera::requant_constants<{}> {}{{{}, {}, {}}};  // mul, add, shift, lo, hi, inner\n",
-          rq.mul.size(), id, braced(rq.mul), braced(rq.add), tail);
+      constants_ += fmt::format("inline constexpr tessera::requant_constants<{}> {}{{{}, {}, {}}};  // {}\n",
+                                rq.mul.size(), id, braced(rq.mul), braced(rq.add), tail, legend);
     } else {
       constants_ += fmt::format(
           "inline constexpr tessera::requant_constants<{}> {}{{\n    {{\n{}    }},\n    {{\n{}    }},\n"
-          "    {}}};  // mul, add, shift, lo, hi, inner\n",
+          "    {}}};  // {}\n",
           rq.mul.size(), id, wrapped(rq.mul, 8, requant_numbers_per_line), wrapped(rq.add, 8, requant_numbers_per_line),
-          tail);
+          tail, legend);
     }
     return id;
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <tessera/core/dtype.hpp>
+#include <tessera/core/requant.hpp>
 
 namespace tessera::onnx2hpp {
 
@@ -56,6 +57,11 @@ struct requant {
   std::int64_t hi = 0;
   tessera::dtype type = tessera::dtype::s8;
   std::optional<requant_source> source;  ///< set for QDQ/QOperator requantizations
+  /// half_up everywhere but the requantization of a standard-ONNX average pool or mean, which
+  /// rounds half to even as QuantizeLinear does, ties counted from the output zero point
+  /// (docs/semantics.md, "Rounding of means").
+  tessera::rounding rounding = tessera::rounding::half_up;
+  std::int64_t zero_point = 0;
 };
 
 /// Height/width pairs of a 1D or 2D window op; a 1D op has height 1 (no padding, stride 1).

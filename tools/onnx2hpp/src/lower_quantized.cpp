@@ -190,6 +190,10 @@ void emit_requant(lowering_context& cx, const node_context& where, const quantiz
   rq.mul = int_array{table, im.mul};
   rq.add = int_array{table, im.add};
   rq.source = requant_source{v.scale, v.zero_point, scale_out, zero_out};
+  if (v.mean) {
+    rq.rounding = tessera::rounding::half_even;
+    rq.zero_point = zero_out;
+  }
   cx.add_node(where, ops::requant_shift{std::move(rq)}, {v.tensor}, {output});
 }
 
@@ -593,6 +597,7 @@ quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, 
     cx.add_node(where, std::move(op), {x16.tensor}, {out});
     quantized_value v = x16;
     v.tensor = out;
+    v.mean = true;
     return v;
   }
   const std::int64_t count = window.kernel[0] * window.kernel[1];
@@ -612,6 +617,7 @@ quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, 
   acc.tensor = out;
   acc.type = tessera::dtype::s32;
   acc.scale = {x.scale.front() / static_cast<double>(count)};
+  acc.mean = true;
   return acc;
 }
 

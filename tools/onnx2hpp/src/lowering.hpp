@@ -37,6 +37,9 @@ struct quantized_value {
   /// Empty for none; `function_op` names it for messages.
   std::function<double(double)> function;
   std::string function_op;
+  /// The accumulator of an average pool or mean: the QuantizeLinear that reads it rounds half
+  /// to even (ONNX's rounding of the float mean), every other requantization half up.
+  bool mean = false;
 };
 
 /// A DequantizeLinear of a constant (weights, biases): integers with their scale and zero point.

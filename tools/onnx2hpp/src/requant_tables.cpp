@@ -26,6 +26,8 @@ device::requant_table make_requant_table(const requant& rq, const dims& logical,
   table.shift = rq.shift;
   table.lo = rq.lo;
   table.hi = rq.hi;
+  table.rounding = rq.rounding;
+  table.zero_point = rq.zero_point;
   if (is_scalar(rq.mul) && is_scalar(rq.add)) {
     table.mul = rq.mul.values;
     table.add = rq.add.values;

@@ -22,6 +22,9 @@ not from the converter's code:
   into the bias, |bias[c] + floor(add[c] / mul[c])| + sum|w[c] - zw| * max|x|, fits int32; then
   y = clamp((acc * mul[c] + add[c] + 2^(shift-1)) >> shift, lo, hi), the clamp being the
   output type's range narrowed by a Relu (lo = zy) or Clip (round_half_even(bound / s_y) + zy);
+  the QuantizeLinear of an average pool's sum rounds half to even instead: t = acc * mul + add,
+  y = floor(t / 2^shift) plus one when the remainder is above half, or exactly half and
+  floor(t / 2^shift) - zy is odd (ONNX rounds x / s_y before adding zy);
   a QuantizeLinear that keeps scale, zero point and type after data movement changes nothing;
 - MaxPool, Flatten, Reshape, Pad (with the zero point), Cast and the like move the integers;
 - Resize (nearest, linear) works on the integers of one quantization: per axis the input
@@ -37,6 +40,9 @@ from onnx import numpy_helper
 import reference
 
 INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
+# The QuantizeLinear of a mean rounds half to even (docs/semantics.md, "Rounding of means");
+# False evaluates the rule before it (half up), which make_tie_models.py measures.
+MEANS_ROUND_HALF_EVEN = True
 RANGES = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int16): (-32768, 32767)}
 
 
@@ -44,16 +50,18 @@ class quantized:
     """Integers q standing for scale[c] * (q - zero_point), clamped to [lo, hi] (real) when
     quantized next. `scale` is a float64 vector (one entry, or one per index of `axis`)."""
 
-    def __init__(self, q, scale, zero_point, dtype, axis=-1, lo=-np.inf, hi=np.inf, producer=None):
+    def __init__(self, q, scale, zero_point, dtype, axis=-1, lo=-np.inf, hi=np.inf, producer=None, mean=False):
         self.q, self.scale, self.zero_point, self.dtype = np.asarray(q, np.int64), np.atleast_1d(scale), \
             int(zero_point), np.dtype(dtype)
         self.axis, self.lo, self.hi = axis, lo, hi
         # For a Conv/Gemm accumulator: (device bias[c], sum|w[c] - zw|, max|x|) of the op, where the
         # device bias holds the zero-point term -zx * sum(w[c] - zw) (the kernel reads raw x).
         self.producer = producer
+        # The sum of an average pool: its QuantizeLinear rounds half to even.
+        self.mean = mean
 
     def with_q(self, q):
-        return quantized(q, self.scale, self.zero_point, self.dtype, self.axis, self.lo, self.hi)
+        return quantized(q, self.scale, self.zero_point, self.dtype, self.axis, self.lo, self.hi, mean=self.mean)
 
 
 class constant_q:
@@ -117,9 +125,22 @@ def requantize(v, scale_out, zero_out, dtype):
         shape[v.axis] = len(mul)
     mul = np.array(mul, np.int64).reshape(shape)
     add = np.array(add, np.int64).reshape(shape)
-    rounding = (1 << (shift - 1)) if shift > 0 else 0
-    y = (v.q * mul + add + rounding) >> shift  # |acc * mul| < 2^62, |add| < 2^55: int64 is exact
-    return np.clip(y, lo, hi)
+    even = zero_out if v.mean and MEANS_ROUND_HALF_EVEN else None
+    return np.clip(round_shift(v.q * mul + add, shift, even), lo, hi)
+
+
+def round_shift(t, shift, even_zero_point=None):
+    """t / 2^shift rounded half up, or with `even_zero_point` half to even counted from it (the
+    tie goes to the y with y - zero point even). |acc * mul| < 2^62, |add| < 2^55: int64 is exact."""
+    t = np.asarray(t, np.int64)
+    if shift == 0:
+        return t
+    if even_zero_point is None:
+        return (t + (1 << (shift - 1))) >> shift
+    q = t >> shift
+    rem = t - (q << shift)
+    half = 1 << (shift - 1)
+    return q + ((rem > half) | ((rem == half) & ((q - even_zero_point) % 2 == 1)))
 
 
 def materialized(v):
@@ -211,7 +232,8 @@ def add(a, b):
 def average(x, kernel, strides, pads, include_pad):
     x = activation(x)
     padded = any(pads)
-    assert not padded or include_pad, 'a padded pool without count_include_pad is not modelled here'
+    if padded and not include_pad:
+        return padded_average(x, kernel, strides, pads)
     q = np.pad(x.q - x.zero_point, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
     n, c, h, w = q.shape
     ho, wo = (h - kernel[0]) // strides[0] + 1, (w - kernel[1]) // strides[1] + 1
@@ -221,7 +243,26 @@ def average(x, kernel, strides, pads, include_pad):
             acc += q[:, :, i:i + strides[0] * (ho - 1) + 1:strides[0], j:j + strides[1] * (wo - 1) + 1:strides[1]]
     count = kernel[0] * kernel[1]
     return quantized(acc, [x.scale[0] / count], 0, np.int32,
-                     producer=device_terms(x, np.ones((c, count), np.int64), np.zeros(c, np.int64)))
+                     producer=device_terms(x, np.ones((c, count), np.int64), np.zeros(c, np.int64)), mean=True)
+
+
+def padded_average(x, kernel, strides, pads):
+    """A padded pool without count_include_pad: x16 = 128 * (x - zx) (scale s_x / 128, int16),
+    Tessera's average pool of x16 (cells inside the input, floor((2 sum + count) / (2 count))),
+    a mean whose QuantizeLinear rounds half to even."""
+    scale = x.scale[0] / 128.0
+    x16 = requantize(x, scale, 0, np.int16)
+    n, c, h, w = x16.shape
+    ho, wo = (h + pads[0] + pads[2] - kernel[0]) // strides[0] + 1, (w + pads[1] + pads[3] - kernel[1]) // strides[1] + 1
+    y = np.zeros((n, c, ho, wo), np.int64)
+    for i in range(ho):
+        for j in range(wo):
+            y0, x0 = i * strides[0] - pads[0], j * strides[1] - pads[1]
+            ys, xs, ye, xe = max(y0, 0), max(x0, 0), min(y0 + kernel[0], h), min(x0 + kernel[1], w)
+            count = (ye - ys) * (xe - xs)
+            total = x16[:, :, ys:ye, xs:xe].sum(axis=(2, 3))
+            y[:, :, i, j] = (2 * total + count) // (2 * count)
+    return quantized(y, [scale], 0, np.int16, mean=True)
 
 
 def max_pool(x, a):
@@ -369,14 +410,33 @@ def run(model, inputs, quantized_tensors=None):
             y = add(ins[0], ins[1])
         elif op == 'Relu':
             x = ins[0]
-            y = quantized(x.q, x.scale, x.zero_point, x.dtype, x.axis, max(x.lo, 0.0), x.hi, x.producer)
+            y = quantized(x.q, x.scale, x.zero_point, x.dtype, x.axis, max(x.lo, 0.0), x.hi, x.producer, x.mean)
         elif op == 'Clip':
             x = ins[0]
             lo = -np.inf if ins[1] is None else float(ins[1])
             hi = np.inf if ins[2] is None else float(ins[2])
-            y = quantized(x.q, x.scale, x.zero_point, x.dtype, x.axis, max(x.lo, lo), min(x.hi, hi), x.producer)
+            y = quantized(x.q, x.scale, x.zero_point, x.dtype, x.axis, max(x.lo, lo), min(x.hi, hi), x.producer, x.mean)
         elif op == 'GlobalAveragePool':
             y = average(ins[0], ins[0].q.shape[2:], [1, 1], [0, 0, 0, 0], False)
+        elif op == 'ReduceMean' and isinstance(ins[0], quantized):  # over H and W of a 4D map
+            axes = sorted(int(v) % 4 for v in (a['axes'] if 'axes' in a else ins[1]))
+            assert ins[0].q.ndim == 4 and axes == [2, 3], 'ReduceMean over the spatial axes of a 4D map'
+            y = average(ins[0], ins[0].q.shape[2:], [1, 1], [0, 0, 0, 0], False)
+            if not a.get('keepdims', 1):
+                y = quantized(y.q.reshape(y.q.shape[:2]), y.scale, y.zero_point, y.dtype, producer=y.producer,
+                              mean=True)
+        elif op in ('QLinearGlobalAveragePool', 'QLinearAveragePool'):  # com.microsoft
+            x = quantized(ins[0].q, [np.float64(np.asarray(ins[1]).reshape(-1)[0])],
+                          int(np.asarray(ins[2]).reshape(-1)[0]), ins[0].dtype)
+            if op == 'QLinearGlobalAveragePool':
+                m = average(x, x.q.shape[2:], [1, 1], [0, 0, 0, 0], False)
+            else:
+                assert not a.get('ceil_mode', 0)
+                m = average(x, a['kernel_shape'], a.get('strides', [1, 1]), a.get('pads', [0, 0, 0, 0]),
+                            a.get('count_include_pad', 0))
+            zp = np.asarray(ins[4])
+            scale, zero = np.float64(np.asarray(ins[3]).reshape(-1)[0]), int(zp.reshape(-1)[0])
+            y = quantized(requantize(m, scale, zero, zp.dtype), [scale], zero, zp.dtype)
         elif op == 'AveragePool':
             if a.get('ceil_mode', 0):
                 raise NotImplementedError('AveragePool with ceil_mode')
