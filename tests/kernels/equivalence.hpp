@@ -413,6 +413,140 @@ equivalence_stats check_pool(std::uint32_t seed, int iterations) {
   return stats;
 }
 
+/// The means of standard ONNX (onnx2hpp's average pools: a depthwise conv of ones with bias
+/// -zx * count, then a per-tensor requantization that rounds half to even counted from the output
+/// zero point zy). Every family runs them through `kernels::choose_conv2d`, which must pick the
+/// reference (families implement the half-up rounding only); the result must be ONNX's
+/// round_half_to_even((sum - zx * count) / (count * 2^k)) + zy, clamped, computed here with
+/// integers, for windows of 1, 2, 4, 8 or 16 cells (count * 2^k a power of two, so the ties are
+/// exact), small values near zx (many ties), extremes and odd and even zero points; and the same
+/// requantization rounded half up, which the family runs where it accepts it, must differ from it
+/// on ties only. `cases` counts the means checked, `rejected` the half-up variants the family
+/// declined.
+template <kernels::kernel_family F>
+equivalence_stats check_mean_rounding(std::uint32_t seed, int iterations) {
+  using namespace equivalence_detail;
+  using traits = kernels::family_traits<F>;
+  rng r{seed};
+  equivalence_stats stats{};
+  for (int it = 0; it < iterations; ++it) {
+    kernels::reference::conv2d_dims d{};
+    d.batch = 1;
+    const int shape = r.range(0, 4);  // 1x1, 1x2, 2x2, 2x4, 4x4 windows
+    d.kernel_h = shape >= 4 ? 4 : (shape >= 2 ? 2 : 1);
+    d.kernel_w = shape >= 3 ? 4 : (shape >= 1 ? 2 : 1);
+    if (shape == 2 && r.chance(50)) d.kernel_w = 2;
+    const int count = d.kernel_h * d.kernel_w;
+    d.stride_h = r.chance(50) ? d.kernel_h : 1;
+    d.stride_w = r.chance(50) ? d.kernel_w : 1;
+    d.dilation_h = d.dilation_w = 1;
+    d.in_h = r.range(d.kernel_h, 9);
+    d.in_w = r.range(d.kernel_w, 9);
+    d.in_c = d.out_c = d.groups = r.range(1, 33);
+    d.out_h = (d.in_h - d.kernel_h) / d.stride_h + 1;
+    d.out_w = (d.in_w - d.kernel_w) / d.stride_w + 1;
+    const bool is_signed = r.chance(50);
+    with_8bit_type(is_signed, [&](auto v) {
+      using T = decltype(v);
+      constexpr int lo = std::is_signed_v<T> ? -128 : 0;
+      constexpr int hi = std::is_signed_v<T> ? 127 : 255;
+      const int zx = r.range(lo, hi), zy = r.chance(70) ? zx : r.range(lo, hi);
+      const std::size_t in_count = std::size_t(d.in_h) * d.in_w * d.in_c;
+      auto* in = reinterpret_cast<T*>(input_a);
+      const int spread = r.chance(80) ? 3 : 255;
+      for (std::size_t i = 0; i < in_count; ++i) {
+        int x = zx + r.range(-spread, spread);
+        if (r.chance(3)) x = r.chance(50) ? lo : hi;
+        in[i] = static_cast<T>(x < lo ? lo : (x > hi ? hi : x));
+      }
+      auto* w = reinterpret_cast<std::int8_t*>(weights);
+      for (int i = 0; i < d.out_c * count; ++i) w[i] = 1;
+      for (int c = 0; c < d.out_c; ++c) bias[c] = -zx * count;
+      // M = 2^-k / count: mul = 2^30, shift = 30 + log2(count) + k; zy * 2^shift folds into the
+      // bias when it fits (as onnx2hpp's widening does), else stays in add.
+      int log2_count = 0;
+      while ((1 << log2_count) < count) ++log2_count;
+      const int k = r.range(0, 2);
+      requant_params rq{};
+      rq.enabled = true;
+      rq.length = rq.inner = 1;
+      rq.shift = 30 + log2_count + k;
+      mul[0] = 1 << 30;
+      add[0] = 0;
+      for (int c = 0; c < d.out_c; ++c) bias[c] += zy * count * (1 << k);
+      rq.mul = mul;
+      rq.add = add;
+      rq.lo = lo;
+      rq.hi = hi;
+      rq.mode = rounding::half_even;
+      rq.zero_point = zy;
+      const std::size_t out_count = std::size_t(d.out_h) * d.out_w * d.out_c;
+      // The dispatch of every family runs the reference for this requantization.
+      if (kernels::choose_conv2d<F, T, std::int8_t, T>(d, rq) != kernels::conv_variant::reference) {
+        std::printf("MISMATCH mean case %d: %s runs its own kernel for a half_even requantization\n", it,
+                    kernels::family_name(F));
+        ++stats.failures;
+      }
+      kernels::conv2d<kernels::kernel_family::reference, kernels::conv_variant::reference>(
+          d, in, w, bias, rq, reinterpret_cast<T*>(expected), nullptr);
+      // ONNX's rule with integers: q = round_half_even(s / (count * 2^k)) + zy, s = sum - zx * count.
+      const std::int64_t den = std::int64_t{count} << k;
+      static std::uint8_t tie[4096];  // at most 9 * 9 * 33 outputs
+      for (int y = 0; y < d.out_h; ++y) {
+        for (int x = 0; x < d.out_w; ++x) {
+          for (int c = 0; c < d.out_c; ++c) {
+            std::int64_t sum = 0;
+            for (int i = 0; i < d.kernel_h; ++i)
+              for (int j = 0; j < d.kernel_w; ++j)
+                sum += in[(std::size_t(y * d.stride_h + i) * d.in_w + (x * d.stride_w + j)) * d.in_c + c] - zx;
+            std::int64_t q = sum >= 0 ? sum / den : -((-sum + den - 1) / den);  // floor
+            const std::int64_t twice_rem = 2 * (sum - q * den);
+            if (twice_rem > den || (twice_rem == den && (q & 1) != 0)) ++q;
+            std::int64_t want = q + zy;
+            want = want < lo ? lo : (want > hi ? hi : want);
+            const std::size_t o = (std::size_t(y) * d.out_w + x) * d.out_c + c;
+            tie[o] = twice_rem == den ? 1 : 0;
+            if (reinterpret_cast<const T*>(expected)[o] != want) {
+              std::printf("MISMATCH mean case %d at %u: %d, ONNX %d\n", it, static_cast<unsigned>(o),
+                          int(reinterpret_cast<const T*>(expected)[o]), int(want));
+              ++stats.failures;
+              return;
+            }
+          }
+        }
+      }
+      ++stats.cases;
+      // The same requantization rounded half up: the family's kernel where it accepts it, bit-exact
+      // with the reference, which differs from the half-to-even result by +1 on some ties only.
+      requant_params up = rq;
+      up.mode = rounding::half_up;
+      static T reference_up[4096];
+      kernels::conv2d<kernels::kernel_family::reference, kernels::conv_variant::reference>(d, in, w, bias, up,
+                                                                                         reference_up, nullptr);
+      const kernels::conv_variant v = kernels::choose_conv2d<kernels::runnable(F), T, std::int8_t, T>(d, up);
+      if (v == kernels::conv_variant::reference) ++stats.rejected;
+      auto* out = reinterpret_cast<T*>(actual);
+      std::memset(actual, 0x5A, out_count * sizeof(T));
+      if (v == kernels::conv_variant::depthwise_hwc)
+        kernels::conv2d<kernels::runnable(F), kernels::conv_variant::depthwise_hwc>(d, in, w, bias, up, out, scratch);
+      else if (v == kernels::conv_variant::depthwise_chw)
+        kernels::conv2d<kernels::runnable(F), kernels::conv_variant::depthwise_chw>(d, in, w, bias, up, out, scratch);
+      else
+        kernels::conv2d<kernels::runnable(F), kernels::conv_variant::reference>(d, in, w, bias, up, out, scratch);
+      for (std::size_t o = 0; o < out_count; ++o) {
+        const int e = reinterpret_cast<const T*>(expected)[o], u = reference_up[o], a = out[o];
+        if (a != u || !(u == e || (tie[o] != 0 && u == e + 1))) {
+          std::printf("MISMATCH mean case %d at %u: %s half up %d, reference half up %d, half even %d, tie %d\n", it,
+                      static_cast<unsigned>(o), kernels::family_name(F), a, u, e, int(tie[o]));
+          ++stats.failures;
+          return;
+        }
+      }
+    });
+  }
+  return stats;
+}
+
 /// Whether family F's traits list `kind` among the kinds it leaves to the reference in every
 /// case (`reference_kinds`, optional: e.g. rv32's depthwise and pooling layers).
 template <kernels::kernel_family F>
@@ -457,6 +591,7 @@ int run_all_equivalence_checks(std::uint32_t seed, int iterations) {
   report("matmul", check_matmul<F>(seed + 4, iterations));
   report("binary", check_binary<F>(seed + 5, iterations));
   report("pool", check_pool<F>(seed + 6, iterations));
+  report("mean ties", check_mean_rounding<F>(seed + 7, iterations));
   return failures;
 }
 

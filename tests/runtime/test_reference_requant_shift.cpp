@@ -3,6 +3,7 @@
 
 #include <tessera/kernels/reference/requant_shift.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -84,4 +85,78 @@ TEST_CASE("requant_shift: disabled params pass values through", "[reference][req
   std::int32_t out[3] = {};
   requant_shift(3, in, requant_params{}, out);
   CHECK(std::vector<std::int32_t>(out, out + 3) == std::vector<std::int32_t>{-128, 0, 127});
+}
+
+// The rounding of means (core/requant.hpp, docs/semantics.md "Rounding of means"): half to even
+// counted from the output zero point, as ONNX QuantizeLinear rounds x / s before adding it.
+using tessera::rounding;
+using tessera::round_shift;
+static_assert(round_shift(6, 2, rounding::half_even) == 2);    //  1.5 -> 2
+static_assert(round_shift(10, 2, rounding::half_even) == 2);   //  2.5 -> 2
+static_assert(round_shift(10, 2, rounding::half_up) == 3);     //  2.5 -> 3
+static_assert(round_shift(10, 2, rounding::half_even, 1) == 3);  // 1.5 + 1: 2 + 1
+static_assert(round_shift(-6, 2, rounding::half_even) == -2);  // -1.5 -> -2
+static_assert(round_shift(-6, 2, rounding::half_up) == -1);    // -1.5 -> -1
+static_assert(round_shift(-2, 2, rounding::half_even) == 0);   // -0.5 -> 0
+static_assert(round_shift(-6, 2, rounding::half_even, -1) == -1);  // -1.5 = -0.5 + (-1): 0 - 1
+static_assert(round_shift(7, 2, rounding::half_even) == 2 && round_shift(5, 2, rounding::half_even) == 1);
+static_assert(round_shift(7, 0, rounding::half_even) == 7);    // no shift, no rounding
+
+TEST_CASE("requantize: half to even matches ONNX round_half_to_even(t / 2^s) + zero point", "[reference][requant]") {
+  // Exhaustive over small t, shifts 1..6 and zero points -3..3: the value is t / 2^s, the zero point
+  // z is part of t (t = v * 2^s + z * 2^s); ONNX rounds v half to even and adds z.
+  for (int s = 1; s <= 6; ++s) {
+    for (int z = -3; z <= 3; ++z) {
+      for (std::int64_t t = -300; t <= 300; ++t) {
+        const double v = static_cast<double>(t) / static_cast<double>(1 << s);  // exact
+        const double onnx = std::nearbyint(v) + z;                               // FE_TONEAREST: half to even
+        const std::int64_t got = round_shift(t + (std::int64_t{z} << s), s, rounding::half_even, z);
+        REQUIRE(got == static_cast<std::int64_t>(onnx));
+        const std::int64_t up = round_shift(t + (std::int64_t{z} << s), s, rounding::half_up, z);
+        CHECK(up == static_cast<std::int64_t>(std::floor(v + 0.5)) + z);
+      }
+    }
+  }
+}
+
+TEST_CASE("requantize: half to even at extreme accumulators, shifts and clamps", "[reference][requant]") {
+  const std::int32_t mul[1] = {2147483647};
+  const std::int32_t add[1] = {-2147483647 - 1};
+  requant_params rq{.enabled = true, .mul = mul, .add = add, .length = 1, .inner = 1, .shift = 62,
+                    .lo = -128, .hi = 127, .mode = rounding::half_even, .zero_point = 0};
+  // |acc * mul| near 2^62: (2^31 - 1) * (2^31 - 1) - 2^31 over 2^62 is just below 1.
+  CHECK(rq.apply(2147483647, 0) == 1);
+  CHECK(rq.apply(-2147483647, 0) == -1);
+  CHECK(rq.apply(0, 0) == 0);
+  // A tie at shift 62: acc * mul + add = 2^61 (0.5) rounds to 0, 3 * 2^61 (1.5) to 2.
+  const std::int32_t one[1] = {1 << 30};
+  const std::int32_t zero[1] = {0};
+  rq.mul = one;
+  rq.add = zero;
+  CHECK(rq.apply(std::int64_t{1} << 31, 0) == 0);
+  CHECK(rq.apply(std::int64_t{3} << 31, 0) == 2);
+  CHECK(rq.apply(-(std::int64_t{3} << 31), 0) == -2);
+  // Clamps: u8 with zero point 255 and a huge value; s8 at -128.
+  rq.shift = 2;
+  rq.lo = 0;
+  rq.hi = 255;
+  rq.zero_point = 255;
+  CHECK(rq.apply(1 << 20, 0) == 255);
+  rq.lo = -128;
+  rq.hi = 127;
+  rq.zero_point = -128;
+  CHECK(rq.apply(-(1 << 20), 0) == -128);
+  // The reference kernel reads the mode: 2x2 means of {1, 2, 3, 4} (10 / 4 = 2.5) and {1, 1, 1, 3}.
+  const std::int32_t sums[2] = {10, 6};
+  const std::int32_t m[1] = {1};
+  requant_params mean{.enabled = true, .mul = m, .add = zero, .length = 1, .inner = 1, .shift = 2,
+                      .lo = -128, .hi = 127, .mode = rounding::half_even, .zero_point = 0};
+  std::int8_t out[2] = {};
+  requant_shift(2, sums, mean, out);
+  CHECK(out[0] == 2);
+  CHECK(out[1] == 2);
+  mean.mode = rounding::half_up;
+  requant_shift(2, sums, mean, out);
+  CHECK(out[0] == 3);
+  CHECK(out[1] == 2);
 }
