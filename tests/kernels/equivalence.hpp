@@ -426,7 +426,6 @@ equivalence_stats check_pool(std::uint32_t seed, int iterations) {
 template <kernels::kernel_family F>
 equivalence_stats check_mean_rounding(std::uint32_t seed, int iterations) {
   using namespace equivalence_detail;
-  using traits = kernels::family_traits<F>;
   rng r{seed};
   equivalence_stats stats{};
   for (int it = 0; it < iterations; ++it) {
@@ -446,8 +445,8 @@ equivalence_stats check_mean_rounding(std::uint32_t seed, int iterations) {
     d.out_h = (d.in_h - d.kernel_h) / d.stride_h + 1;
     d.out_w = (d.in_w - d.kernel_w) / d.stride_w + 1;
     const bool is_signed = r.chance(50);
-    with_8bit_type(is_signed, [&](auto v) {
-      using T = decltype(v);
+    with_8bit_type(is_signed, [&](auto type) {
+      using T = decltype(type);
       constexpr int lo = std::is_signed_v<T> ? -128 : 0;
       constexpr int hi = std::is_signed_v<T> ? 127 : 255;
       const int zx = r.range(lo, hi), zy = r.chance(70) ? zx : r.range(lo, hi);

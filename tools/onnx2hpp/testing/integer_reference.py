@@ -420,7 +420,8 @@ def run(model, inputs, quantized_tensors=None):
             y = average(ins[0], ins[0].q.shape[2:], [1, 1], [0, 0, 0, 0], False)
         elif op == 'ReduceMean' and isinstance(ins[0], quantized):  # over H and W of a 4D map
             axes = sorted(int(v) % 4 for v in (a['axes'] if 'axes' in a else ins[1]))
-            assert ins[0].q.ndim == 4 and axes == [2, 3], 'ReduceMean over the spatial axes of a 4D map'
+            if ins[0].q.ndim != 4 or axes != [2, 3]:
+                raise NotImplementedError('ReduceMean other than over the spatial axes of a 4D map')
             y = average(ins[0], ins[0].q.shape[2:], [1, 1], [0, 0, 0, 0], False)
             if not a.get('keepdims', 1):
                 y = quantized(y.q.reshape(y.q.shape[:2]), y.scale, y.zero_point, y.dtype, producer=y.producer,
@@ -431,7 +432,8 @@ def run(model, inputs, quantized_tensors=None):
             if op == 'QLinearGlobalAveragePool':
                 m = average(x, x.q.shape[2:], [1, 1], [0, 0, 0, 0], False)
             else:
-                assert not a.get('ceil_mode', 0)
+                if a.get('ceil_mode', 0) or int(a.get('channels_last', 0)):
+                    raise NotImplementedError(op + ' with ceil_mode or channels_last')
                 m = average(x, a['kernel_shape'], a.get('strides', [1, 1]), a.get('pads', [0, 0, 0, 0]),
                             a.get('count_include_pad', 0))
             zp = np.asarray(ins[4])
