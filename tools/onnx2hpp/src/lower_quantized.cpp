@@ -557,8 +557,9 @@ quantized_value integer_mul(lowering_context& cx, const node_context& where, con
 /// Average pooling of a quantized map. When every window counts the same number of cells (no
 /// padding, or count_include_pad) it is a depthwise conv with weights 1 and bias -zx * count:
 /// an exact sum with scale s_x / count, rounded once by the QuantizeLinear. Otherwise (padding
-/// without count_include_pad) it is Tessera's average pool on the integers, which rounds
-/// mean(q) half up; then the output quantization must equal the input's.
+/// without count_include_pad) it is Tessera's average pool of the input rescaled to int16.
+/// Either result is marked `mean`: the QuantizeLinear that reads it rounds half to even, as
+/// ONNX rounds the float mean (docs/semantics.md, "Rounding of means").
 quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, const node_context& where,
                                 const quantized_value& x_value, bool global, const make_output& output) {
   const quantized_value x = activation(cx, where, x_value, "input");
