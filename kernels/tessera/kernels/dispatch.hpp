@@ -109,7 +109,9 @@ void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const s
 template <kernel_family F, class TA, class TW, class TOut>
 constexpr kernel_family choose_gemm(const reference::gemm_dims& d, const requant_params& rq) {
   check_family_traits<F>();
-  return families_round_like(rq) && family_traits<F>::template gemm_accepts<TA, TW, TOut>(d, rq) ? F : kernel_family::reference;
+  return families_round_like(rq) && family_traits<F>::template gemm_accepts<TA, TW, TOut>(d, rq)
+             ? F
+             : kernel_family::reference;
 }
 template <kernel_family F>
 constexpr std::size_t gemm_scratch_bytes(const reference::gemm_dims& d) {
@@ -125,7 +127,9 @@ void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::in
 template <kernel_family F, class TA, class TB, class TOut>
 constexpr kernel_family choose_matmul(const reference::matmul_dims& d, const requant_params& rq) {
   check_family_traits<F>();
-  return families_round_like(rq) && family_traits<F>::template matmul_accepts<TA, TB, TOut>(d, rq) ? F : kernel_family::reference;
+  return families_round_like(rq) && family_traits<F>::template matmul_accepts<TA, TB, TOut>(d, rq)
+             ? F
+             : kernel_family::reference;
 }
 template <kernel_family F>
 constexpr std::size_t matmul_scratch_bytes(const reference::matmul_dims& d) {
@@ -142,7 +146,9 @@ template <kernel_family F, class TA, class TB, class TOut>
 constexpr kernel_family choose_binary(reference::binary_op op, const reference::binary_dims& d,
                                       const requant_params& rq) {
   check_family_traits<F>();
-  return families_round_like(rq) && family_traits<F>::template binary_accepts<TA, TB, TOut>(op, d, rq) ? F : kernel_family::reference;
+  return families_round_like(rq) && family_traits<F>::template binary_accepts<TA, TB, TOut>(op, d, rq)
+             ? F
+             : kernel_family::reference;
 }
 template <kernel_family F>
 constexpr std::size_t binary_scratch_bytes(const reference::binary_dims& d) {
