@@ -253,7 +253,8 @@ def padded_average(x, kernel, strides, pads):
     scale = x.scale[0] / 128.0
     x16 = requantize(x, scale, 0, np.int16)
     n, c, h, w = x16.shape
-    ho, wo = (h + pads[0] + pads[2] - kernel[0]) // strides[0] + 1, (w + pads[1] + pads[3] - kernel[1]) // strides[1] + 1
+    ho = (h + pads[0] + pads[2] - kernel[0]) // strides[0] + 1
+    wo = (w + pads[1] + pads[3] - kernel[1]) // strides[1] + 1
     y = np.zeros((n, c, ho, wo), np.int64)
     for i in range(ho):
         for j in range(wo):
