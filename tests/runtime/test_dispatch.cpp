@@ -8,7 +8,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <string>
+
 #include <tessera/dma/simulated_policy.hpp>
+#include <tessera/report/plan_pictures.hpp>
 #include <tessera/report/tiled_plan_table.hpp>
 #include <tessera/tessera.hpp>
 
@@ -312,4 +316,29 @@ TEST_CASE("the plan table names each layer's engine", "[dispatch]") {
   CHECK(table.find("digital") != std::string::npos);
   CHECK(table.find("cpu") != std::string::npos);
   CHECK(table.find("engine digital: 4 layers with MACs") != std::string::npos);
+}
+
+TEST_CASE("the pictures draw the accelerator's lane and its memories", "[dispatch]") {
+  const auto image = random_image(9);
+  std::array<std::int32_t, 5> logits{};
+  alignas(16) static std::byte l2[diana_run::l2_bytes];
+  alignas(16) static std::byte l1[diana_run::l1_bytes];
+  const auto pictures = tessera::report::plan_pictures_of<diana_run>(nullptr, l2, l1, {image.data()}, {logits.data()});
+  CHECK(pictures.hazards == 0);
+  const auto& lanes = pictures.time.lanes;
+  REQUIRE(std::find(lanes.begin(), lanes.end(), std::string("digital")) != lanes.end());
+  const int digital = static_cast<int>(std::find(lanes.begin(), lanes.end(), std::string("digital")) - lanes.begin());
+  int on_engine = 0;
+  for (const auto& span : pictures.time.spans) on_engine += span.lane == digital ? 1 : 0;
+  std::int64_t engine_tiles = 0;
+  for (const auto& l : diana_run::plan.layers)
+    if (l.tiled && l.engine > 0) engine_tiles += l.solution.cost.tiles;
+  CHECK(on_engine == engine_tiles);
+  // The engine's buffers sit in its memories' range of the local space, inside the map.
+  bool in_engine_memory = false;
+  for (const auto& b : pictures.l1.buffers) {
+    CHECK(b.offset + b.bytes <= pictures.l1.capacity);
+    in_engine_memory = in_engine_memory || b.offset >= act_base;
+  }
+  CHECK(in_engine_memory);
 }

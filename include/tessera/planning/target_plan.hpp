@@ -277,8 +277,8 @@ constexpr tile_problem engine_problem_of(const graph_summary<NT, NI, NO, NN>& g,
   p.double_buffering = !e.single_buffered;
   p.cores = 1;
   const kernel_cost& cost = e.compute[cost_kind_of(geometry)];
-  p.micro_c = cost.channel_granule > 1 ? cost.channel_granule : 1;
-  p.micro_w = cost.width_granule > 1 ? cost.width_granule : 1;
+  p.micro_c = !e.naive_tiling && cost.channel_granule > 1 ? cost.channel_granule : 1;
+  p.micro_w = !e.naive_tiling && cost.width_granule > 1 ? cost.width_granule : 1;
   p.objective = e.naive_tiling ? tiling_objective::dory_l1 : tiling_objective::latency;
   p.latency.compute = cost;  // transfers: the target's L2 DMA fills the engine's memories (tile_problem_for)
   return p;

@@ -135,9 +135,9 @@ struct tile_solution {
   tile_cost cost{};
   std::int64_t score = 0;          ///< DORY objective (x1000) of the tile
   std::size_t smallest_bytes = 0;  ///< L1 bytes of the smallest tile (what a failure reports)
-  std::size_t smallest_constant_bytes = 0;  ///< ... in a separate constant memory (0: none)
   std::uint64_t cycles = 0;        ///< modelled layer time of the tile (layer_cycles)
   int evaluations = 0;             ///< tiles whose bytes the search evaluated (planning cost)
+  std::size_t smallest_constant_bytes = 0;  ///< the smallest tile's bytes in a separate constant memory (0: none)
 };
 
 namespace tiling_detail {

@@ -87,8 +87,9 @@ struct engine_desc {
   engine_rules rules{};
   compute_model compute{};     ///< cycles per tile, per op kind (granules: the PE array)
   bool single_buffered = false;
-  /// Tile with DORY's objective (largest tile that fits) instead of the latency objective
-  /// over the engine's cost model: the "naive tiling" benchmarks compare against.
+  /// Tile for the most memory used (DORY's objective without its array heuristics) instead of
+  /// the latency objective over the engine's cost model: the "naive tiling" benchmarks compare
+  /// against.
   bool naive_tiling = false;
 };
 
