@@ -20,7 +20,9 @@
 // memories; the layer's bias and requantisation constants are the node's (job.layer), read
 // where the model keeps them. `job.reference` is the layer's tile function with the reference
 // kernels' integer semantics: the host model runs it, so a simulated engine computes exactly
-// what the CPU would; a driver for real hardware ignores it.
+// what the CPU would; a driver for real hardware ignores it. An analog engine computes its own
+// integers (kernels/reference/analog_conv2d.hpp): for it the model runs `job.analog` with
+// `job.numerics` instead.
 #pragma once
 
 #include <array>
@@ -41,6 +43,9 @@ struct accelerator_job {
   const tile_geometry* geometry = nullptr;
   tile_args tile{};
   void (*reference)(const tile_args&) = nullptr;
+  /// An analog engine (numerics not exact): the layer's tile function with those numerics.
+  const kernels::reference::analog_numerics* numerics = nullptr;
+  void (*analog)(const tile_args&, const kernels::reference::analog_numerics&) = nullptr;
 };
 
 /// What a driver of a target's accelerators provides (see the header comment).
@@ -75,7 +80,10 @@ struct simulated {
   static std::byte* weight_memory(int engine) { return storage().weights[index(engine)]; }
   static void start(const accelerator_job& job) {
     ++storage().jobs[index(job.engine)];
-    job.reference(job.tile);
+    if (job.numerics != nullptr && !job.numerics->exact())
+      job.analog(job.tile, *job.numerics);
+    else
+      job.reference(job.tile);
   }
   static void wait(int) {}
   /// Jobs run on engine `engine` since the program started (or since reset_counts()).

@@ -196,6 +196,19 @@ struct tiled_executor {
       return 0;
   }();
 
+  /// The analog tile calls, for targets with an engine whose numerics are not exact.
+  static constexpr bool has_analog_engine = [] {
+    for (int e = 1; e <= target.accelerator_count; ++e)
+      if (!target.accelerator(e).numerics.exact()) return true;
+    return false;
+  }();
+  static constexpr auto analog_nodes = [] {
+    if constexpr (has_analog_engine)
+      return Net::template per_node<runtime_detail::analog_tile_fn>(runtime_detail::analog_tiles_of<Net::tensors>{});
+    else
+      return 0;
+  }();
+
   /// Local-space offset (target_plan.hpp, local_base) -> address: the CPU's L1 or the memory of
   /// the accelerator whose range holds it.
   static std::byte* local(std::int64_t offset, const memory& m) {
@@ -278,8 +291,12 @@ struct tiled_executor {
       const int cores = b.scratch.bytes == 0 ? team.cores() : 1;
       if constexpr (target.accelerator_count > 0) {
         if (s.engine > 0) {  // a job for the accelerator
-          const accelerator_job job{s.engine, s.layer, &g, band_args(g, p, args, row_band{0, p.h}),
-                                    reference_nodes[s.layer].tile};
+          accelerator_job job{s.engine, s.layer, &g, band_args(g, p, args, row_band{0, p.h}),
+                              reference_nodes[s.layer].tile};
+          if constexpr (has_analog_engine) {
+            job.numerics = &target.accelerator(s.engine).numerics;
+            job.analog = analog_nodes[s.layer];
+          }
           accelerators::start(job);
           accelerators::wait(s.engine);
           if constexpr (requires { dma.compute_cycles(macs, macs); })

@@ -8,7 +8,8 @@
 //                                      + ceil(outputs * cycles_per_koutput / 1024)
 //
 // with outputs = rows * cols * channels and macs = outputs * macs_per_output (1 for ops without
-// MACs). `per_tile` is the call overhead (argument set-up, on a cluster the fork/join of the
+// MACs); on an accelerator's PE array, cols and channels rounded up to the array's
+// `width_granule` and `channel_granule` first (the array computes the padding too). `per_tile` is the call overhead (argument set-up, on a cluster the fork/join of the
 // cores), `per_row` what a kernel pays per output row (im2col of a row, pointer set-up),
 // `cycles_per_kmac` the steady-state MAC rate and `cycles_per_koutput` the epilogue
 // (requantisation, stores). A kind whose `cycles_per_kmac` is 0 falls back to the target's
@@ -17,7 +18,8 @@
 //
 // Presets (see cost_models below for the figures and where they come from):
 //   pulp_cluster8: GAP8 / Siracusa, 8 RISC-V cores with PULP-NN kernels (DORY's figures);
-//   cortex_m7_dsp: STM32H7, the arm_dsp family, from this project's QEMU instruction counts.
+//   cortex_m7_dsp: STM32H7, the arm_dsp family, from this project's QEMU instruction counts;
+//   riscv_core1, diana_digital, diana_analog: the DIANA-like preset's CPU and accelerators.
 #pragma once
 
 #include <array>
@@ -49,8 +51,8 @@ struct kernel_cost {
   std::uint32_t per_row = 0;             ///< cycles per output row of the tile
   std::uint32_t per_tile = 0;            ///< cycles per kernel call (one tile)
   /// A PE array computes this many output channels / output columns at once (an accelerator's
-  /// array width; 0 or 1: no rounding): a tile is costed as if its channels and columns were
-  /// rounded up to multiples of them.
+  /// array width; 0 or 1: no rounding): a tile is costed (MACs and outputs alike) as if its
+  /// channels and columns were rounded up to multiples of them.
   std::uint16_t channel_granule = 0;
   std::uint16_t width_granule = 0;
 };
@@ -69,8 +71,6 @@ constexpr std::uint64_t kernel_tile_cycles(const kernel_cost& cost, std::uint32_
     const std::uint64_t q = granule > 1 ? granule : 1;
     return (static_cast<std::uint64_t>(v) + q - 1) / q * q;
   };
-  const auto outputs = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) *
-                       static_cast<std::uint64_t>(channels);
   const auto slots = static_cast<std::uint64_t>(rows) * round_up(cols, cost.width_granule) *
                      round_up(channels, cost.channel_granule);  // outputs as the PE array computes them
   const auto macs = slots * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
@@ -81,7 +81,7 @@ constexpr std::uint64_t kernel_tile_cycles(const kernel_cost& cost, std::uint32_
     const std::uint64_t rate = fallback_macs_per_cycle_x16 != 0 ? fallback_macs_per_cycle_x16 : 16;
     cycles = (macs * 16 + rate - 1) / rate;
   }
-  return cycles + (outputs * cost.cycles_per_koutput + 1023) / 1024 +
+  return cycles + (slots * cost.cycles_per_koutput + 1023) / 1024 +
          static_cast<std::uint64_t>(cost.per_row) * static_cast<std::uint64_t>(rows) + cost.per_tile;
 }
 
@@ -147,6 +147,19 @@ inline constexpr compute_model riscv_core1{{{
     {4096, 0, 0, 100},  // depthwise
     {1024, 0, 0, 100},  // pool
     {2048, 0, 0, 100},  // elementwise
+}}};
+
+/// A DIANA-like analog in-memory array (1152 rows x 512 columns): one matrix-vector product
+/// per output pixel computes every output channel over all C * FX * FY inputs at once, ~8
+/// cycles each (an assumption; HTVM reports the array's throughput, not cycles), so a tile costs
+/// 8 cycles per output pixel: 16 per 1024 outputs of the 512-channel-rounded tile, and 1 cycle
+/// per 1024 MACs stands for the array's near-free accumulation. Per tile ~500 cycles (DAC/ADC
+/// set-up).
+inline constexpr compute_model diana_analog{{{
+    {1, 16, 0, 500, 512, 1},  // convolution
+    {0, 0, 0, 0, 0, 0},       // depthwise: not run
+    {0, 0, 0, 0, 0, 0},       // pool: not run
+    {0, 0, 0, 0, 0, 0},       // elementwise: not run
 }}};
 
 /// A DIANA-like digital accelerator (HTVM, Van Delm et al. 2023): a 16 x 16 PE array, 16

@@ -21,6 +21,7 @@
 
 #include <tessera/core/fixed_name.hpp>
 #include <tessera/graph/network.hpp>
+#include <tessera/kernels/reference/analog_conv2d.hpp>
 #include <tessera/target/cost_model.hpp>
 #include <tessera/target/memory_level.hpp>
 
@@ -51,6 +52,7 @@ struct engine_rules {
   int width_multiple = 0;          ///< output width divisible by this (0: any)
   int max_array_rows = 0;          ///< C * FX * FY at most (weight-stationary arrays)
   int max_array_cols = 0;          ///< output channels at most
+  bool ternary_weights = false;    ///< the array stores -1 / 0 / 1 (node_summary::ternary_weights)
 };
 
 /// Which rule of the table a layer breaks (`holds`: none).
@@ -58,7 +60,7 @@ enum class rule : std::uint8_t {
   holds,
   op_kind,           ///< the engine does not run this kind of layer
   activation_bits,   ///< inputs or outputs are not 8-bit
-  weight_format,     ///< filters are not one int8 per weight
+  weight_format,     ///< filters are not one int8 per weight (or not ternary where the engine needs it)
   kernel_size,       ///< not a supported square kernel
   stride,            ///< not a supported stride, or different in x and y
   dilation,          ///< dilated kernel
@@ -86,6 +88,9 @@ struct engine_desc {
   memory_level weights{};      ///< filter tiles (bias and requantisation constants included)
   engine_rules rules{};
   compute_model compute{};     ///< cycles per tile, per op kind (granules: the PE array)
+  /// The integers it computes: exact (the CPU's, the default) or an analog array's own
+  /// (kernels/reference/analog_conv2d.hpp; docs/semantics.md, "Analog-like engine").
+  kernels::reference::analog_numerics numerics{};
   bool single_buffered = false;
   /// Tile for the most memory used (DORY's objective without its array heuristics) instead of
   /// the latency objective over the engine's cost model: the "naive tiling" benchmarks compare
@@ -130,9 +135,12 @@ constexpr rule first_broken_rule(const engine_desc& e, const node_summary& n) {
   const engine_rules& r = e.rules;
   const engine_op op = engine_op_of(n);
   if (g.kind != tiling_kind::tiled || n.absorbed || (r.ops & op_bit(op)) == 0) return rule::op_kind;
+  // An analog array's numerics are modelled for convolutions only (kernels/reference/analog_conv2d.hpp).
+  if (!e.numerics.exact() && op != engine_op::convolution) return rule::op_kind;
   if (g.in_elem_bytes != 1 || g.out_elem_bytes != 1) return rule::activation_bits;
   const bool filtered = op == engine_op::convolution || op == engine_op::depthwise || op == engine_op::dense;
   if (filtered && g.weight_bytes_per_channel != static_cast<std::size_t>(g.macs_per_output)) return rule::weight_format;
+  if (filtered && r.ternary_weights && !n.ternary_weights) return rule::weight_format;
   if (op == engine_op::convolution || op == engine_op::depthwise || op == engine_op::pool) {
     if (g.kernel_h != g.kernel_w || g.kernel_h >= 16 || (r.kernel_sizes & (1u << g.kernel_h)) == 0)
       return rule::kernel_size;

@@ -172,6 +172,26 @@ inline constexpr engine_desc diana_digital{
               .max_padding = 3},
     .compute = cost_models::diana_digital};
 
+/// A DIANA-like analog in-memory array: 1152 rows (C x FX x FY) x 512 columns (output
+/// channels) of ternary weights, 7-bit inputs, its sums clipped to the ADC's [-32, 31] before
+/// the bias and requantisation (its numerics: kernels/reference/analog_conv2d.hpp); 64 kB of
+/// activation memory; the array itself is the weight memory (one byte per cell in this model),
+/// programmed once per channel block: single buffered.
+inline constexpr engine_desc diana_analog{
+    .name = "analog",
+    .activations = {"ANA-ACT", 64 * kib},
+    .weights = {"ANA-ARRAY", 1152 * 512},
+    .rules = {.ops = op_bit(engine_op::convolution),
+              .kernel_sizes = (1u << 1) | (1u << 3) | (1u << 5) | (1u << 7),
+              .strides = (1u << 1) | (1u << 2),
+              .max_padding = 3,
+              .max_array_rows = 1152,
+              .max_array_cols = 512,
+              .ternary_weights = true},
+    .compute = cost_models::diana_analog,
+    .numerics = {7, -32, 31},
+    .single_buffered = true};
+
 inline constexpr target_desc diana{
     .name = "diana",
     .levels = {{{"L1", 64 * kib, 4, 4, 20}, {"L2", 512 * kib, 4, 4, 20}}},
@@ -182,8 +202,9 @@ inline constexpr target_desc diana{
     .micro_tile_channels = kernels::family_traits<kernel_set::rv32>::conv_tile.channels,
     .micro_tile_width = kernels::family_traits<kernel_set::rv32>::conv_tile.width,
     .compute = cost_models::riscv_core1,
-    .accelerators = {{diana_digital}},
-    .accelerator_count = 1};
+    .accelerators = {{diana_digital, diana_analog}},
+    .accelerator_count = 2,
+    .dispatch = dispatch_policy::mixed};
 
 /// The host: one flat memory, no tiling, no DMA.
 inline constexpr target_desc host{
