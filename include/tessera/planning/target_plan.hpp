@@ -262,7 +262,7 @@ constexpr spill_slots spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const 
 }  // namespace planning_detail
 
 /// The tiling problem of node `n` of `g` on accelerator `engine` of `t`: its activation memory
-/// as L1, its weight memory for the filters, its cost model, its array as
+/// as L1, its weight memory for the filters, its cost model (for the simulator), its array as
 /// the micro-tile. It computes with the reference kernels' integers (no kernel scratch of the
 /// CPU families: the array needs none; the reference tile functions the simulated engine runs
 /// need none for the ops an engine's rules admit).
@@ -277,10 +277,14 @@ constexpr tile_problem engine_problem_of(const graph_summary<NT, NI, NO, NN>& g,
   p.double_buffering = !e.single_buffered;
   p.cores = 1;
   const kernel_cost& cost = e.compute[cost_kind_of(geometry)];
+  // HTVM's heuristics: DORY's objective with the array as the micro-tile, so that tile widths
+  // and channel blocks fall on multiples of the array (the latency objective over the engine's
+  // model would derive them too, but still costs too much compile time on real layers, see
+  // docs/planning.md); naive tiling drops them.
   p.micro_c = !e.naive_tiling && cost.channel_granule > 1 ? cost.channel_granule : 1;
   p.micro_w = !e.naive_tiling && cost.width_granule > 1 ? cost.width_granule : 1;
-  p.objective = e.naive_tiling ? tiling_objective::dory_l1 : tiling_objective::latency;
-  p.latency.compute = cost;  // transfers: the target's L2 DMA fills the engine's memories (tile_problem_for)
+  p.objective = tiling_objective::dory_l1;
+  p.latency.compute = cost;  // the modelled time; transfers: the target's L2 DMA (tile_problem_for)
   return p;
 }
 

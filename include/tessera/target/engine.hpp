@@ -6,9 +6,9 @@
 // output tiles in its activation memory, filters in its weight memory, each filled from L2 by
 // DMA with the costs of that memory's `memory_level`. Its compute time is its `compute_model`,
 // whose `channel_granule` / `width_granule` round a tile up to the PE array (a 16 x 16 array
-// computes 16 output channels of 16 output columns at once): the latency objective of the
-// tile solver then prefers tiles whose width and channels are multiples of the array, which is
-// HTVM's tiling heuristic, derived instead of hard-coded.
+// computes 16 output channels of 16 output columns at once). The tile solver takes the same
+// granules as its micro-tile: DORY's objective then prefers tile widths and channel blocks
+// that are multiples of the array, which is HTVM's tiling heuristic.
 //
 // Transfers into an engine's memories go through the target's L2 DMA: the solver and the DMA
 // simulator cost them as L2 transfers (the engine memories' own transfer figures are not used
@@ -92,9 +92,8 @@ struct engine_desc {
   /// (kernels/reference/analog_conv2d.hpp; docs/semantics.md, "Analog-like engine").
   kernels::reference::analog_numerics numerics{};
   bool single_buffered = false;
-  /// Tile for the most memory used (DORY's objective without its array heuristics) instead of
-  /// the latency objective over the engine's cost model: the "naive tiling" benchmarks compare
-  /// against.
+  /// Tile for the most memory used only (DORY's objective without the array heuristics): the
+  /// "naive tiling" the benchmarks compare against.
   bool naive_tiling = false;
 };
 
