@@ -102,17 +102,19 @@ int main(int argc, char** argv) {
     for (const tiling_row& t : model_rows) any_dispatch = any_dispatch || !t.dispatch.empty();
   if (any_dispatch) {
     fmt::print("\nAccelerator dispatch on the DIANA-like preset (simulated cycles; engine: layers with MACs and MACs\n"
-               "on the digital engine; vs cpu: against the CPU-only row of the model)\n");
-    fmt::print("{:<28} {:<12} {:<11} {:>10} {:>8} {:>9} {:>8} {:>7} {:>4} {:>5}\n", "model", "memory", "variant", "cycles",
-               "vs cpu", "engine L", "of L", "MACs %", "haz", "exact");
+               "on the accelerators; vs cpu: against the CPU-only row of the model; layers: per node C = CPU,\n"
+               "D = digital engine, A = analog array, . = runs in L2)\n");
+    fmt::print("{:<28} {:<12} {:<11} {:>10} {:>8} {:>9} {:>8} {:>7} {:>4} {:>5}  {}\n", "model", "memory", "variant",
+               "cycles", "vs cpu", "engine L", "of L", "MACs %", "haz", "exact", "layers");
     for (const auto& model_rows : all_rows) {
       std::uint64_t cpu = 0;
       for (const tiling_row& t : model_rows) {
         if (t.dispatch.empty()) continue;
         if (t.dispatch == "cpu only") cpu = t.cycles;
-        fmt::print("{:<28} {:<12} {:<11} {:>10} {:>7.2f}x {:>9} {:>8} {:>6.1f}% {:>4} {:>5}\n", t.model, t.target, t.dispatch,
-                   t.cycles, t.cycles ? double(cpu) / double(t.cycles) : 0.0, t.engine_layers, t.mac_layers,
-                   t.macs ? 100.0 * double(t.engine_macs) / double(t.macs) : 0.0, t.hazards, t.exact ? "yes" : "no");
+        fmt::print("{:<28} {:<12} {:<11} {:>10} {:>7.2f}x {:>9} {:>8} {:>6.1f}% {:>4} {:>5}  {}\n", t.model, t.target,
+                   t.dispatch, t.cycles, t.cycles ? double(cpu) / double(t.cycles) : 0.0, t.engine_layers, t.mac_layers,
+                   t.macs ? 100.0 * double(t.engine_macs) / double(t.macs) : 0.0, t.hazards, t.exact ? "yes" : "no",
+                   t.assignment);
       }
     }
   }

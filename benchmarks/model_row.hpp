@@ -47,4 +47,5 @@ struct tiling_row {
   std::string dispatch;
   int engine_layers = 0, mac_layers = 0;
   std::int64_t engine_macs = 0, macs = 0;
+  std::string assignment;  ///< per node: C (CPU), D/A (first/second accelerator), . (runs in L2)
 };
