@@ -82,8 +82,10 @@ int main(int argc, char** argv) {
   fmt::print("{:<22} {:<9} {:<8} {:<10} {:>6} {:>7} {:>8} {:>10} {:>10} {:>6} {:>10} {:>10} {:>6} {:>10} {:>9} {:>9} {:>8} {:>7} {:>8} {:>4} {:>5}\n",
              "model", "target", "solver", "fusion", "layers", "tiles", "L1 B", "L2 B", "L2->L1 B", "/bound", "L1->L2 B", "L3->L2 B",
              "/bound", "act L1<>L2", "cycles", "compute", "dma", "/perfect", "overlap", "haz", "exact");
+  std::vector<std::vector<tiling_row>> all_rows;
   for (auto bench : bench_tilings) {
-    for (const tiling_row& t : bench()) {
+    all_rows.push_back(bench());
+    for (const tiling_row& t : all_rows.back()) {
       const auto busiest = std::max(t.compute_cycles, t.dma_cycles);
       fmt::print("{:<22} {:<9} {:<8} {:<10} {:>6} {:>7} {:>8} {:>10} {:>10} {:>6.2f} {:>10} {:>10} {:>6.2f} {:>10} {:>9} {:>9} {:>8} {:>7.3f} {:>7.1f}% {:>4} {:>5}\n",
                  t.model, t.target, t.objective, t.fusion, t.tiled_layers, t.tiles, t.l1_bytes, t.l2_bytes, t.l2_to_l1,
@@ -91,6 +93,29 @@ int main(int argc, char** argv) {
                  t.store_bound ? double(t.l1_to_l2) / double(t.store_bound) : 0.0,
                  t.l2_to_l1 + t.l1_to_l2 - t.filter_bytes, t.cycles, t.compute_cycles, t.dma_cycles,
                  busiest ? double(t.cycles) / double(busiest) : 1.0, 100.0 * t.overlap, t.hazards, t.exact ? "yes" : "no");
+    }
+  }
+  // Accelerator dispatch (issue 13): the DIANA-like preset CPU only, with the digital engine,
+  // and with naive accelerator tiling; "16k": the engine's memories cut to 16 kB + 4 kB.
+  bool any_dispatch = false;
+  for (const auto& model_rows : all_rows)
+    for (const tiling_row& t : model_rows) any_dispatch = any_dispatch || !t.dispatch.empty();
+  if (any_dispatch) {
+    fmt::print("\nAccelerator dispatch on the DIANA-like preset (simulated cycles; engine: layers with MACs and MACs\n"
+               "on the accelerators; vs cpu: against the CPU-only row of the model; layers: per node C = CPU,\n"
+               "D = digital engine, A = analog array, . = runs in L2)\n");
+    fmt::print("{:<28} {:<12} {:<11} {:>10} {:>8} {:>9} {:>8} {:>7} {:>4} {:>5}  {}\n", "model", "memory", "variant",
+               "cycles", "vs cpu", "engine L", "of L", "MACs %", "haz", "exact", "layers");
+    for (const auto& model_rows : all_rows) {
+      std::uint64_t cpu = 0;
+      for (const tiling_row& t : model_rows) {
+        if (t.dispatch.empty()) continue;
+        if (t.dispatch == "cpu only") cpu = t.cycles;
+        fmt::print("{:<28} {:<12} {:<11} {:>10} {:>7.2f}x {:>9} {:>8} {:>6.1f}% {:>4} {:>5}  {}\n", t.model, t.target,
+                   t.dispatch, t.cycles, t.cycles ? double(cpu) / double(t.cycles) : 0.0, t.engine_layers, t.mac_layers,
+                   t.macs ? 100.0 * double(t.engine_macs) / double(t.macs) : 0.0, t.hazards, t.exact ? "yes" : "no",
+                   t.assignment);
+      }
     }
   }
   return 0;

@@ -42,4 +42,10 @@ struct tiling_row {
   double overlap = 0;
   std::uint64_t hazards = 0;
   bool exact = false;                  ///< output equals the untiled executor's
+  /// Accelerator rows (TESSERA_BENCH_ACCELERATORS): the variant ("cpu only", "dispatched",
+  /// "naive tiles"), and the layers with MACs and the MACs on the accelerators and in all.
+  std::string dispatch;
+  int engine_layers = 0, mac_layers = 0;
+  std::int64_t engine_macs = 0, macs = 0;
+  std::string assignment;  ///< per node: C (CPU), D/A (first/second accelerator), . (runs in L2)
 };

@@ -1,8 +1,8 @@
 # cmake -DCONVERTER=... -DMODEL=... -DEXPECTED=<regex> -DOUTPUT=... [-DEXTRA_ARGS=a|b|c] -P expect_conversion_error.cmake
 # Passes when onnx2hpp fails the documented way: exit status exactly 1 (not 0, not another
 # status, not a crash: execute_process reports a signal as a text such as "Segmentation
-# fault" or "Child aborted"), its message matches EXPECTED, and neither OUTPUT nor a temporary
-# file of it (.<name>.XXXXXX next to it) exists afterwards.
+# fault" or "Subprocess aborted"), its message matches EXPECTED, and neither OUTPUT nor a
+# temporary file of it (.<name>.XXXXXX next to it) exists afterwards.
 file(REMOVE "${OUTPUT}")
 string(REPLACE "|" ";" EXTRA_ARGS "${EXTRA_ARGS}")
 execute_process(COMMAND ${CONVERTER} ${MODEL} -o ${OUTPUT} ${EXTRA_ARGS}

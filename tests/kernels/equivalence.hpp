@@ -5,7 +5,11 @@
 // cores under QEMU (tests/qemu/kernel_equivalence.cpp). Every case draws its shape, element
 // types, requantization and data from a fixed seed; odd leftovers and extreme values (all
 // -128 / 127 / 255 inputs, weights at -128, shifts up to 40, multipliers near 2^27) come up on
-// purpose. Each kernel is also checked not to write past its output or its declared scratch.
+// purpose. Each kernel is also checked not to write before or past its output or its declared
+// scratch (guard bytes on both sides), and its operands (inputs, weights, bias, requantization
+// arrays) each sit in a block of exactly their size: on bare metal between guard bytes checked
+// after the call; on the host against an inaccessible page (place_operand_hook), so that a read
+// one byte past the end or before the start faults at the access.
 #pragma once
 
 #include <cstddef>
@@ -43,18 +47,67 @@ struct equivalence_stats {
 namespace equivalence_detail {
 
 inline constexpr std::size_t buffer_bytes = 48 * 1024;
-inline constexpr std::size_t guard_bytes = 64;
+inline constexpr std::size_t guard_bytes = 64;  // a multiple of 16: what follows a guard stays aligned
 inline constexpr std::uint8_t guard_value = 0xA5;
 
-alignas(16) inline std::uint8_t input_a[buffer_bytes];
-alignas(16) inline std::uint8_t input_b[buffer_bytes];
-alignas(16) inline std::uint8_t weights[buffer_bytes];
-alignas(16) inline std::int32_t bias[1024];
-alignas(16) inline std::int32_t mul[1024];
-alignas(16) inline std::int32_t add[1024];
+/// The read-only operands of a case. Each gets a block of exactly its size from `place`, so that
+/// the first byte outside it is a guard (or, on the host, an inaccessible page), not the rest of
+/// a large buffer that hides an over-read. (They used to live in 48 kB globals: issue 16.)
+enum operand_slot : int { slot_a, slot_b, slot_weights, slot_bias, slot_mul, slot_add, slot_count };
+inline constexpr const char* slot_names[slot_count] = {"input A", "input B", "weights", "bias", "mul", "add"};
+inline constexpr std::size_t slot_capacity[slot_count] = {buffer_bytes, buffer_bytes, buffer_bytes, 4096, 4096, 4096};
+
+/// Host tests place operands against inaccessible pages (tests/kernels/test_equivalence.cpp):
+/// `bytes` for `slot`, at most slot_capacity[slot]. nullptr: the static pool below (bare metal).
+using place_operand_fn = std::uint8_t* (*)(int slot, std::size_t bytes);
+inline place_operand_fn place_operand_hook = nullptr;
+
+/// The pool: each slot's block starts after `guard_bytes` of guard (16-byte aligned) and is
+/// followed by `guard_bytes` more; verify() checks both after the family kernel ran. Slots are
+/// sized one by one (157 kB in all, as the old globals): the Cortex-M55 board has 512 kB of RAM.
+constexpr std::size_t pool_offset(int slot) {
+  std::size_t offset = 0;
+  for (int s = 0; s < slot; ++s) offset += guard_bytes + slot_capacity[s] + guard_bytes;
+  return offset;
+}
+alignas(16) inline std::uint8_t operand_pool[pool_offset(slot_count)];
+inline std::uint8_t* pool_block(int slot) { return operand_pool + pool_offset(slot) + guard_bytes; }
+inline std::size_t operand_bytes[slot_count];  ///< this case's block sizes (SIZE_MAX: unused)
+
+/// The case being checked, for the host's fault handler to name.
+inline const char* current_kernel = "";
+inline int current_case = -1;
+
 alignas(16) inline std::uint8_t expected[buffer_bytes];
-alignas(16) inline std::uint8_t actual[buffer_bytes + guard_bytes];
-alignas(16) inline std::uint8_t scratch[buffer_bytes + guard_bytes];
+// Output and scratch with `guard_bytes` of guard before and after (arm_guards, verify).
+alignas(16) inline std::uint8_t output_area[guard_bytes + buffer_bytes + guard_bytes];
+alignas(16) inline std::uint8_t scratch_area[guard_bytes + buffer_bytes + guard_bytes];
+inline std::uint8_t* const actual = output_area + guard_bytes;
+inline std::uint8_t* const scratch = scratch_area + guard_bytes;
+
+/// Starts a case: no operand placed yet.
+inline void begin_case() {
+  for (std::size_t& b : operand_bytes) b = static_cast<std::size_t>(-1);
+}
+
+/// `count` elements of T for operand `slot`, exactly sized (see operand_slot).
+template <class T>
+T* place(int slot, std::size_t count) {
+  const std::size_t bytes = count * sizeof(T);
+  operand_bytes[slot] = bytes;
+  if (place_operand_hook != nullptr) return reinterpret_cast<T*>(place_operand_hook(slot, bytes));
+  std::uint8_t* block = pool_block(slot);
+  std::memset(block - guard_bytes, guard_value, guard_bytes);
+  std::memset(block + bytes, guard_value, guard_bytes);
+  return reinterpret_cast<T*>(block);
+}
+
+/// Whether the `guard_bytes` at `p` still hold the guard value.
+inline bool guard_intact(const std::uint8_t* p) {
+  for (std::size_t i = 0; i < guard_bytes; ++i)
+    if (p[i] != guard_value) return false;
+  return true;
+}
 
 /// Fills `count` elements of type T: uniform, or (sometimes) one extreme value throughout.
 template <class T>
@@ -84,6 +137,8 @@ requant_params random_requant(rng& r, int channels, bool allow_per_channel = tru
     rq.inner = 1;
     rq.shift = r.chance(10) ? r.range(0, 40) : r.range(8, 30);
     const int big = r.chance(20) ? (1 << 27) : (1 << 12);
+    std::int32_t* mul = place<std::int32_t>(slot_mul, static_cast<std::size_t>(rq.length));
+    std::int32_t* add = place<std::int32_t>(slot_add, static_cast<std::size_t>(rq.length));
     for (int c = 0; c < rq.length; ++c) {
       mul[c] = r.range(-big / 8, big);
       add[c] = r.range(-(1 << 20), 1 << 20);
@@ -98,18 +153,34 @@ requant_params random_requant(rng& r, int channels, bool allow_per_channel = tru
 }
 
 inline void arm_guards(std::size_t out_bytes, std::size_t scratch_bytes) {
+  std::memset(output_area, guard_value, guard_bytes);
   std::memset(actual, 0x5A, out_bytes);
   std::memset(actual + out_bytes, guard_value, guard_bytes);
+  std::memset(scratch_area, guard_value, guard_bytes);
   std::memset(scratch + scratch_bytes, guard_value, guard_bytes);
 }
 
-/// Compares the family's output with the reference's and checks both guard bands.
+/// Compares the family's output with the reference's and checks every guard: both sides of
+/// the output, of the scratch and (pool placement) of each operand. Prints what went wrong.
 inline bool verify(const char* kernel, int case_index, std::size_t out_bytes, std::size_t scratch_bytes) {
-  bool ok = std::memcmp(expected, actual, out_bytes) == 0;
-  for (std::size_t i = 0; i < guard_bytes; ++i) {
-    if (actual[out_bytes + i] != guard_value || scratch[scratch_bytes + i] != guard_value) ok = false;
+  bool ok = true;
+  const auto fail = [&](const char* what, const char* side) {
+    std::printf("OUT OF BOUNDS %s case %d: wrote %s its %s\n", kernel, case_index, side, what);
+    ok = false;
+  };
+  if (!guard_intact(output_area)) fail("output", "before");
+  if (!guard_intact(actual + out_bytes)) fail("output", "past");
+  if (!guard_intact(scratch_area)) fail("scratch", "before");
+  if (!guard_intact(scratch + scratch_bytes)) fail("scratch", "past");
+  for (int s = 0; s < slot_count && place_operand_hook == nullptr; ++s) {
+    if (operand_bytes[s] == static_cast<std::size_t>(-1)) continue;
+    if (!guard_intact(pool_block(s) - guard_bytes)) fail(slot_names[s], "before");
+    if (!guard_intact(pool_block(s) + operand_bytes[s])) fail(slot_names[s], "past");
   }
-  if (!ok) std::printf("MISMATCH %s case %d (%u output bytes)\n", kernel, case_index, static_cast<unsigned>(out_bytes));
+  if (std::memcmp(expected, actual, out_bytes) != 0) {
+    std::printf("MISMATCH %s case %d (%u output bytes)\n", kernel, case_index, static_cast<unsigned>(out_bytes));
+    ok = false;
+  }
   return ok;
 }
 
@@ -120,6 +191,8 @@ void check_accepted(equivalence_stats& stats, const char* kernel, int case_index
                     std::size_t scratch_bytes, Run&& run) {
   if (scratch_bytes > buffer_bytes) return;
   arm_guards(out_bytes, scratch_bytes);
+  current_kernel = kernel;
+  current_case = case_index;
   run();
   ++stats.cases;
   if (!verify(kernel, case_index, out_bytes, scratch_bytes)) ++stats.failures;
@@ -150,6 +223,7 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
   rng r{seed};
   equivalence_stats stats{};
   for (int it = 0; it < iterations; ++it) {
+    begin_case();
     kernels::reference::conv2d_dims d{};
     d.batch = 1;
     d.kernel_h = shape == conv_shape::pointwise ? 1 : r.range(1, 3);
@@ -182,13 +256,14 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
         const std::size_t in_count = std::size_t(d.in_h) * d.in_w * d.in_c;
         const std::size_t w_count = std::size_t(d.out_c) * d.kernel_h * d.kernel_w * (d.in_c / d.groups);
         const std::size_t out_bytes = std::size_t(d.out_h) * d.out_w * d.out_c * sizeof(TOut);
-        fill<TIn>(r, input_a, in_count);
-        fill<std::int8_t>(r, weights, w_count);
+        TIn* const in = place<TIn>(slot_a, in_count);
+        std::int8_t* const w = place<std::int8_t>(slot_weights, w_count);
+        std::int32_t* const bias = place<std::int32_t>(slot_bias, static_cast<std::size_t>(d.out_c));
+        fill<TIn>(r, in, in_count);
+        fill<std::int8_t>(r, w, w_count);
         const bool with_bias = r.chance(80);
         for (int c = 0; c < d.out_c; ++c) bias[c] = r.range(-(1 << 16), 1 << 16);
         const requant_params rq = random_requant<TOut>(r, d.out_c);
-        const auto* in = reinterpret_cast<const TIn*>(input_a);
-        const auto* w = reinterpret_cast<const std::int8_t*>(weights);
         const std::int32_t* b = with_bias ? bias : nullptr;
         kernels::reference::conv2d(d, in, w, b, rq, reinterpret_cast<TOut*>(expected), nullptr);
         if (shape == conv_shape::depthwise) {
@@ -228,6 +303,7 @@ equivalence_stats check_gemm(std::uint32_t seed, int iterations) {
   rng r{seed};
   equivalence_stats stats{};
   for (int it = 0; it < iterations; ++it) {
+    begin_case();
     const kernels::reference::gemm_dims d{r.range(1, 6), r.range(1, 70), r.range(1, 300)};
     const bool a_signed = r.chance(60);
     const int out_pick = r.range(0, 4) == 0 ? 2 : r.range(0, 1);
@@ -235,16 +311,17 @@ equivalence_stats check_gemm(std::uint32_t seed, int iterations) {
       with_output_type(out_pick, [&](auto out_v) {
         using TA = decltype(a_v);
         using TOut = decltype(out_v);
-        fill<TA>(r, input_a, std::size_t(d.m) * d.k);
-        fill<std::int8_t>(r, weights, std::size_t(d.n) * d.k);
+        TA* const a = place<TA>(slot_a, std::size_t(d.m) * d.k);
+        std::int8_t* const w = place<std::int8_t>(slot_weights, std::size_t(d.n) * d.k);
+        std::int32_t* const bias = place<std::int32_t>(slot_bias, static_cast<std::size_t>(d.n));
+        fill<TA>(r, a, std::size_t(d.m) * d.k);
+        fill<std::int8_t>(r, w, std::size_t(d.n) * d.k);
         for (int c = 0; c < d.n; ++c) bias[c] = r.range(-(1 << 16), 1 << 16);
         const bool rowwise = sizeof(TOut) == 1 && r.chance(20);
         requant_params rq = random_requant<TOut>(r, rowwise ? d.m : d.n);
         if (rowwise && rq.length != 1) rq.inner = d.n;
         const std::int32_t* b = r.chance(80) ? bias : nullptr;
         const std::size_t out_bytes = std::size_t(d.m) * d.n * sizeof(TOut);
-        const auto* a = reinterpret_cast<const TA*>(input_a);
-        const auto* w = reinterpret_cast<const std::int8_t*>(weights);
         kernels::reference::gemm(d, a, w, b, rq, reinterpret_cast<TOut*>(expected), nullptr);
         if (!traits::template gemm_accepts<TA, std::int8_t, TOut>(d, rq)) {
           ++stats.rejected;
@@ -267,6 +344,7 @@ equivalence_stats check_matmul(std::uint32_t seed, int iterations) {
   rng r{seed};
   equivalence_stats stats{};
   for (int it = 0; it < iterations; ++it) {
+    begin_case();
     kernels::reference::matmul_dims d{};
     d.m = r.range(1, 12), d.n = r.range(1, 40), d.k = r.range(1, 64);
     d.batch_rank = r.range(0, 1);
@@ -284,12 +362,15 @@ equivalence_stats check_matmul(std::uint32_t seed, int iterations) {
           using TA = decltype(a_v);
           using TB = decltype(b_v);
           using TOut = decltype(out_v);
-          fill<TA>(r, input_a, std::size_t(batches) * d.m * d.k);
-          fill<TB>(r, input_b, std::size_t(batches) * d.k * d.n);
+          // Exactly what is read: one matrix when the operand broadcasts over the batch (stride 0).
+          const std::size_t a_count = std::size_t(d.batch_rank == 1 && d.a_stride[0] != 0 ? batches : 1) * d.m * d.k;
+          const std::size_t b_count = std::size_t(d.batch_rank == 1 && d.b_stride[0] != 0 ? batches : 1) * d.k * d.n;
+          TA* const a = place<TA>(slot_a, a_count);
+          TB* const b = place<TB>(slot_b, b_count);
+          fill<TA>(r, a, a_count);
+          fill<TB>(r, b, b_count);
           const requant_params rq = random_requant<TOut>(r, d.n);
           const std::size_t out_bytes = std::size_t(batches) * d.m * d.n * sizeof(TOut);
-          const auto* a = reinterpret_cast<const TA*>(input_a);
-          const auto* b = reinterpret_cast<const TB*>(input_b);
           kernels::reference::matmul(d, a, b, rq, reinterpret_cast<TOut*>(expected), nullptr);
           if (!traits::template matmul_accepts<TA, TB, TOut>(d, rq)) {
             ++stats.rejected;
@@ -317,6 +398,7 @@ equivalence_stats check_binary(std::uint32_t seed, int iterations) {
   rng r{seed};
   equivalence_stats stats{};
   for (int it = 0; it < iterations; ++it) {
+    begin_case();
     const int rows = r.range(1, 40), channels = r.range(1, 70);
     const bool broadcast = r.chance(25);
     kernels::reference::binary_dims d{};
@@ -340,12 +422,13 @@ equivalence_stats check_binary(std::uint32_t seed, int iterations) {
           using TA = decltype(a_v);
           using TB = decltype(b_v);
           using TOut = decltype(out_v);
-          fill<TA>(r, input_a, std::size_t(rows) * channels);
-          fill<TB>(r, input_b, std::size_t(rows) * channels);
+          const std::size_t b_count = std::size_t(broadcast ? 1 : rows) * channels;  // one row when B broadcasts
+          TA* const a = place<TA>(slot_a, std::size_t(rows) * channels);
+          TB* const b = place<TB>(slot_b, b_count);
+          fill<TA>(r, a, std::size_t(rows) * channels);
+          fill<TB>(r, b, b_count);
           const requant_params rq = random_requant<TOut>(r, channels);
           const std::size_t out_bytes = std::size_t(rows) * channels * sizeof(TOut);
-          const auto* a = reinterpret_cast<const TA*>(input_a);
-          const auto* b = reinterpret_cast<const TB*>(input_b);
           kernels::reference::binary(op, d, a, b, rq, reinterpret_cast<TOut*>(expected));
           if (!traits::template binary_accepts<TA, TB, TOut>(op, d, rq)) {
             ++stats.rejected;
@@ -376,6 +459,7 @@ equivalence_stats check_pool(std::uint32_t seed, int iterations) {
   rng r{seed};
   equivalence_stats stats{};
   for (int it = 0; it < iterations; ++it) {
+    begin_case();
     kernels::reference::pool2d_dims d{};
     d.batch = 1;
     d.kernel_h = r.range(1, 4), d.kernel_w = r.range(1, 4);
@@ -392,9 +476,9 @@ equivalence_stats check_pool(std::uint32_t seed, int iterations) {
     const bool count_include_pad = r.chance(50);
     with_8bit_type(r.chance(50), [&](auto v) {
       using T = decltype(v);
-      fill<T>(r, input_a, std::size_t(d.in_h) * d.in_w * d.channels);
+      T* const in = place<T>(slot_a, std::size_t(d.in_h) * d.in_w * d.channels);
+      fill<T>(r, in, std::size_t(d.in_h) * d.in_w * d.channels);
       const std::size_t out_bytes = std::size_t(d.out_h) * d.out_w * d.channels;
-      const auto* in = reinterpret_cast<const T*>(input_a);
       if (is_max) kernels::reference::max_pool2d(d, in, reinterpret_cast<T*>(expected));
       else kernels::reference::average_pool2d(d, count_include_pad, in, reinterpret_cast<T*>(expected));
       const bool accepted = is_max ? traits::template max_pool_accepts<T>(d)

@@ -13,7 +13,11 @@ constexpr auto F = kernel_family::arm_mve;
 using T = family_traits<F>;
 using K = family_kernels<F>;
 alignas(16) static std::uint8_t ina[96 * 1024], inb[40 * 1024], wts[40 * 1024];
-alignas(16) static std::uint8_t expect[80 * 1024], actual[80 * 1024 + 64], scratch[48 * 1024 + 64];
+// Output and scratch between 64 guard bytes on each side (a kernel writing before its output
+// went unnoticed with a trailing guard only: issue 16 item 10).
+alignas(16) static std::uint8_t expect[80 * 1024], actual_area[64 + 80 * 1024 + 64], scratch_area[64 + 48 * 1024 + 64];
+static std::uint8_t* const actual = actual_area + 64;
+static std::uint8_t* const scratch = scratch_area + 64;
 static std::int32_t bias[4096], mulv[4096], addv[4096];
 static rng R{4242};
 static int failures, cases;
@@ -43,12 +47,14 @@ template <class TOut> requant_params make_rq(int ch) {
   return rq;
 }
 static void guard(std::size_t out_bytes, std::size_t sb) {
-  std::memset(actual, 0x5A, out_bytes); std::memset(actual + out_bytes, 0xA5, 64); std::memset(scratch + sb, 0xA5, 64);
+  std::memset(actual_area, 0xA5, 64); std::memset(actual, 0x5A, out_bytes); std::memset(actual + out_bytes, 0xA5, 64);
+  std::memset(scratch_area, 0xA5, 64); std::memset(scratch + sb, 0xA5, 64);
 }
 static void check(const char* what, int it, std::size_t out_bytes, std::size_t sb) {
   ++cases;
   bool ok = std::memcmp(expect, actual, out_bytes) == 0;
-  for (int i = 0; i < 64; ++i) ok = ok && actual[out_bytes + i] == 0xA5 && scratch[sb + i] == 0xA5;
+  for (int i = 0; i < 64; ++i)
+    ok = ok && actual_area[i] == 0xA5 && actual[out_bytes + i] == 0xA5 && scratch_area[i] == 0xA5 && scratch[sb + i] == 0xA5;
   if (!ok) { ++failures; std::printf("MISMATCH %s iteration %d (%u bytes)\n", what, it, unsigned(out_bytes)); }
 }
 template <class F2> void with_out(int pick, F2&& f) {

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -169,14 +170,15 @@ void dump_tensors(const Seen& seen, Result& result) {
 /// at least `guard_bytes` filled with a pattern. `check` throws when a guard changed (the
 /// executor wrote before or after its buffer); under AddressSanitizer the guards are also
 /// poisoned, so a read of them stops the test at the access. (The runner used to hand out
-/// the buffer with up to 16 bytes of unguarded slack after it: issue 16.)
+/// the arena with up to 16 bytes of unguarded slack after it, and the graph inputs and outputs
+/// in plain vectors, where a write past them went unnoticed in a Release build: issue 16.)
 class guarded_buffer {
  public:
   static constexpr std::size_t guard_bytes = 64;
   static constexpr std::byte pattern{0xA5};
 
-  guarded_buffer(std::size_t bytes, const char* name)
-      : name_(name), bytes_(bytes), storage_(guard_bytes + arena_alignment + bytes + guard_bytes, pattern) {
+  guarded_buffer(std::size_t bytes, std::string name)
+      : name_(std::move(name)), bytes_(bytes), storage_(guard_bytes + arena_alignment + bytes + guard_bytes, pattern) {
     const auto first = reinterpret_cast<std::uintptr_t>(storage_.data()) + guard_bytes;
     offset_ = (first + arena_alignment - 1) / arena_alignment * arena_alignment -
               reinterpret_cast<std::uintptr_t>(storage_.data());
@@ -214,7 +216,7 @@ class guarded_buffer {
 #endif
   }
 
-  const char* name_;
+  std::string name_;
   std::size_t bytes_;
   std::vector<std::byte> storage_;
   std::size_t offset_ = 0;
@@ -281,8 +283,9 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
     return result;
   }
 
-  // Inputs: logical golden values into physical device buffers of the input's type.
-  std::vector<std::vector<std::byte>> input_buffers;
+  // Inputs: logical golden values into physical device buffers of the input's type, each
+  // exactly sized and guarded like the arena (checked after the run, with the outputs).
+  std::vector<std::unique_ptr<guarded_buffer>> input_buffers;
   typename executor<Net>::inputs_t inputs{};
   for (std::size_t i = 0; i < Net::inputs.size(); ++i) {
     const tensor_desc& desc = Net::tensors[Net::inputs[i]];
@@ -297,23 +300,24 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
                        origin->logical.elements()));
       return result;
     }
-    input_buffers.emplace_back(desc.bytes());
+    input_buffers.push_back(std::make_unique<guarded_buffer>(desc.bytes(), fmt::format("input {}", i)));
     for (std::size_t k = 0; k < golden.values.size(); ++k) {
       const std::int64_t v = golden.values[k];
       if (v < min_of(desc.type) || v > max_of(desc.type)) {
         fail(fmt::format("input {} value {} does not fit {}", i, v, name_of(desc.type)));
         return result;
       }
-      tools::store_element(desc.type, input_buffers.back().data(), origin->physical_index(static_cast<std::int64_t>(k)), v);
+      tools::store_element(desc.type, input_buffers.back()->data(), origin->physical_index(static_cast<std::int64_t>(k)), v);
     }
-    inputs[i] = input_buffers.back().data();
+    inputs[i] = input_buffers.back()->data();
   }
 
-  std::vector<std::vector<std::byte>> output_buffers;
+  std::vector<std::unique_ptr<guarded_buffer>> output_buffers;
   typename executor<Net>::outputs_t outputs{};
   for (std::size_t i = 0; i < Net::outputs.size(); ++i) {
-    output_buffers.emplace_back(Net::tensors[Net::outputs[i]].bytes());
-    outputs[i] = output_buffers.back().data();
+    output_buffers.push_back(
+        std::make_unique<guarded_buffer>(Net::tensors[Net::outputs[i]].bytes(), fmt::format("output {}", i)));
+    outputs[i] = output_buffers.back()->data();
   }
 
   // Run, keeping a copy of every tensor as it is written (buffers are reused later).
@@ -322,6 +326,8 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
     const auto* bytes = static_cast<const std::byte*>(data);
     seen[t].assign(bytes, bytes + Net::tensors[t].bytes());
   });
+  for (auto& b : input_buffers) b->check();
+  for (auto& b : output_buffers) b->check();
   if (hazards != 0) fail(fmt::format("the simulated DMA reported {} hazards", hazards));
   if constexpr (std::is_same_v<Execute, flat_execution<Net>>)
     if (!check_activations) detail::dump_tensors<Net, Origins>(seen, result);
@@ -334,7 +340,7 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
       fail(fmt::format("output {} has no origin entry", i));
       continue;
     }
-    const auto got = tools::read_logical(*origin, Net::tensors[Net::outputs[i]].type, output_buffers[i].data());
+    const auto got = tools::read_logical(*origin, Net::tensors[Net::outputs[i]].type, output_buffers[i]->data());
     if (got.size() != want.values.size()) {
       fail(fmt::format("output {} ({}) has {} elements, golden {}", i, origin->onnx_name, got.size(), want.values.size()));
       continue;
@@ -365,7 +371,7 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
     for (std::size_t i = 0; i < Net::outputs.size() && i < exact.size(); ++i) {
       const tensor_origin* origin = origin_of(Net::outputs[i]);
       if (origin == nullptr) continue;
-      const auto got = tools::read_logical(*origin, Net::tensors[Net::outputs[i]].type, output_buffers[i].data());
+      const auto got = tools::read_logical(*origin, Net::tensors[Net::outputs[i]].type, output_buffers[i]->data());
       if (got.size() != exact[i].values.size())
         fail(fmt::format("output {} ({}) has {} elements, the integer rule {}", i, origin->onnx_name, got.size(),
                          exact[i].values.size()));

@@ -19,6 +19,7 @@ struct fixed_name {
     for (std::size_t i = 0; i < N; ++i) text[i] = s[i];
   }
   constexpr const char* c_str() const { return text; }
+  constexpr bool empty() const { return text[0] == '\0'; }
   friend constexpr bool operator==(const fixed_name&, const fixed_name&) = default;
 };
 

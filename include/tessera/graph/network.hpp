@@ -62,6 +62,9 @@ struct node_summary {
   bool absorbed = false;
   /// A fused block: its depthwise node is this many nodes before it (0: not a block).
   int producer_offset = 0;
+  /// Its weights are all -1, 0 or 1 (declared by the node, checked against the weights): what
+  /// an analog engine's rules ask for (target/engine.hpp).
+  bool ternary_weights = false;
 };
 
 /// Plain-data view of a whole network (sizes fixed by the network type).
@@ -148,6 +151,7 @@ constexpr node_summary summarize() {
   for (std::size_t i = 0; i < Node::outputs.size(); ++i) s.outputs[i] = Node::outputs[i];
   s.output_count = static_cast<int>(Node::outputs.size());
   s.is_alias = Node::is_alias;
+  if constexpr (requires { Node::ternary_weights; }) s.ternary_weights = Node::ternary_weights;
   [&]<std::size_t... F>(std::index_sequence<F...>) {
     ((s.scratch[F] = Node::template scratch_bytes<Tensors, static_cast<kernels::kernel_family>(F)>()), ...);
     if constexpr (requires { &Node::template tile_scratch<Tensors, kernels::kernel_family::reference>; }) {

@@ -97,6 +97,7 @@ enum class check_error : std::uint8_t {
   input_shape,         ///< inputs disagree (channels, K of a product, broadcasting, ...)
   constant_size,       ///< a weight/bias/requant table has the wrong number of entries
   dtype,               ///< a tensor's element type does not suit the op
+  constant_value,      ///< a constant holds a value the attributes exclude (weights declared ternary)
 };
 
 struct check_result {

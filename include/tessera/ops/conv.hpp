@@ -9,6 +9,7 @@
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
 #include <tessera/kernels/dispatch.hpp>
+#include <tessera/kernels/reference/analog_conv2d.hpp>
 #include <tessera/core/window.hpp>
 #include <tessera/planning/tile_geometry.hpp>
 
@@ -22,6 +23,9 @@ struct conv_attrs {
   int dilation_h = 1, dilation_w = 1;
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int groups = 1;
+  /// Every weight is -1, 0 or 1 (checked against the weights): an analog engine whose rules
+  /// ask for ternary weights may run the layer (target/engine.hpp). onnx2hpp sets it.
+  bool ternary_weights = false;
 };
 
 namespace detail {
@@ -63,6 +67,9 @@ struct conv : unary_node<Name, op_kind::conv, A> {
       if (Bias.size() != static_cast<std::size_t>(f)) return {check_error::constant_size};
     }
     if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
+    if (A.ternary_weights)
+      for (std::size_t i = 0; i < Weights.size(); ++i)
+        if (Weights.data()[i] < -1 || Weights.data()[i] > 1) return {check_error::constant_value};
     const int ho = window::output_extent(x[1], A.pad_top, A.pad_bottom, A.kernel_h, A.stride_h, A.dilation_h);
     const int wo = window::output_extent(x[2], A.pad_left, A.pad_right, A.kernel_w, A.stride_w, A.dilation_w);
     return tessera::detail::expect_shape(out.dims, detail::nhwc_like(in.dims, x[0], ho, wo, f));
@@ -156,6 +163,20 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     kernels::conv2d<run_family, variant<T, run_family>>(
         td, static_cast<const in_t<T>*>(t.input[0]), static_cast<const w_t*>(t.weights), bias,
         requant_for_tile(Requant.params(), d.out_c, t.y0, t.c0, t.h, t.c), static_cast<out_t<T>*>(t.output), t.scratch);
+  }
+
+  static constexpr bool ternary_weights = A.ternary_weights;
+
+  /// One output tile with an analog engine's numerics (kernels/reference/analog_conv2d.hpp),
+  /// as the host model of that engine computes it.
+  template <auto const& T>
+  static void run_tile_analog(const tile_args& t, const kernels::reference::analog_numerics& numerics) {
+    constexpr auto d = dims<T>();
+    const auto td = tile_dims<T>(t.in_rows, t.in_cols, t.h, t.w, t.c, t.pad_top, t.pad_left);
+    const std::int32_t* bias = Bias.data() != nullptr ? Bias.data() + t.c0 : nullptr;
+    kernels::reference::conv2d_analog(td, static_cast<const in_t<T>*>(t.input[0]), static_cast<const w_t*>(t.weights),
+                                      bias, requant_for_tile(Requant.params(), d.out_c, t.y0, t.c0, t.h, t.c),
+                                      static_cast<out_t<T>*>(t.output), numerics);
   }
 
   template <auto const& T, kernels::kernel_family F = kernels::native_family>

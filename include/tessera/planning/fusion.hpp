@@ -106,6 +106,8 @@ constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const targe
         a.geometry.out_c != b.geometry.in_c || a.geometry.batch != b.geometry.batch ||
         a.geometry.out_h != b.geometry.in_h || a.geometry.out_w != b.geometry.in_w)
       return -1;
+    // An accelerator's layers are its own (planning/dispatch.hpp): blocks are CPU blocks.
+    if (t.accelerator_count > 0 && (engine_for(g, t, pw).engine != 0 || engine_for(g, t, n).engine != 0)) return -1;
     return static_cast<int>(n);
   }
   return -1;

@@ -14,6 +14,7 @@
 
 #include <tessera/graph/network.hpp>
 #include <tessera/planning/arena_plan.hpp>
+#include <tessera/planning/dispatch.hpp>
 #include <tessera/planning/tile_solver.hpp>
 #include <tessera/target/target.hpp>
 
@@ -21,6 +22,10 @@ namespace tessera {
 
 struct layer_l1_plan {
   bool tiled = false;  ///< false: runs on its L2 buffers (see tiling_kind::in_place)
+  /// The engine that computes it (planning/dispatch.hpp): 0 the CPU, whose tiles live in L1;
+  /// k an accelerator, whose tiles live in its activation memory and its filters in its weight
+  /// memory. Offsets below are in the local space either way (see local_base).
+  int engine = 0;
   tile_solution solution{};
   std::size_t base = 0;                  ///< L1 offset of the layer's first buffer (see place_for_prefetch)
   std::array<std::size_t, 2> input{};    ///< L1 offsets of the input tile buffers (ping, pong)
@@ -34,11 +39,32 @@ struct layer_l1_plan {
   int stage_chunks = 0;
 };
 
+/// The local memories as one space of offsets, so that schedule endpoints (schedule::space::l1),
+/// the hazard proof and the executor's address map treat them alike: the CPU's L1 from 0,
+/// then each accelerator's activation memory and weight memory, each at a 16-byte aligned base
+/// past the previous one's capacity. The executor maps each range to its memory's own address.
+constexpr std::size_t local_base(const target_desc& t, int engine, bool weights) {
+  if (engine == 0) return 0;
+  std::size_t at = l1_aligned(t.levels[0].bytes);
+  for (int e = 1; e < engine; ++e)
+    at += l1_aligned(t.accelerator(e).activations.bytes) + l1_aligned(t.accelerator(e).weights.bytes);
+  return weights ? at + l1_aligned(t.accelerator(engine).activations.bytes) : at;
+}
+
+/// A range of the local space a plan uses: the CPU's L1 (index 0) or an accelerator memory.
+struct local_region {
+  std::size_t base = 0, bytes = 0;
+};
+inline constexpr int max_local_regions = 5;  ///< the CPU's L1 and two memories per accelerator
+constexpr int local_region_index(int engine, bool weights) { return engine == 0 ? 0 : 2 * engine - 1 + (weights ? 1 : 0); }
+
 template <std::size_t NT, std::size_t NN>
 struct target_plan {
   arena_plan<NT, NN> l2{};
   std::array<layer_l1_plan, NN> layers{};
   std::size_t l1_bytes = 0;  ///< L1 the network needs (largest layer)
+  /// What each local memory holds at most (local_region_index): region 0 is [0, l1_bytes).
+  std::array<local_region, max_local_regions> local{};
   std::size_t io_bytes = 0;  ///< graph inputs and outputs, which also live in L2
   /// L2 region where filters staged from L3 land: two slots after the activation arena
   /// (one when no layer needs more than one chunk).
@@ -56,7 +82,9 @@ struct target_plan {
   // The first failure, if any:
   bool fits = true;
   int failing_node = 0;
-  int failing_level = 0;
+  int failing_level = 0;  ///< a memory (level_name); -1: a forced engine assignment breaks a rule
+  int broken_engine = 0;
+  rule broken_rule = rule::holds;
   std::size_t needed = 0;
   std::size_t available = 0;
   /// The L1 the whole network needs at least (its largest smallest tile) and that layer: an L1
@@ -68,11 +96,15 @@ struct target_plan {
 namespace planning_detail {
 
 /// Lays out one layer's L1 buffers: inputs, outputs, filters (each twice when doubled), scratch.
-constexpr layer_l1_plan lay_out_l1(const tile_solution& s) {
+/// On an accelerator (engine > 0) the filters go to its weight memory and everything is placed
+/// at its memories' bases in the local space.
+constexpr layer_l1_plan lay_out_l1(const tile_solution& s, const target_desc* t = nullptr, int engine = 0) {
   layer_l1_plan l{};
   l.tiled = true;
   l.solution = s;
-  std::size_t at = 0;
+  l.engine = engine;
+  std::size_t at = engine > 0 ? local_base(*t, engine, false) : 0;
+  l.base = at;
   const auto place = [&](std::array<std::size_t, 2>& slots, std::size_t bytes, bool doubled) {
     slots[0] = at;
     at += tiling_detail::aligned(bytes);
@@ -84,10 +116,17 @@ constexpr layer_l1_plan lay_out_l1(const tile_solution& s) {
   };
   place(l.input, s.cost.input_bytes, s.cost.activations_doubled);
   place(l.output, s.cost.output_bytes, s.cost.activations_doubled);
-  place(l.weights, s.cost.constant_bytes, s.cost.constants_doubled);
+  if (engine > 0) {  // the weight memory
+    const std::size_t activations_end = at;
+    at = local_base(*t, engine, true);
+    place(l.weights, s.cost.constant_bytes, s.cost.constants_doubled);
+    at = activations_end;
+  } else {
+    place(l.weights, s.cost.constant_bytes, s.cost.constants_doubled);
+  }
   l.scratch = at;
   at += tiling_detail::aligned(s.cost.scratch_bytes);
-  l.bytes = at;
+  l.bytes = at - l.base;
   return l;
 }
 
@@ -106,14 +145,14 @@ constexpr void place_for_prefetch(target_plan<NT, NN>& plan, std::size_t capacit
   std::size_t total = plan.l1_bytes;
   const layer_l1_plan* previous = nullptr;
   for (const layer_l1_plan& l : plan.layers) {
-    if (!l.tiled) continue;
+    if (!l.tiled || l.engine != 0) continue;  // accelerator layers live in their own memories
     if (previous != nullptr && previous->bytes + l.bytes <= capacity && previous->bytes + l.bytes > total)
       total = previous->bytes + l.bytes;
     previous = &l;
   }
   bool top = false;
   for (layer_l1_plan& l : plan.layers) {
-    if (!l.tiled) continue;
+    if (!l.tiled || l.engine != 0) continue;
     if (top) {
       const std::size_t shift = total - l.bytes;
       l.base += shift;
@@ -222,11 +261,40 @@ constexpr spill_slots spill_to_l3(const graph_summary<NT, NI, NO, NN>& g, const 
 }
 }  // namespace planning_detail
 
+/// The tiling problem of node `n` of `g` on accelerator `engine` of `t`: its activation memory
+/// as L1, its weight memory for the filters, its cost model (for the simulator), its array as
+/// the micro-tile. It computes with the reference kernels' integers (no kernel scratch of the
+/// CPU families: the array needs none; the reference tile functions the simulated engine runs
+/// need none for the ops an engine's rules admit).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr tile_problem engine_problem_of(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t n,
+                                         int engine) {
+  const engine_desc& e = t.accelerator(engine);
+  const tile_geometry& geometry = g.nodes[n].geometry;
+  const auto reference = static_cast<std::size_t>(kernel_set::reference);
+  tile_problem p = tile_problem_for(t, geometry, e.activations.bytes, g.nodes[n].tile_scratch[reference]);
+  p.constant_capacity = e.weights.bytes;
+  p.double_buffering = !e.single_buffered;
+  p.cores = 1;
+  const kernel_cost& cost = e.compute[cost_kind_of(geometry)];
+  // HTVM's heuristics: DORY's objective with the array as the micro-tile, so that tile widths
+  // and channel blocks fall on multiples of the array (the latency objective over the engine's
+  // model would derive them too, but still costs too much compile time on real layers, see
+  // docs/planning.md); naive tiling drops them.
+  p.micro_c = !e.naive_tiling && cost.channel_granule > 1 ? cost.channel_granule : 1;
+  p.micro_w = !e.naive_tiling && cost.width_granule > 1 ? cost.width_granule : 1;
+  p.objective = tiling_objective::dory_l1;
+  p.latency.compute = cost;  // the modelled time; transfers: the target's L2 DMA (tile_problem_for)
+  return p;
+}
+
 /// The L1 tiling problem of node `n` of `g` on `t` with `capacity` bytes of L1 (a fused
-/// block's problem also carries its depthwise kernel's scratch function).
+/// block's problem also carries its depthwise kernel's scratch function); on an accelerator
+/// (`engine` > 0), engine_problem_of.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr tile_problem problem_of(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t n,
-                                  std::size_t capacity) {
+                                  std::size_t capacity, int engine = 0) {
+  if (engine > 0) return engine_problem_of(g, t, n, engine);
   const auto family = static_cast<std::size_t>(t.kernels);
   tile_problem p = tile_problem_for(t, g.nodes[n].geometry, capacity, g.nodes[n].tile_scratch[family]);
   const auto producer = static_cast<std::size_t>(g.nodes[n].producer_offset);
@@ -241,11 +309,13 @@ constexpr bool tiles_on(const graph_summary<NT, NI, NO, NN>& g, const target_des
   return t.level_count >= 2 && g.nodes[n].geometry.kind == tiling_kind::tiled;
 }
 
-/// The L1 tile of layer `n` (infeasible and not tiled: `feasible` false, `smallest_bytes` 0).
+/// The L1 tile of layer `n` on engine `engine` (infeasible and not tiled: `feasible` false,
+/// `smallest_bytes` 0).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr tile_solution solve_layer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t n) {
+constexpr tile_solution solve_layer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t n,
+                                    int engine = 0) {
   if (!tiles_on(g, t, n)) return {};
-  return solve_tiles(problem_of(g, t, n, t.levels[0].bytes));
+  return solve_tiles(problem_of(g, t, n, t.levels[0].bytes, engine));
 }
 
 /// Every layer's L1 tile, solved in one evaluation (the executor solves each layer in its own
@@ -253,7 +323,8 @@ constexpr tile_solution solve_layer(const graph_summary<NT, NI, NO, NN>& g, cons
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<tile_solution, NN> solve_layers(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
   std::array<tile_solution, NN> out{};
-  for (std::size_t n = 0; n < NN; ++n) out[n] = solve_layer(g, t, n);
+  const auto engines = dispatch_layers(g, t);
+  for (std::size_t n = 0; n < NN; ++n) out[n] = solve_layer(g, t, n, engines[n].engine);
   return out;
 }
 
@@ -267,8 +338,9 @@ template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<layer_problem, NN> layer_problems_of(const graph_summary<NT, NI, NO, NN>& g,
                                                           const target_desc& t) {
   std::array<layer_problem, NN> out{};
+  const auto engines = dispatch_layers(g, t);
   for (std::size_t n = 0; n < NN; ++n)
-    if (tiles_on(g, t, n)) out[n] = {true, problem_of(g, t, n, t.levels[0].bytes)};
+    if (tiles_on(g, t, n)) out[n] = {true, problem_of(g, t, n, t.levels[0].bytes, engines[n].engine)};
   return out;
 }
 
@@ -332,11 +404,39 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     plan.available = available;
   };
 
-  // L1: every tiled layer, solved for the whole L1 (layers run one at a time).
+  // L1: every tiled layer, solved for the whole L1 (layers run one at a time); an
+  // accelerator's layers for its own memories.
+  const auto engines = dispatch_layers(g, t);
+  for (std::size_t n = 0; n < NN; ++n) {
+    if (engines[n].broken == rule::holds) continue;
+    fail(static_cast<int>(n), -1, 0, 0);
+    plan.broken_engine = engines[n].engine;
+    plan.broken_rule = engines[n].broken;
+    return plan;
+  }
   for (std::size_t n = 0; n < NN; ++n) {
     const tile_geometry& geometry = g.nodes[n].geometry;
     if (geometry.kind != tiling_kind::tiled) continue;
     const tile_solution& s = solutions[n];
+    if (const int e = engines[n].engine; e > 0) {
+      const engine_desc& engine = t.accelerator(e);
+      if (!s.feasible) {
+        if (s.smallest_bytes > engine.activations.bytes)
+          fail(static_cast<int>(n), accelerator_level(e, false), s.smallest_bytes, engine.activations.bytes);
+        else
+          fail(static_cast<int>(n), accelerator_level(e, true), s.smallest_constant_bytes, engine.weights.bytes);
+        continue;
+      }
+      plan.layers[n] = planning_detail::lay_out_l1(s, &t, e);
+      local_region& act = plan.local[static_cast<std::size_t>(local_region_index(e, false))];
+      local_region& wts = plan.local[static_cast<std::size_t>(local_region_index(e, true))];
+      act.base = local_base(t, e, false);
+      wts.base = local_base(t, e, true);
+      if (plan.layers[n].bytes > act.bytes) act.bytes = plan.layers[n].bytes;
+      const std::size_t filters = s.cost.constant_memory_bytes;
+      if (filters > wts.bytes) wts.bytes = filters;
+      continue;
+    }
     if (s.smallest_bytes > plan.l1_minimum) {
       plan.l1_minimum = s.smallest_bytes;
       plan.l1_minimum_node = static_cast<int>(n);
@@ -349,6 +449,7 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     if (plan.layers[n].bytes > plan.l1_bytes) plan.l1_bytes = plan.layers[n].bytes;
   }
   if (plan.fits) planning_detail::place_for_prefetch(plan, t.levels[0].bytes);
+  plan.local[0] = {0, plan.l1_bytes};
 
   // L2: the activation arena plus the caller's input and output buffers. Name the layer where
   // the most bytes are live: that is where the arena peaks. On a three-level target, spill
@@ -426,8 +527,9 @@ namespace tessera {
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::size_t smallest_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
   std::size_t bytes = 0;
+  const auto engines = dispatch_layers(g, t);
   for (std::size_t n = 0; n < NN; ++n) {
-    if (g.nodes[n].geometry.kind != tiling_kind::tiled) continue;
+    if (g.nodes[n].geometry.kind != tiling_kind::tiled || engines[n].engine != 0) continue;
     const std::size_t need = tiling_detail::smallest_bytes(problem_of(g, t, n, 0));
     if (need > bytes) bytes = need;
   }
@@ -437,9 +539,10 @@ constexpr std::size_t smallest_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, 
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::size_t untiled_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
   std::size_t bytes = 0;
+  const auto engines = dispatch_layers(g, t);
   for (std::size_t n = 0; n < NN; ++n) {
     const tile_geometry& geo = g.nodes[n].geometry;
-    if (geo.kind != tiling_kind::tiled) continue;
+    if (geo.kind != tiling_kind::tiled || engines[n].engine != 0) continue;
     const std::size_t need = cost_of(problem_of(g, t, n, 0), {geo.out_h, geo.out_w, geo.out_c}).total_bytes;
     if (need > bytes) bytes = need;
   }

@@ -97,6 +97,9 @@ struct tile_problem {
   scratch_function producer_scratch = nullptr;  ///< fused blocks: the depthwise kernel's
   tiling_objective objective = tiling_objective::dory_l1;
   latency_model latency{};
+  /// An accelerator's separate weight memory (target/engine.hpp): filter tiles go there and
+  /// must fit it, the rest must fit `capacity`. 0: filters share `capacity` (every CPU layer).
+  std::size_t constant_capacity = 0;
 };
 
 /// The problem of tiling layer `g` into `capacity` bytes of L1 on target `t`.
@@ -118,6 +121,9 @@ struct tile_cost {
   std::size_t constant_bytes = 0;  ///< one weights + bias + requant tile
   std::size_t scratch_bytes = 0;
   std::size_t total_bytes = 0;     ///< L1 bytes the layer needs with this tile
+  /// With a separate constant memory (tile_problem::constant_capacity): the filter buffers'
+  /// bytes there (not counted in total_bytes); else 0.
+  std::size_t constant_memory_bytes = 0;
   std::int64_t tiles = 1;          ///< tile count (batch included)
   bool activations_doubled = false;
   bool constants_doubled = false;
@@ -131,6 +137,7 @@ struct tile_solution {
   std::size_t smallest_bytes = 0;  ///< L1 bytes of the smallest tile (what a failure reports)
   std::uint64_t cycles = 0;        ///< modelled layer time of the tile (layer_cycles)
   int evaluations = 0;             ///< tiles whose bytes the search evaluated (planning cost)
+  std::size_t smallest_constant_bytes = 0;  ///< the smallest tile's bytes in a separate constant memory (0: none)
 };
 
 namespace tiling_detail {
@@ -162,9 +169,21 @@ constexpr tile_cost cost_of(const tile_problem& p, const tile_shape& t) {
   c.activations_doubled = p.double_buffering && c.tiles > 1;
   c.constants_doubled = p.double_buffering && channel_tiles > 1;
   using tiling_detail::aligned;
+  const std::size_t constants = (c.constants_doubled ? 2 : 1) * aligned(c.constant_bytes);
   c.total_bytes = (c.activations_doubled ? 2 : 1) * (aligned(c.input_bytes) + aligned(c.output_bytes)) +
-                  (c.constants_doubled ? 2 : 1) * aligned(c.constant_bytes) + aligned(c.scratch_bytes);
+                  aligned(c.scratch_bytes);
+  if (p.constant_capacity > 0) {
+    c.constant_memory_bytes = constants;
+  } else {
+    c.total_bytes += constants;
+  }
   return c;
+}
+
+/// Whether a tile of cost `c` fits the layer's memories (both are non-decreasing in the tile,
+/// so the search's monotonicity argument holds for their conjunction).
+constexpr bool fits_in(const tile_problem& p, const tile_cost& c) {
+  return c.total_bytes <= p.capacity && (p.constant_capacity == 0 || c.constant_memory_bytes <= p.constant_capacity);
 }
 
 /// The DORY objective, times 1000 (exact integer arithmetic).
@@ -405,13 +424,16 @@ constexpr bool whole_layer(const tile_problem& p, tile_solution& out) {
   const tile_geometry& g = p.layer;
   const tile_shape whole{g.out_h, g.out_w, g.out_c};
   const tile_cost c = cost_of(p, whole);
-  if (c.total_bytes > p.capacity || c.tiles != 1) return false;
+  if (!fits_in(p, c) || c.tiles != 1) return false;
   out = {true, whole, c, score_of(p, whole, c), 0, layer_cycles(p, whole, c), 1};
   return true;
 }
 
 constexpr std::size_t smallest_bytes(const tile_problem& p) {
   return cost_of(p, {1, 1, p.layer.channel_step}).total_bytes;
+}
+constexpr std::size_t smallest_constant_bytes(const tile_problem& p) {
+  return cost_of(p, {1, 1, p.layer.channel_step}).constant_memory_bytes;
 }
 
 /// One region of the search (see (1) in the header comment): rows, columns and channel steps
@@ -456,7 +478,7 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
   const auto fits = [&](const int (&v)[3]) {
     ++best.evaluations;
     const tile_cost c = cost_of(p, shape_at(p, v));
-    return c.tiles > 1 && c.total_bytes <= p.capacity;
+    return c.tiles > 1 && fits_in(p, c);
   };
   int first_hint = r.hi[z];
   for (int a = r.lo[x]; a <= r.hi[x]; ++a) {
@@ -630,6 +652,7 @@ constexpr tile_solution solve_tiles(const tile_problem& p) {
     if (best.feasible) best.cycles = layer_cycles(p, best.tile, best.cost);
   }
   best.smallest_bytes = tiling_detail::smallest_bytes(p);
+  best.smallest_constant_bytes = tiling_detail::smallest_constant_bytes(p);
   return best;
 }
 
@@ -644,7 +667,7 @@ constexpr tile_solution solve_tiles_exhaustive(const tile_problem& p) {
       for (int h = 1; h <= g.out_h; ++h) {
         const tile_shape t{h, w, c};
         const tile_cost cost = cost_of(p, t);
-        if (cost.total_bytes > p.capacity) continue;
+        if (!fits_in(p, cost)) continue;
         ++best.evaluations;
         if (latency) {
           const std::uint64_t cycles = layer_cycles(p, t, cost);
@@ -655,6 +678,7 @@ constexpr tile_solution solve_tiles_exhaustive(const tile_problem& p) {
         }
       }
   best.smallest_bytes = tiling_detail::smallest_bytes(p);
+  best.smallest_constant_bytes = tiling_detail::smallest_constant_bytes(p);
   return best;
 }
 

@@ -88,6 +88,11 @@ plan_pictures plan_pictures_of(std::byte* l3, std::byte* l2, std::byte* l1, cons
   out.stats = sim.stats();
   out.hazards = sim.hazard_count();
   out.l1 = {"L1", Run::target.levels[0].bytes, {}, fmt::format("L1 on {}", Run::target.name.c_str())};
+  if constexpr (Run::target.accelerator_count > 0) {  // the local space: L1, then the engines' memories
+    for (const local_region& r : plan.local)
+      if (r.base + r.bytes > out.l1.capacity) out.l1.capacity = r.base + r.bytes;
+    out.l1.title = fmt::format("L1 and accelerator memories on {}", Run::target.name.c_str());
+  }
   out.l2 = {"L2", Run::target.levels[1].bytes, {}, fmt::format("L2 on {}", Run::target.name.c_str())};
   std::vector<open_buffer> open;
   const auto close = [&](open_buffer& b) {
@@ -170,7 +175,13 @@ plan_pictures plan_pictures_of(std::byte* l3, std::byte* l2, std::byte* l1, cons
   }
   for (open_buffer& b : open) close(b);
 
-  out.time = timeline_of(sim.trace(), Run::target, [&](const dma::trace_event& e) {
+  // Compute on an accelerator goes on that engine's lane (trace_timeline.hpp: engine -k).
+  std::vector<dma::trace_event> trace = sim.trace();
+  for (dma::trace_event& e : trace)
+    if (e.kind == dma::event_kind::compute && e.tag >= 0 && static_cast<std::size_t>(e.tag) < program.steps.size() &&
+        program.steps[static_cast<std::size_t>(e.tag)].engine > 0)
+      e.engine = -static_cast<int>(program.steps[static_cast<std::size_t>(e.tag)].engine);
+  out.time = timeline_of(trace, Run::target, [&](const dma::trace_event& e) {
     if (e.tag < 0 || static_cast<std::size_t>(e.tag) >= program.steps.size()) return std::string("?");
     const schedule::step& s = program.steps[static_cast<std::size_t>(e.tag)];
     const char* layer = net.nodes[s.layer].name.c_str();

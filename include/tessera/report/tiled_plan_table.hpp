@@ -75,19 +75,29 @@ simulation simulate(std::byte* l2, std::byte* l1, const typename Run::inputs_t& 
   return simulate<Run>(nullptr, l2, l1, inputs, outputs);
 }
 
-/// The per-layer table of a tiled plan with the simulator's measurements.
+/// The name of engine `e` of the target of `Run` ("cpu" for engine 0).
+template <class Run>
+const char* engine_name(int e) {
+  return e == 0 ? "cpu" : Run::target.accelerator(e).name.c_str();
+}
+
+/// The per-layer table of a tiled plan with the simulator's measurements. On a target with
+/// accelerators it names each layer's engine and ends with the totals per engine.
 template <class Net, class Run>
 std::string tiled_plan_table(const simulation& sim) {
   constexpr auto& g = Run::summary;  // fused blocks: one row, the depthwise node's marked
+  constexpr bool engines = Run::target.accelerator_count > 0;
   std::string out = fmt::format(
       "target {}: L1 {} of {} bytes, L2 arena {} + filter staging {} + spill staging {} + io {} of {} bytes, "
       "L3 activations {} bytes; {} kernels\n",
       Run::target.name.c_str(), Run::plan.l1_bytes, Run::target.levels[0].bytes, Run::plan.l2.arena_bytes,
       Run::plan.staging_bytes, Run::plan.spill_staging_bytes, Run::plan.io_bytes, Run::target.levels[1].bytes,
       Run::l3_bytes, kernels::family_name(Run::target.kernels));
-  out += fmt::format("{:>3}  {:<24} {:<12} {:<10} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7}\n", "#",
-                     "layer", "op", "kernel", "tile hxwxc", "tiles", "L1 B", "L2->L1 B", "L1->L2 B", "L3->L2 B",
-                     "compute", "dma", "overlap");
+  out += fmt::format("{:>3}  {:<24} {:<12} {:<10} {}{:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7}\n", "#",
+                     "layer", "op", "kernel", engines ? fmt::format("{:<12} ", "engine") : "", "tile hxwxc", "tiles",
+                     "L1 B", "L2->L1 B", "L1->L2 B", "L3->L2 B", "compute", "dma", "overlap");
+  constexpr int engine_count = 1 + Run::target.accelerator_count;
+  std::vector<std::uint64_t> engine_cycles(engine_count), engine_macs(engine_count), engine_layers(engine_count);
   for (std::size_t n = 0; n < g.nodes.size(); ++n) {
     const node_summary& node = g.nodes[n];
     const layer_l1_plan& l = Run::plan.layers[n];
@@ -95,12 +105,30 @@ std::string tiled_plan_table(const simulation& sim) {
     const std::string tile =
         l.tiled ? fmt::format("{}x{}x{}", l.solution.tile.h, l.solution.tile.w, l.solution.tile.c)
                 : node.absorbed ? "fused next" : "in L2";
-    const char* kernel = node.kernel[static_cast<std::size_t>(Run::target.kernels)];
+    const char* kernel = l.engine > 0 ? "array" : node.kernel[static_cast<std::size_t>(Run::target.kernels)];
     const char* op = node.geometry.fused() ? "dw+pw block" : name_of(node.kind);
-    out += fmt::format("{:>3}  {:<24} {:<12} {:<10} {:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6.0f}%\n", n,
-                       node.name.c_str(), op, kernel != nullptr ? kernel : "-", tile, l.tiled ? l.solution.cost.tiles : 0, l.bytes,
-                       s.levels[1].bytes_in, s.levels[1].bytes_out, s.levels[2].bytes_in, s.compute_cycles,
-                       s.dma_busy_cycles, 100.0 * s.overlap());
+    out += fmt::format("{:>3}  {:<24} {:<12} {:<10} {}{:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6.0f}%\n", n,
+                       node.name.c_str(), op, kernel != nullptr ? kernel : "-",
+                       engines ? fmt::format("{:<12} ", engine_name<Run>(l.engine)) : "", tile,
+                       l.tiled ? l.solution.cost.tiles : 0, l.bytes, s.levels[1].bytes_in, s.levels[1].bytes_out,
+                       s.levels[2].bytes_in, s.compute_cycles, s.dma_busy_cycles, 100.0 * s.overlap());
+    if (!node.absorbed) {
+      const auto e = static_cast<std::size_t>(l.engine);
+      engine_cycles[e] += s.compute_cycles;
+      engine_macs[e] += static_cast<std::uint64_t>(node.macs);
+      engine_layers[e] += node.macs > 0 ? 1 : 0;
+    }
+  }
+  if constexpr (engines) {
+    std::uint64_t macs = 0;
+    for (std::uint64_t m : engine_macs) macs += m;
+    for (int e = 0; e < engine_count; ++e)
+      out += fmt::format("engine {}: {} layers with MACs, {} MACs ({:.1f}%), {} compute cycles\n", engine_name<Run>(e),
+                         engine_layers[static_cast<std::size_t>(e)], engine_macs[static_cast<std::size_t>(e)],
+                         macs > 0 ? 100.0 * static_cast<double>(engine_macs[static_cast<std::size_t>(e)]) /
+                                        static_cast<double>(macs)
+                                  : 0.0,
+                         engine_cycles[static_cast<std::size_t>(e)]);
   }
   const dma::dma_stats& t = sim.total;
   out += fmt::format(

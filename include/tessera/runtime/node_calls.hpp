@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include <tessera/kernels/family.hpp>
+#include <tessera/kernels/reference/analog_conv2d.hpp>
 #include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera::runtime_detail {
@@ -19,6 +20,8 @@ namespace tessera::runtime_detail {
 using whole_layer_fn = void (*)(void* const* in, void* const* out, void* scratch);
 /// One L1 tile of a layer (nodes that tile through L1).
 using tile_fn = void (*)(const tile_args&);
+/// One tile with an analog engine's numerics (nodes an analog engine can run: convolutions).
+using analog_tile_fn = void (*)(const tile_args&, const kernels::reference::analog_numerics&);
 
 struct node_calls {
   whole_layer_fn whole = nullptr;
@@ -56,6 +59,19 @@ struct calls_of {
       calls.tile = &run_one_tile<Node, Tensors, Family>;
     if constexpr (requires { Node::filter_data(); }) calls.filters = Node::filter_data();
     return calls;
+  }
+};
+
+/// `Net::per_node<analog_tile_fn>(analog_tiles_of<Net::tensors>{})`: the host model of an
+/// analog engine computes with these (only targets with such an engine build the table).
+template <auto const& Tensors>
+struct analog_tiles_of {
+  template <class Node>
+  constexpr analog_tile_fn operator()(std::type_identity<Node>) const {
+    if constexpr (requires { &Node::template run_tile_analog<Tensors>; })
+      return &Node::template run_tile_analog<Tensors>;
+    else
+      return nullptr;
   }
 };
 

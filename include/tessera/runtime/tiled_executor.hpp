@@ -12,6 +12,11 @@
 // wait and tile compute in order. It is proven free of hazards at compile time
 // (schedule/hazard_check.hpp); the replay below only binds each step to memory. A plan that
 // does not fit the target fails to compile naming layer, level, bytes needed and available.
+//
+// Accelerators (target/engine.hpp, planning/dispatch.hpp): a layer the dispatcher gives to an
+// accelerator has its tiles in the engine's own memories (the plan's local space maps them)
+// and each compute step is a job for the target's accelerator driver (runtime/accelerator.hpp;
+// on the host, a model that computes with the reference kernels and the engine's cost model).
 #pragma once
 
 #include <array>
@@ -25,6 +30,7 @@
 #include <tessera/dma/transfer.hpp>
 #include <tessera/planning/fusion.hpp>
 #include <tessera/planning/target_plan.hpp>
+#include <tessera/runtime/accelerator.hpp>
 #include <tessera/runtime/cluster.hpp>
 #include <tessera/runtime/executor.hpp>
 #include <tessera/runtime/node_calls.hpp>
@@ -42,10 +48,14 @@ struct pipeline_options {
 namespace runtime_detail {
 template <auto const& Plan, const auto& Summary, target_desc Target>
 constexpr bool plan_fits() {
-  if constexpr (!Plan.fits) {
+  if constexpr (!Plan.fits && Plan.failing_level < 0) {
+    diagnostics::engine_rule_broken<Summary.nodes[static_cast<std::size_t>(Plan.failing_node)].name,
+                                    (Plan.broken_engine > 0 ? Target.accelerator(Plan.broken_engine).name
+                                                            : fixed_name("(no such engine)")),
+                                    Plan.broken_rule>{};
+  } else if constexpr (!Plan.fits) {
     diagnostics::does_not_fit<Summary.nodes[static_cast<std::size_t>(Plan.failing_node)].name,
-                              Target.levels[static_cast<std::size_t>(Plan.failing_level)].name, Plan.needed,
-                              Plan.available>{};
+                              level_name(Target, Plan.failing_level), Plan.needed, Plan.available>{};
     if constexpr (Plan.failing_level == 0 && Plan.l1_minimum > Plan.needed) {
       diagnostics::network_needs_at_least<Target.levels[0].name, Plan.l1_minimum,
                                           Summary.nodes[static_cast<std::size_t>(Plan.l1_minimum_node)].name,
@@ -82,6 +92,9 @@ struct tiled_executor {
   static constexpr std::size_t l1_bytes = plan.l1_bytes > 0 ? plan.l1_bytes : 16;
   /// Activations spilled to L3 (three-level targets whose L2 cannot hold them all).
   static constexpr std::size_t l3_bytes = plan.l3.arena_bytes;
+
+  /// The driver of the target's accelerators (runtime/accelerator.hpp; none without any).
+  using accelerators = typename accelerators_of<Target>::type;
 
   using inputs_t = typename caller_buffers<Net>::inputs_t;
   using outputs_t = typename caller_buffers<Net>::outputs_t;
@@ -170,10 +183,49 @@ struct tiled_executor {
   /// Per node: its whole-layer and tile calls and its filters (runtime/node_calls.hpp).
   static constexpr auto nodes =
       Net::template per_node<runtime_detail::node_calls>(runtime_detail::calls_of<Net::tensors, target.kernels>{});
+  static_assert(accelerator_driver<accelerators>,
+                "tessera::tiled_executor: Target::accelerators does not provide the driver interface (see "
+                "runtime/accelerator.hpp)");
+  /// The reference kernels' tile calls, which a simulated accelerator computes with (only for
+  /// targets with accelerators: firmware without any carries no second table).
+  static constexpr auto reference_nodes = [] {
+    if constexpr (target.accelerator_count > 0)
+      return Net::template per_node<runtime_detail::node_calls>(
+          runtime_detail::calls_of<Net::tensors, kernels::kernel_family::reference>{});
+    else
+      return 0;
+  }();
+
+  /// The analog tile calls, for targets with an engine whose numerics are not exact.
+  static constexpr bool has_analog_engine = [] {
+    for (int e = 1; e <= target.accelerator_count; ++e)
+      if (!target.accelerator(e).numerics.exact()) return true;
+    return false;
+  }();
+  static constexpr auto analog_nodes = [] {
+    if constexpr (has_analog_engine)
+      return Net::template per_node<runtime_detail::analog_tile_fn>(runtime_detail::analog_tiles_of<Net::tensors>{});
+    else
+      return 0;
+  }();
+
+  /// Local-space offset (target_plan.hpp, local_base) -> address: the CPU's L1 or the memory of
+  /// the accelerator whose range holds it.
+  static std::byte* local(std::int64_t offset, const memory& m) {
+    if constexpr (target.accelerator_count > 0) {
+      for (int e = target.accelerator_count; e >= 1; --e) {
+        const auto weights = static_cast<std::int64_t>(local_base(target, e, true));
+        const auto activations = static_cast<std::int64_t>(local_base(target, e, false));
+        if (offset >= weights) return accelerators::weight_memory(e) + (offset - weights);
+        if (offset >= activations) return accelerators::activation_memory(e) + (offset - activations);
+      }
+    }
+    return m.l1 + offset;
+  }
 
   static std::byte* address(const schedule::endpoint& e, const memory& m) {
     switch (e.where) {
-      case schedule::space::l1: return m.l1 + e.offset;
+      case schedule::space::l1: return local(e.offset, m);
       case schedule::space::l2: return m.l2 + e.offset;
       case schedule::space::tensor: return static_cast<std::byte*>(locate(e.index, m)) + e.offset;
       case schedule::space::filters:
@@ -221,15 +273,15 @@ struct tiled_executor {
       tile_args args{};
       const schedule::tile_buffers b = schedule::buffers_of(summary, plan, s, &args);
       for (int k = 0; k < b.operands; ++k) {
-        args.input[k] = m.l1 + b.inputs[static_cast<std::size_t>(k)].offset;
+        args.input[k] = local(static_cast<std::int64_t>(b.inputs[static_cast<std::size_t>(k)].offset), m);
         dma.declare_read(args.input[k], b.inputs[static_cast<std::size_t>(k)].bytes);
       }
       if (b.weights.bytes > 0) {
-        args.weights = m.l1 + b.weights.offset;
+        args.weights = local(static_cast<std::int64_t>(b.weights.offset), m);
         dma.declare_read(args.weights, b.weights.bytes);
       }
-      args.output = m.l1 + b.output.offset;
-      args.scratch = m.l1 + b.scratch.offset;
+      args.output = local(static_cast<std::int64_t>(b.output.offset), m);
+      args.scratch = local(static_cast<std::int64_t>(b.scratch.offset), m);
       const schedule::tile_position& p = b.at;
       args.n = p.n, args.y0 = p.y0, args.x0 = p.x0, args.c0 = p.c0, args.h = p.h, args.w = p.w, args.c = p.c;
       dma.declare_write(args.output, b.output.bytes);
@@ -237,6 +289,23 @@ struct tiled_executor {
                            static_cast<std::uint64_t>(p.c) * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
       // One scratch area is planned per tile: a kernel that needs one runs the tile on one core.
       const int cores = b.scratch.bytes == 0 ? team.cores() : 1;
+      if constexpr (target.accelerator_count > 0) {
+        if (s.engine > 0) {  // a job for the accelerator
+          accelerator_job job{s.engine, s.layer, &g, band_args(g, p, args, row_band{0, p.h}),
+                              reference_nodes[s.layer].tile};
+          if constexpr (has_analog_engine) {
+            job.numerics = &target.accelerator(s.engine).numerics;
+            job.analog = analog_nodes[s.layer];
+          }
+          accelerators::start(job);
+          accelerators::wait(s.engine);
+          if constexpr (requires { dma.compute_cycles(macs, macs); })
+            dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c, s.engine), macs);
+          else
+            dma.compute(macs);
+          return;
+        }
+      }
       if (g.fused()) {
         std::byte* intermediate = m.l1 + b.intermediate.offset;
         const std::byte* depthwise_filters = m.l1 + b.producer_weights.offset;

@@ -393,7 +393,8 @@ class emitter {
         o.on = false;
       }
       if (i + 1 == count) open_next(layer, out);
-      sink_.push(compute(layer, i, s, has_weights ? ws : 0));
+      // The compute engine: 0 the CPU (its cores share the tile), k an accelerator.
+      sink_.push(compute(layer, i, s, has_weights ? ws : 0, plan_.layers[static_cast<std::size_t>(layer)].engine));
       if (i == 0) {
         settle_all();  // the previous layer's last stores ran beside this first tile
         if (!staged) open_next_filters(layer, false);

@@ -7,9 +7,10 @@
 // box, bytes) follows from the plan and is computed by `describe()` (schedule/transfers.hpp),
 // the same constexpr function at compile time (checker, tests, reports) and at run time.
 //
-// Engines: steps carry the engine that executes them (a DMA channel for transfers, a core for
-// computes). Today's targets have one DMA engine and one compute engine; the field is where
-// multi-channel DMA, per-core compute steps and accelerators plug in.
+// Engines: steps carry the engine that executes them (a DMA channel for transfers, the compute
+// engine for computes: 0 the CPU, whose cores share the tile, k accelerator k of the target,
+// planning/dispatch.hpp). Today's targets have one DMA engine; the field is where
+// multi-channel DMA plugs in.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +51,7 @@ constexpr const char* name_of(transfer_role r) {
 struct step {
   step_kind kind = step_kind::compute;
   transfer_role role = transfer_role::input;
-  std::uint8_t engine = 0;   ///< DMA engine (issue, wait) or core (compute)
+  std::uint8_t engine = 0;   ///< DMA engine (issue, wait) or compute engine (compute: 0 the CPU, k accelerator k)
   std::uint8_t operand = 0;  ///< input operand (input, spill_input); compute: the filter slot
   std::uint8_t slot = 0;     ///< buffer slot the transfer fills or drains, or the compute's activation slot
   std::uint8_t reserved = 0;
@@ -78,10 +79,10 @@ constexpr step wait_for(const step& issued) {
   s.kind = step_kind::wait;
   return s;
 }
-constexpr step compute(int layer, std::int64_t tile, int slot = 0, int filter_slot = 0, int core = 0) {
+constexpr step compute(int layer, std::int64_t tile, int slot = 0, int filter_slot = 0, int engine = 0) {
   step s{};
   s.kind = step_kind::compute;
-  s.engine = static_cast<std::uint8_t>(core);
+  s.engine = static_cast<std::uint8_t>(engine);
   s.slot = static_cast<std::uint8_t>(slot);
   s.operand = static_cast<std::uint8_t>(filter_slot);
   s.layer = static_cast<std::uint16_t>(layer);

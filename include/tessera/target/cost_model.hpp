@@ -8,7 +8,8 @@
 //                                      + ceil(outputs * cycles_per_koutput / 1024)
 //
 // with outputs = rows * cols * channels and macs = outputs * macs_per_output (1 for ops without
-// MACs). `per_tile` is the call overhead (argument set-up, on a cluster the fork/join of the
+// MACs); on an accelerator's PE array, cols and channels rounded up to the array's
+// `width_granule` and `channel_granule` first (the array computes the padding too). `per_tile` is the call overhead (argument set-up, on a cluster the fork/join of the
 // cores), `per_row` what a kernel pays per output row (im2col of a row, pointer set-up),
 // `cycles_per_kmac` the steady-state MAC rate and `cycles_per_koutput` the epilogue
 // (requantisation, stores). A kind whose `cycles_per_kmac` is 0 falls back to the target's
@@ -17,7 +18,8 @@
 //
 // Presets (see cost_models below for the figures and where they come from):
 //   pulp_cluster8: GAP8 / Siracusa, 8 RISC-V cores with PULP-NN kernels (DORY's figures);
-//   cortex_m7_dsp: STM32H7, the arm_dsp family, from this project's QEMU instruction counts.
+//   cortex_m7_dsp: STM32H7, the arm_dsp family, from this project's QEMU instruction counts;
+//   riscv_core1, diana_digital, diana_analog: the DIANA-like preset's CPU and accelerators.
 #pragma once
 
 #include <array>
@@ -48,6 +50,11 @@ struct kernel_cost {
   std::uint32_t cycles_per_koutput = 0;  ///< cycles per 1024 output elements (epilogue)
   std::uint32_t per_row = 0;             ///< cycles per output row of the tile
   std::uint32_t per_tile = 0;            ///< cycles per kernel call (one tile)
+  /// A PE array computes this many output channels / output columns at once (an accelerator's
+  /// array width; 0 or 1: no rounding): a tile is costed (MACs and outputs alike) as if its
+  /// channels and columns were rounded up to multiples of them.
+  std::uint16_t channel_granule = 0;
+  std::uint16_t width_granule = 0;
 };
 
 struct compute_model {
@@ -60,9 +67,13 @@ struct compute_model {
 /// `fallback_macs_per_cycle_x16` is the target's MAC rate (16 = one MAC per cycle).
 constexpr std::uint64_t kernel_tile_cycles(const kernel_cost& cost, std::uint32_t fallback_macs_per_cycle_x16,
                                            const tile_geometry& g, int rows, int cols, int channels) {
-  const auto outputs = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) *
-                       static_cast<std::uint64_t>(channels);
-  const auto macs = outputs * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
+  const auto round_up = [](int v, std::uint16_t granule) -> std::uint64_t {
+    const std::uint64_t q = granule > 1 ? granule : 1;
+    return (static_cast<std::uint64_t>(v) + q - 1) / q * q;
+  };
+  const auto slots = static_cast<std::uint64_t>(rows) * round_up(cols, cost.width_granule) *
+                     round_up(channels, cost.channel_granule);  // outputs as the PE array computes them
+  const auto macs = slots * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
   std::uint64_t cycles = 0;
   if (cost.cycles_per_kmac != 0) {
     cycles = (macs * cost.cycles_per_kmac + 1023) / 1024;
@@ -70,7 +81,7 @@ constexpr std::uint64_t kernel_tile_cycles(const kernel_cost& cost, std::uint32_
     const std::uint64_t rate = fallback_macs_per_cycle_x16 != 0 ? fallback_macs_per_cycle_x16 : 16;
     cycles = (macs * 16 + rate - 1) / rate;
   }
-  return cycles + (outputs * cost.cycles_per_koutput + 1023) / 1024 +
+  return cycles + (slots * cost.cycles_per_koutput + 1023) / 1024 +
          static_cast<std::uint64_t>(cost.per_row) * static_cast<std::uint64_t>(rows) + cost.per_tile;
 }
 
@@ -126,6 +137,43 @@ inline constexpr compute_model cortex_m7_dsp{{{
     {2560, 0, 20, 10000},  // depthwise: 2.5 cycles/MAC
     {1024, 0, 20, 200},    // pool: 1 cycle per window element
     {4096, 0, 0, 200},     // elementwise: 4 cycles per element
+}}};
+
+/// One RISC-V core running the rv32 family without a cluster (a DIANA-like host CPU):
+/// PULP-NN's single-core figures, about 1 MAC per cycle for convolutions and a quarter of
+/// that for depthwise, per call ~100 cycles. Assumptions for planning, not measurements.
+inline constexpr compute_model riscv_core1{{{
+    {1024, 0, 0, 100},  // convolution
+    {4096, 0, 0, 100},  // depthwise
+    {1024, 0, 0, 100},  // pool
+    {2048, 0, 0, 100},  // elementwise
+}}};
+
+/// A DIANA-like analog in-memory array (1152 rows x 512 columns): one matrix-vector product
+/// per output pixel computes every output channel over all C * FX * FY inputs at once, ~8
+/// cycles each (an assumption; HTVM reports the array's throughput, not cycles), so a tile costs
+/// 8 cycles per output pixel: 16 per 1024 outputs of the 512-channel-rounded tile, and 1 cycle
+/// per 1024 MACs stands for the array's near-free accumulation. Per tile ~500 cycles (DAC/ADC
+/// set-up).
+inline constexpr compute_model diana_analog{{{
+    {1, 16, 0, 500, 512, 1},  // convolution
+    {0, 0, 0, 0, 0, 0},       // depthwise: not run
+    {0, 0, 0, 0, 0, 0},       // pool: not run
+    {0, 0, 0, 0, 0, 0},       // elementwise: not run
+}}};
+
+/// A DIANA-like digital accelerator (HTVM, Van Delm et al. 2023): a 16 x 16 PE array, 16
+/// output channels of 16 output columns per cycle and input element, so a convolution tile
+/// costs ceil(K/16) * ceil(OX/16) * OY * C * FX * FY cycles (4 cycles per 1024 MACs of the
+/// rounded-up tile); depthwise on one PE row, 16 channels per cycle: ceil(K/16) * OX * OY * FX
+/// * FY (64 per 1024); dense layers as 1x1 convolutions of one column: ceil(K/16) * C per row.
+/// Per tile ~200 cycles of configuration (an assumption: HTVM reports the array's compute,
+/// not its set-up).
+inline constexpr compute_model diana_digital{{{
+    {4, 0, 0, 200, 16, 16},   // convolution (and dense)
+    {64, 0, 0, 200, 16, 1},   // depthwise
+    {0, 0, 0, 0, 0, 0},       // pool: not run
+    {0, 0, 0, 0, 0, 0},       // elementwise: not run
 }}};
 
 }  // namespace cost_models

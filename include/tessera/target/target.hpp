@@ -17,6 +17,7 @@
 #include <tessera/core/fixed_name.hpp>
 #include <tessera/kernels/traits.hpp>
 #include <tessera/target/cost_model.hpp>
+#include <tessera/target/engine.hpp>
 #include <tessera/target/memory_level.hpp>
 
 namespace tessera {
@@ -71,16 +72,39 @@ struct target_desc {
   /// fused stays unfused).
   fusion_policy fusion = fusion_policy::by_latency;
   std::array<fusion_override, 4> fusion_overrides{};
+  /// Accelerators (target/engine.hpp): engines 1 .. accelerator_count; engine 0 is the CPU
+  /// described above. A layer goes to an engine by `dispatch` and `engine_overrides`
+  /// (planning/dispatch.hpp); an override that breaks the engine's rules fails the build.
+  std::array<engine_desc, 2> accelerators{};
+  int accelerator_count = 0;
+  dispatch_policy dispatch = dispatch_policy::first_match;
+  std::array<engine_override, 4> engine_overrides{};
 
   constexpr bool has_level(int i) const { return i < level_count; }
+  /// Engine `e` (1-based) of the accelerators.
+  constexpr const engine_desc& accelerator(int e) const { return accelerators[static_cast<std::size_t>(e - 1)]; }
 };
 
-/// Cycles of one tile of `rows` x `cols` x `channels` outputs of layer `g` on target `t`: the
-/// single compute formula of the latency objective and of the DMA simulator.
+/// The memory a plan failure names (target_plan::failing_level): levels 0-2 of the target,
+/// then each accelerator's activation and weight memories (3 + 2 * (e - 1), + 1).
+constexpr int accelerator_level(int engine, bool weights) { return 3 + 2 * (engine - 1) + (weights ? 1 : 0); }
+constexpr fixed_name level_name(const target_desc& t, int level) {
+  if (level < 3) return t.levels[static_cast<std::size_t>(level)].name;
+  const engine_desc& e = t.accelerator(1 + (level - 3) / 2);
+  return (level - 3) % 2 == 0 ? e.activations.name : e.weights.name;
+}
+
+/// The compute model of engine `engine` of `t` (0: the CPU).
+constexpr const compute_model& compute_model_of(const target_desc& t, int engine) {
+  return engine == 0 ? t.compute : t.accelerator(engine).compute;
+}
+
+/// Cycles of one tile of `rows` x `cols` x `channels` outputs of layer `g` on engine `engine`
+/// of target `t`: the single compute formula of the latency objective and of the DMA simulator.
 constexpr std::uint64_t tile_compute_cycles(const target_desc& t, const tile_geometry& g, int rows, int cols,
-                                            int channels) {
-  return layer_tile_cycles(t.compute[cost_kind_of(g)], t.compute[cost_kind::depthwise], t.macs_per_cycle_x16, g, rows,
-                           cols, channels);
+                                            int channels, int engine = 0) {
+  const compute_model& m = compute_model_of(t, engine);
+  return layer_tile_cycles(m[cost_kind_of(g)], m[cost_kind::depthwise], t.macs_per_cycle_x16, g, rows, cols, channels);
 }
 
 namespace dma {
@@ -132,6 +156,55 @@ inline constexpr target_desc stm32h7{
     .micro_tile_channels = kernels::family_traits<kernel_set::arm_dsp>::conv_tile.channels,
     .micro_tile_width = kernels::family_traits<kernel_set::arm_dsp>::conv_tile.width,
     .compute = cost_models::cortex_m7_dsp};
+
+/// DIANA-like (HTVM's target): one RISC-V core (64 kB of tightly coupled L1 assumed for its
+/// tiles, 512 kB L2) and a digital accelerator, a 16 x 16 PE array with a 256 kB activation
+/// memory and a 64 kB weight memory, that runs int8 convolutions (1x1, 3x3, 5x5, 7x7, stride 1
+/// or 2, padding up to 3, symmetric), depthwise convolutions and dense layers.
+inline constexpr engine_desc diana_digital{
+    .name = "digital",
+    .activations = {"DIG-ACT", 256 * kib, 8, 10, 30},
+    .weights = {"DIG-WEIGHTS", 64 * kib, 8, 10, 30},
+    .rules = {.ops = static_cast<std::uint8_t>(op_bit(engine_op::convolution) | op_bit(engine_op::depthwise) |
+                                                op_bit(engine_op::dense)),
+              .kernel_sizes = (1u << 1) | (1u << 3) | (1u << 5) | (1u << 7),
+              .strides = (1u << 1) | (1u << 2),
+              .max_padding = 3},
+    .compute = cost_models::diana_digital};
+
+/// A DIANA-like analog in-memory array: 1152 rows (C x FX x FY) x 512 columns (output
+/// channels) of ternary weights, 7-bit inputs, its sums clipped to the ADC's [-32, 31] before
+/// the bias and requantisation (its numerics: kernels/reference/analog_conv2d.hpp); 64 kB of
+/// activation memory; the array itself is the weight memory (one byte per cell in this model),
+/// programmed once per channel block: single buffered.
+inline constexpr engine_desc diana_analog{
+    .name = "analog",
+    .activations = {"ANA-ACT", 64 * kib},
+    .weights = {"ANA-ARRAY", 1152 * 512},
+    .rules = {.ops = op_bit(engine_op::convolution),
+              .kernel_sizes = (1u << 1) | (1u << 3) | (1u << 5) | (1u << 7),
+              .strides = (1u << 1) | (1u << 2),
+              .max_padding = 3,
+              .max_array_rows = 1152,
+              .max_array_cols = 512,
+              .ternary_weights = true},
+    .compute = cost_models::diana_analog,
+    .numerics = {7, -32, 31},
+    .single_buffered = true};
+
+inline constexpr target_desc diana{
+    .name = "diana",
+    .levels = {{{"L1", 64 * kib, 4, 4, 20}, {"L2", 512 * kib, 4, 4, 20}}},
+    .level_count = 2,
+    .cores = 1,
+    .kernels = kernel_set::rv32,
+    .macs_per_cycle_x16 = 16,
+    .micro_tile_channels = kernels::family_traits<kernel_set::rv32>::conv_tile.channels,
+    .micro_tile_width = kernels::family_traits<kernel_set::rv32>::conv_tile.width,
+    .compute = cost_models::riscv_core1,
+    .accelerators = {{diana_digital, diana_analog}},
+    .accelerator_count = 2,
+    .dispatch = dispatch_policy::mixed};
 
 /// The host: one flat memory, no tiling, no DMA.
 inline constexpr target_desc host{

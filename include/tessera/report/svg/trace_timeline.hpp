@@ -1,7 +1,8 @@
 // The timeline of a simulated run: spans built from the simulated DMA's trace (dma/trace.hpp).
 // Host only ({fmt}).
 //
-// Lanes: one per core seen in the trace ("core 0", at least that one), then one per DMA engine
+// Lanes: one per core seen in the trace ("core 0", at least that one; a compute event whose
+// engine is -k ran on accelerator k of the target, its lane named after it), then one per DMA engine
 // and outer level of the target ("DMA L2<->L1", "DMA L3<->L2"; with several engines
 // "DMA1 L2<->L1", ...). Compute and stalls go on their core's lane, each transfer on its
 // engine's lane for its outer level. The spans are the trace's events one for one, in trace
@@ -67,7 +68,9 @@ timeline timeline_of(const std::vector<dma::trace_event>& trace, const target_de
 
   timeline tl;
   tl.title = fmt::format("Timeline on {}", target.name.c_str());
-  for (const int core : cores) tl.lanes.push_back(fmt::format("core {}", core));
+  for (const int core : cores)
+    tl.lanes.push_back(core >= 0 || -core > target.accelerator_count ? fmt::format("core {}", core)
+                                                                      : std::string(target.accelerator(-core).name.c_str()));
   auto level_name = [&](int level) -> std::string {
     if (level >= 0 && level < static_cast<int>(target.levels.size()) && level < target.level_count)
       return target.levels[static_cast<std::size_t>(level)].name.c_str();
