@@ -513,6 +513,7 @@ equivalence_stats check_mean_rounding(std::uint32_t seed, int iterations) {
   rng r{seed};
   equivalence_stats stats{};
   for (int it = 0; it < iterations; ++it) {
+    begin_case();
     kernels::reference::conv2d_dims d{};
     d.batch = 1;
     const int shape = r.range(0, 4);  // 1x1, 1x2, 2x2, 2x4, 4x4 windows
@@ -535,14 +536,17 @@ equivalence_stats check_mean_rounding(std::uint32_t seed, int iterations) {
       constexpr int hi = std::is_signed_v<T> ? 127 : 255;
       const int zx = r.range(lo, hi), zy = r.chance(70) ? zx : r.range(lo, hi);
       const std::size_t in_count = std::size_t(d.in_h) * d.in_w * d.in_c;
-      auto* in = reinterpret_cast<T*>(input_a);
+      T* const in = place<T>(slot_a, in_count);
       const int spread = r.chance(80) ? 3 : 255;
       for (std::size_t i = 0; i < in_count; ++i) {
         int x = zx + r.range(-spread, spread);
         if (r.chance(3)) x = r.chance(50) ? lo : hi;
         in[i] = static_cast<T>(x < lo ? lo : (x > hi ? hi : x));
       }
-      auto* w = reinterpret_cast<std::int8_t*>(weights);
+      std::int8_t* const w = place<std::int8_t>(slot_weights, static_cast<std::size_t>(d.out_c) * count);
+      std::int32_t* const bias = place<std::int32_t>(slot_bias, static_cast<std::size_t>(d.out_c));
+      std::int32_t* const mul = place<std::int32_t>(slot_mul, 1);
+      std::int32_t* const add = place<std::int32_t>(slot_add, 1);
       for (int i = 0; i < d.out_c * count; ++i) w[i] = 1;
       for (int c = 0; c < d.out_c; ++c) bias[c] = -zx * count;
       // M = 2^-k / count: mul = 2^30, shift = 30 + log2(count) + k; zy * 2^shift folds into the
