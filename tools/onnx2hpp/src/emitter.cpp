@@ -203,11 +203,14 @@ class header_writer {
     if (w.dilation[0] != 1 || w.dilation[1] != 1) f.add("dilation_h", w.dilation[0]).add("dilation_w", w.dilation[1]);
     f.add("pad_top", w.pad_begin[0]).add("pad_left", w.pad_begin[1]).add("pad_bottom", w.pad_end[0]);
     f.add("pad_right", w.pad_end[1]).add("groups", o.groups);
-    // Weights that are all -1, 0 or 1 (some not 0): an analog engine may run the layer
-    // (target/engine.hpp); the node checks the claim against the weights at compile time.
+    // Weights that are all -1, 0 or 1, both signs present: a ternary layer, which an analog
+    // engine may run (target/engine.hpp); the node checks the claim against the weights at
+    // compile time. Both signs: the all-ones convolutions that average pools lower to are not
+    // ternary layers (an analog engine would compute them with its own numerics).
     const auto& ws = o.weights;
     const bool ternary = std::all_of(ws.begin(), ws.end(), [](std::int64_t v) { return v >= -1 && v <= 1; }) &&
-                         std::any_of(ws.begin(), ws.end(), [](std::int64_t v) { return v != 0; });
+                         std::any_of(ws.begin(), ws.end(), [](std::int64_t v) { return v < 0; }) &&
+                         std::any_of(ws.begin(), ws.end(), [](std::int64_t v) { return v > 0; });
     if (ternary) f.add("ternary_weights", "true");
     return node_text("conv", name_argument(i), f, constant_arguments({weights}, bias, rq));
   }
