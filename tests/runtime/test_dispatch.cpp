@@ -194,6 +194,7 @@ constexpr tessera::target_desc two_first_match = [] {
 }();
 static_assert(engine_of(two_first_match, 2) == 1 && engine_of(two_first_match, 5) == 1);
 
+
 // --- the plan: accelerator tiles in the engine's memories -----------------------------------
 template <tessera::target_desc T>
 using tiled = tessera::tiled_executor<net, tessera::target<T>>;
@@ -228,14 +229,8 @@ static_assert(tight_run::plan.layers[5].solution.cost.constant_memory_bytes <= 2
 static_assert(tight_run::plan.local[1].bytes <= 1024 && tight_run::plan.local[2].bytes <= 256);
 
 // --- runs -------------------------------------------------------------------------------------
-std::array<std::uint8_t, 14 * 11 * 3> random_image(std::uint32_t seed) { return tiny::random_bytes<14 * 11 * 3>(seed); }
-
-std::array<std::int32_t, 5> run_flat(const std::array<std::uint8_t, 14 * 11 * 3>& image) {
-  alignas(16) static std::byte arena[tessera::executor<net>::arena_bytes];
-  std::array<std::int32_t, 5> logits{};
-  tessera::executor<net>::run(arena, {image.data()}, {logits.data()});
-  return logits;
-}
+using tiny::separable::random_image;
+using tiny::separable::run_flat;
 
 template <tessera::target_desc Target>
 struct dispatched_run {

@@ -79,14 +79,8 @@ static_assert(block_solved_exactly<tessera::tiling_objective::latency, 3000>());
 constexpr std::size_t l1_min = tessera::smallest_l1_bytes(net::summary, sweep_target<0>);
 constexpr std::size_t l1_max = 8192;
 
-std::array<std::uint8_t, 14 * 11 * 3> random_image(std::uint32_t seed) { return tiny::random_bytes<14 * 11 * 3>(seed); }
-
-std::array<std::int32_t, 5> run_flat(const std::array<std::uint8_t, 14 * 11 * 3>& image) {
-  alignas(16) static std::byte arena[tessera::executor<net>::arena_bytes];
-  std::array<std::int32_t, 5> logits{};
-  tessera::executor<net>::run(arena, {image.data()}, {logits.data()});
-  return logits;
-}
+using tiny::separable::random_image;
+using tiny::separable::run_flat;
 
 /// A tiled run; `Cores` > 1: on a team whose cores share each tile's rows (serial_team), which
 /// splits fused tiles too when their kernels need no scratch.

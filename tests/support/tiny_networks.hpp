@@ -2,6 +2,10 @@
 // emit, small enough to check by hand).
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
 #include <tessera/tessera.hpp>
 
 namespace tiny {
@@ -178,6 +182,20 @@ using network = tessera::network<
     tessera::op::max_pool<"pool", {.input = 6, .output = 7, .kernel_h = 1, .kernel_w = 5}>,
     tessera::op::reshape<"flatten", {.input = 7, .output = 8}>,
     tessera::op::gemm<"fc", {.input = 8, .output = 9, .n = 5, .k = 112}, fc_weights>>;
+
+using image = std::array<std::uint8_t, 14 * 11 * 3>;
+using logits = std::array<std::int32_t, 5>;
+/// A pseudo-random input image.
+inline image random_image(std::uint32_t seed) { return random_bytes<14 * 11 * 3>(seed); }
+/// The flat executor's logits: what every tiled, fused or dispatched run must equal (a
+/// template, so that firmware including this header instantiates no executor it does not use).
+template <class Net = network>
+logits run_flat(const image& in) {
+  alignas(16) static std::byte arena[tessera::executor<Net>::arena_bytes];
+  logits out{};
+  tessera::executor<Net>::run(arena, {in.data()}, {out.data()});
+  return out;
+}
 }  // namespace separable
 
 }  // namespace tiny
