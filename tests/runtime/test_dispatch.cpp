@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include <tessera/dma/simulated_policy.hpp>
 #include <tessera/report/plan_pictures.hpp>
@@ -277,6 +278,61 @@ TEMPLATE_TEST_CASE_SIG("layers on the simulated accelerator are bit-exact and ha
     CHECK(dispatched.jobs == dispatched.engine_tiles);  // every engine tile was one job
     CHECK(dispatched.engine_tiles > 0);
   }
+}
+
+// A driver as a vendor writes it (runtime/accelerator.hpp): the engine's memories where the
+// device maps them (here: its own arrays), start/wait per job. This one counts the jobs and
+// the layers it was configured for, and computes with the job's reference function, as the
+// host model does; it is named by a target type of the user's own.
+struct vendor_driver {
+  alignas(16) static inline std::byte activations[8192];
+  alignas(16) static inline std::byte weights[4096];
+  static inline int started = 0, waited = 0, last_layer = -1;
+  static inline bool geometry_seen = true;
+  static std::byte* activation_memory(int) { return activations; }
+  static std::byte* weight_memory(int) { return weights; }
+  static void start(const tessera::accelerator_job& job) {
+    ++started;
+    last_layer = job.layer;
+    geometry_seen = geometry_seen && job.geometry != nullptr && job.tile.h > 0 && job.tile.output != nullptr;
+    job.reference(job.tile);
+  }
+  static void wait(int) { ++waited; }
+};
+static_assert(tessera::accelerator_driver<vendor_driver>);
+struct vendor_target {
+  static constexpr tessera::target_desc desc = [] {
+    tessera::target_desc t = diana8k;
+    t.accelerator_count = 1;  // the digital engine only
+    return t;
+  }();
+  using dma_policy = tessera::dma::memcpy_policy;
+  using accelerators = vendor_driver;
+};
+
+TEST_CASE("a user's driver runs the accelerator's jobs in its own memories", "[dispatch]") {
+  using run = tessera::tiled_executor<net, vendor_target>;
+  static_assert(std::is_same_v<run::accelerators, vendor_driver>);
+  const auto image = random_image(10);
+  std::array<std::int32_t, 5> logits{};
+  alignas(16) static std::byte l2[run::l2_bytes];
+  alignas(16) static std::byte l1[run::l1_bytes];
+  tessera::dma::simulated_policy<> dma(vendor_target::desc);
+  run::run(l2, l1, {image.data()}, {logits.data()}, dma);
+  dma.finish();
+  CHECK(logits == run_flat(image));
+  CHECK(dma.hazard_count() == 0);
+  std::int64_t engine_tiles = 0;
+  for (const auto& l : run::plan.layers)
+    if (l.tiled && l.engine > 0) engine_tiles += l.solution.cost.tiles;
+  CHECK(vendor_driver::started == engine_tiles);
+  CHECK(vendor_driver::waited == engine_tiles);
+  CHECK(vendor_driver::geometry_seen);
+  CHECK(vendor_driver::last_layer == 5);  // pw2, the last layer the engine takes
+  // The DMA filled the driver's memories: the engine's filters landed in its weight memory.
+  bool filled = false;
+  for (std::byte b : vendor_driver::weights) filled = filled || b != std::byte{0};
+  CHECK(filled);
 }
 
 TEST_CASE("two accelerators under the mixed policy are bit-exact", "[dispatch]") {
