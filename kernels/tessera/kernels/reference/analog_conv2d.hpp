@@ -34,31 +34,16 @@ constexpr void conv2d_analog(const conv2d_dims& d, const TIn* input, const TW* w
                              const requant_params& rq, TOut* output, const analog_numerics& a) {
   const std::int32_t in_hi = (std::int32_t{1} << (a.input_bits - 1)) - 1;
   const std::int32_t in_lo = -(std::int32_t{1} << (a.input_bits - 1));
-  const int cin_per_group = d.in_c / d.groups;
-  const int cout_per_group = d.out_c / d.groups;
   for (int n = 0; n < d.batch; ++n) {
     for (int y = 0; y < d.out_h; ++y) {
       for (int x = 0; x < d.out_w; ++x) {
         for (int f = 0; f < d.out_c; ++f) {
-          const int g = f / cout_per_group;
           std::int32_t sum = 0;
-          for (int i = 0; i < d.kernel_h; ++i) {
-            const int iy = y * d.stride_h + i * d.dilation_h - d.pad_top;
-            if (iy < 0 || iy >= d.in_h) continue;
-            for (int j = 0; j < d.kernel_w; ++j) {
-              const int ix = x * d.stride_w + j * d.dilation_w - d.pad_left;
-              if (ix < 0 || ix >= d.in_w) continue;
-              for (int c = 0; c < cin_per_group; ++c) {
-                const std::int64_t in_index =
-                    ((std::int64_t{n} * d.in_h + iy) * d.in_w + ix) * d.in_c + g * cin_per_group + c;
-                const std::int64_t w_index =
-                    ((std::int64_t{f} * d.kernel_h + i) * d.kernel_w + j) * cin_per_group + c;
-                std::int32_t v = static_cast<std::int32_t>(input[in_index]);
-                v = v < in_lo ? in_lo : v > in_hi ? in_hi : v;
-                sum += v * static_cast<std::int32_t>(weights[w_index]);
-              }
-            }
-          }
+          for_each_tap(d, n, y, x, f, [&](std::int64_t in_index, std::int64_t w_index) {
+            std::int32_t v = static_cast<std::int32_t>(input[in_index]);
+            v = v < in_lo ? in_lo : v > in_hi ? in_hi : v;
+            sum += v * static_cast<std::int32_t>(weights[w_index]);
+          });
           const std::int32_t adc = sum < a.adc_min ? a.adc_min : sum > a.adc_max ? a.adc_max : sum;
           const std::int32_t acc = (bias != nullptr ? bias[f] : 0) + adc;
           const std::int64_t out_index = ((std::int64_t{n} * d.out_h + y) * d.out_w + x) * d.out_c + f;

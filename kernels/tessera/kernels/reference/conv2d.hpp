@@ -23,6 +23,27 @@ struct conv2d_dims {
 /// Scratch needed by `conv2d`: none (the reference kernel reads its operands in place).
 constexpr std::size_t conv2d_scratch_bytes(const conv2d_dims&) { return 0; }
 
+/// Calls `tap(in_index, w_index)` for every term of output (n, y, x, f)'s sum: each filter tap
+/// whose input cell lies inside the image (padding contributes nothing), every input channel of
+/// the filter's group. The one walk of the window that the reference convolution and the
+/// analog array's (analog_conv2d.hpp) share.
+template <class Tap>
+constexpr void for_each_tap(const conv2d_dims& d, int n, int y, int x, int f, Tap&& tap) {
+  const int cin_per_group = d.in_c / d.groups;
+  const int g = f / (d.out_c / d.groups);
+  for (int i = 0; i < d.kernel_h; ++i) {
+    const int iy = y * d.stride_h + i * d.dilation_h - d.pad_top;
+    if (iy < 0 || iy >= d.in_h) continue;  // padding contributes 0
+    for (int j = 0; j < d.kernel_w; ++j) {
+      const int ix = x * d.stride_w + j * d.dilation_w - d.pad_left;
+      if (ix < 0 || ix >= d.in_w) continue;
+      for (int c = 0; c < cin_per_group; ++c)
+        tap(((std::int64_t{n} * d.in_h + iy) * d.in_w + ix) * d.in_c + g * cin_per_group + c,
+            ((std::int64_t{f} * d.kernel_h + i) * d.kernel_w + j) * cin_per_group + c);
+    }
+  }
+}
+
 /// out[n,y,x,f] = bias[f] + sum_{c, i, j} in[n, y*sh + i*dh - pad_top, x*sw + j*dw - pad_left,
 ///                                         g*(in_c/groups) + c] * w[f][i][j][c],
 /// with g = f / (out_c/groups); input positions outside the image read as the true value 0
@@ -41,29 +62,14 @@ constexpr std::size_t conv2d_scratch_bytes(const conv2d_dims&) { return 0; }
 template <class TIn, class TW, class TOut>
 constexpr void conv2d(const conv2d_dims& d, const TIn* input, const TW* weights, const std::int32_t* bias,
                       const requant_params& rq, TOut* output, void* /*scratch*/) {
-  const int cin_per_group = d.in_c / d.groups;
-  const int cout_per_group = d.out_c / d.groups;
   for (int n = 0; n < d.batch; ++n) {
     for (int y = 0; y < d.out_h; ++y) {
       for (int x = 0; x < d.out_w; ++x) {
         for (int f = 0; f < d.out_c; ++f) {
-          const int g = f / cout_per_group;
           std::int32_t acc = bias != nullptr ? bias[f] : 0;
-          for (int i = 0; i < d.kernel_h; ++i) {
-            const int iy = y * d.stride_h + i * d.dilation_h - d.pad_top;
-            if (iy < 0 || iy >= d.in_h) continue;  // padding contributes 0
-            for (int j = 0; j < d.kernel_w; ++j) {
-              const int ix = x * d.stride_w + j * d.dilation_w - d.pad_left;
-              if (ix < 0 || ix >= d.in_w) continue;
-              for (int c = 0; c < cin_per_group; ++c) {
-                const std::int64_t in_index =
-                    ((std::int64_t{n} * d.in_h + iy) * d.in_w + ix) * d.in_c + g * cin_per_group + c;
-                const std::int64_t w_index =
-                    ((std::int64_t{f} * d.kernel_h + i) * d.kernel_w + j) * cin_per_group + c;
-                acc += static_cast<std::int32_t>(input[in_index]) * static_cast<std::int32_t>(weights[w_index]);
-              }
-            }
-          }
+          for_each_tap(d, n, y, x, f, [&](std::int64_t in_index, std::int64_t w_index) {
+            acc += static_cast<std::int32_t>(input[in_index]) * static_cast<std::int32_t>(weights[w_index]);
+          });
           const std::int64_t out_index = ((std::int64_t{n} * d.out_h + y) * d.out_w + x) * d.out_c + f;
           output[out_index] = static_cast<TOut>(rq.apply(acc, out_index));
         }
