@@ -87,8 +87,10 @@ constexpr bool private_to(const graph_summary<NT, NI, NO, NN>& g, tensor_id t, s
 /// Between the two only alias nodes (Reshape-like: the same bytes under another type or shape,
 /// e.g. the Cast nodes of torch's exports) may stand, each the only reader of the tensor before
 /// it; no tensor between them is a graph output or read by another node.
+/// `engines` is dispatch_layers(g, t), computed once by callers that ask about every node.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw) {
+constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw,
+                             const std::array<layer_engine, NN>& engines) {
   if (pw == 0 || pw >= NN || t.level_count < 2 || t.fusion == fusion_policy::off) return -1;
   const node_summary& b = g.nodes[pw];
   if (!fusion_detail::pointwise_layer(b)) return -1;
@@ -107,10 +109,15 @@ constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const targe
         a.geometry.out_h != b.geometry.in_h || a.geometry.out_w != b.geometry.in_w)
       return -1;
     // An accelerator's layers are its own (planning/dispatch.hpp): blocks are CPU blocks.
-    if (t.accelerator_count > 0 && (engine_for(g, t, pw).engine != 0 || engine_for(g, t, n).engine != 0)) return -1;
+    if (engines[pw].engine != 0 || engines[n].engine != 0) return -1;
     return static_cast<int>(n);
   }
   return -1;
+}
+
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw) {
+  return fused_producer(g, t, pw, dispatch_layers(g, t));
 }
 
 /// Whether pointwise node `pw` of `g` can end a fused block on `t` (see fused_producer).
@@ -151,8 +158,9 @@ template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT, NI, NO, NN>& g,
                                                           const target_desc& t) {
   std::array<layer_problem, NN> out{};
+  const auto engines = dispatch_layers(g, t);
   for (std::size_t n = 1; n < NN; ++n) {
-    const int d = fused_producer(g, t, n);
+    const int d = fused_producer(g, t, n, engines);
     if (d < 0) continue;
     std::array<int, NN> one{};
     one[n] = static_cast<int>(n) - d;
@@ -187,13 +195,14 @@ constexpr std::array<int, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>&
     return 0;
   };
   // cost[i]: the least cost of layers [0, i); start[i] > 0: it ends with a block of that many nodes.
+  const auto engines = dispatch_layers(g, t);
   std::array<std::uint64_t, NN + 1> cost{};
   std::array<int, NN + 1> start{};
   for (std::size_t i = 1; i <= NN; ++i) {
     cost[i] = cost[i - 1] + alone(i - 1);
     const std::size_t pw = i - 1;
     if (!blocks[pw].tiled || !block_tiles[pw].feasible) continue;
-    const int d = fused_producer(g, t, pw);
+    const int d = fused_producer(g, t, pw, engines);
     const int choice = overridden(static_cast<std::size_t>(d));
     if (choice < 0) continue;
     const std::uint64_t with =

@@ -270,12 +270,11 @@ class checker {
     return r;
   }
   constexpr bool in_bounds(const region& r) const {
-    if (r.where == area::l1) {  // inside one local memory's used range (the CPU's L1 or an accelerator's)
+    if (r.where == area::l1) {  // inside one local memory's used range: plan.local[0] is the CPU's L1
       for (const local_region& m : plan_.local)
-        if (m.bytes > 0 && r.lo >= static_cast<std::int64_t>(m.base) &&
-            r.hi <= static_cast<std::int64_t>(m.base + m.bytes))
+        if (r.lo >= static_cast<std::int64_t>(m.base) && r.hi <= static_cast<std::int64_t>(m.base + m.bytes))
           return true;
-      return r.lo >= 0 && r.hi <= static_cast<std::int64_t>(plan_.l1_bytes);
+      return false;
     }
     if (r.where == area::l2 && r.tensor < 0) return r.lo >= 0 && r.hi <= static_cast<std::int64_t>(plan_.l2_bytes);
     return true;
