@@ -289,6 +289,18 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
                        traits::conv2d_scratch_bytes(d), [&] {
                          kernels::family_kernels<F>::conv2d(d, in, w, b, rq, reinterpret_cast<TOut*>(actual), scratch);
                        });
+        // The tiles of one filter block (tile_args::prepared): a call on the map's first output
+        // row, then the whole map told that the scratch is prepared, through the dispatch the
+        // ops use (a family that keeps nothing runs it as a second plain call).
+        kernels::reference::conv2d_dims first_row = d;
+        first_row.out_h = 1;
+        const int first_rows = d.dilation_h * (d.kernel_h - 1) + 1 - d.pad_top;  // input rows output row 0 reads
+        first_row.in_h = first_rows < d.in_h ? first_rows : d.in_h;
+        check_accepted(stats, "conv2d(prepared)", it, out_bytes, traits::conv2d_scratch_bytes(d), [&] {
+          auto* out = reinterpret_cast<TOut*>(actual);
+          kernels::conv2d<F, kernels::conv_variant::im2col>(first_row, in, w, b, rq, out, scratch);
+          kernels::conv2d<F, kernels::conv_variant::im2col>(d, in, w, b, rq, out, scratch, true);
+        });
       });
     });
   }

@@ -89,6 +89,10 @@ TEST_CASE("the simulator catches each hazard the checker names", "[schedule][haz
     STATIC_REQUIRE(kind_of(hazard_test::never_waited) == hazard::incomplete_layer);
     CHECK(replay<hazard_test::never_waited>().dma.hazard_count(hazard_kind::never_waited) == 1);
   }
+  SECTION("a tile keeps a scratch no earlier tile of its filter block prepared (checker only: the kernels decide)") {
+    STATIC_REQUIRE(kind_of(hazard_test::prepared_first_tile) == hazard::lost_scratch);
+    STATIC_REQUIRE(kind_of(hazard_test::prepared_across_layers) == hazard::lost_scratch);
+  }
   SECTION("stale read: nothing in flight to detect, but the result is wrong") {
     STATIC_REQUIRE(kind_of(hazard_test::stale_read) == hazard::stale_read);
     const replayed r = replay<hazard_test::stale_read>();

@@ -87,6 +87,37 @@ constexpr auto first_load = schedule::describe(
 static_assert(first_load.box.row == 0 && first_load.box.rows == tight::plan.layers[0].solution.tile.h + 1);
 static_assert(first_load.src.where == schedule::space::tensor && first_load.dst.where == schedule::space::l1);
 
+// Kernels keep what they derived from a filter block (tile_args::prepared) on exactly the
+// tiles after the first of each block, on layers with filters and scratch; every other tile
+// derives it again. Counted against the tile walk, on plans with many tiles per block, planned
+// with the arm_dsp family's scratch (its convolution keeps widened weights; planning needs only
+// its traits, so this runs on any host), and the checker proves the kept scratch untouched.
+template <std::size_t L1>
+inline constexpr target_desc dsp_two_levels = [] {
+  target_desc t = two_levels<L1>;
+  t.kernels = kernels::kernel_family::arm_dsp;
+  return t;
+}();
+template <class Run>
+constexpr bool prepared_after_each_blocks_first_tile() {
+  int prepared = 0, expected = 0;
+  for (const schedule::step& s : Run::program.steps) {
+    if (s.kind != step_kind::compute || s.tile < 0) continue;
+    const node_summary& node = net::summary.nodes[s.layer];
+    const auto& l = Run::plan.layers[s.layer];
+    const bool keeps = node.geometry.weight_bytes_per_channel > 0 && l.solution.cost.scratch_bytes > 0 && s.tile > 0 &&
+                       schedule::position(node.geometry, l.solution.tile, s.tile - 1).block ==
+                           schedule::position(node.geometry, l.solution.tile, s.tile).block;
+    if ((s.prepared != 0) != keeps) return false;
+    prepared += s.prepared;
+    expected += keeps ? 1 : 0;
+  }
+  return prepared == expected && prepared > 0 && schedule::check(net::summary, Run::plan, Run::program).ok();
+}
+constexpr std::size_t dsp_l1_min = smallest_l1_bytes(net::summary, dsp_two_levels<0>);
+static_assert(prepared_after_each_blocks_first_tile<tiled_executor<net, target<dsp_two_levels<dsp_l1_min>>>>());
+static_assert(prepared_after_each_blocks_first_tile<tiled_executor<net, target<dsp_two_levels<dsp_l1_min + 256>>>>());
+
 // Three levels: filters come from L3 (flash) into L2 staging, then into L1; each byte moves
 // L3 -> L2 once.
 inline constexpr target_desc three_levels{

@@ -64,6 +64,12 @@ inline constexpr auto stale_read_without_wait =
 inline constexpr auto stale_read = surgery::erase(
     stale_read_without_wait, surgery::find(stale_read_without_wait, surgery::is(step_kind::issue, transfer_role::input, 0, 1)));
 
+// conv's first tile claims a prepared scratch (what a previous tile of its filter block left):
+// no tile ran before it. And the depthwise layer's first tile claims what conv's last left.
+inline constexpr auto prepared_first_tile = surgery::mark_prepared(program, surgery::find(program, surgery::is_compute(0, 0)));
+inline constexpr auto prepared_across_layers =
+    surgery::mark_prepared(program, surgery::find(program, surgery::is_compute(1, 0)));
+
 // A plan whose conv output slots were laid over its input slots: the emitted program is
 // correct step by step, but tile 0 reads and writes the same L1 bytes.
 inline constexpr auto overlapping_plan = [] {

@@ -53,6 +53,14 @@ constexpr step_program<N> move(const step_program<N>& p, int from, int before) {
   return out;
 }
 
+/// The program with the step at `at` marked as keeping the previous tile's prepared scratch.
+template <std::size_t N>
+constexpr step_program<N> mark_prepared(const step_program<N>& p, int at) {
+  step_program<N> out = p;
+  out.steps[static_cast<std::size_t>(at)].prepared = 1;
+  return out;
+}
+
 constexpr auto is(step_kind kind, transfer_role role, int layer = -1, int tile = -1) {
   return [=](const step& s) {
     return s.kind == kind && s.role == role && (layer < 0 || s.layer == layer) && (tile < 0 || s.tile == tile);

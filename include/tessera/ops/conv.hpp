@@ -162,7 +162,8 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     const std::int32_t* bias = Bias.data() != nullptr ? Bias.data() + t.c0 : nullptr;
     kernels::conv2d<run_family, variant<T, run_family>>(
         td, static_cast<const in_t<T>*>(t.input[0]), static_cast<const w_t*>(t.weights), bias,
-        requant_for_tile(Requant.params(), d.out_c, t.y0, t.c0, t.h, t.c), static_cast<out_t<T>*>(t.output), t.scratch);
+        requant_for_tile(Requant.params(), d.out_c, t.y0, t.c0, t.h, t.c), static_cast<out_t<T>*>(t.output), t.scratch,
+        t.prepared);
   }
 
   static constexpr bool ternary_weights = A.ternary_weights;

@@ -174,6 +174,9 @@ struct tile_args {
   int n = 0, y0 = 0, x0 = 0, c0 = 0;  ///< tile origin in the output map
   int h = 0, w = 0, c = 0;            ///< tile extents
   void* scratch = nullptr;
+  /// `scratch` still holds what this layer's kernel derived from the same filters, bias and
+  /// requantization on the previous tile (schedule::step::prepared); kernels may skip it.
+  bool prepared = false;
 };
 
 }  // namespace tessera

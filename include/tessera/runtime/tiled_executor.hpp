@@ -282,6 +282,7 @@ struct tiled_executor {
       }
       args.output = local(static_cast<std::int64_t>(b.output.offset), m);
       args.scratch = local(static_cast<std::int64_t>(b.scratch.offset), m);
+      args.prepared = s.prepared != 0;
       const schedule::tile_position& p = b.at;
       args.n = p.n, args.y0 = p.y0, args.x0 = p.x0, args.c0 = p.c0, args.h = p.h, args.w = p.w, args.c = p.c;
       dma.declare_write(args.output, b.output.bytes);

@@ -394,7 +394,10 @@ class emitter {
       }
       if (i + 1 == count) open_next(layer, out);
       // The compute engine: 0 the CPU (its cores share the tile), k an accelerator.
-      sink_.push(compute(layer, i, s, has_weights ? ws : 0, plan_.layers[static_cast<std::size_t>(layer)].engine));
+      step c = compute(layer, i, s, has_weights ? ws : 0, l.engine);
+      // A fused block's two kernels share one scratch area, so neither keeps anything in it.
+      c.prepared = has_weights && i > 0 && !opens_block(i) && l.engine == 0 && !g.fused() && l.solution.cost.scratch_bytes > 0;
+      sink_.push(c);
       if (i == 0) {
         settle_all();  // the previous layer's last stores ran beside this first tile
         if (!staged) open_next_filters(layer, false);

@@ -51,6 +51,7 @@ enum class hazard : std::uint8_t {
   never_waited,
   lost_output,
   incomplete_layer,  ///< a layer is declared done while stores of its output are pending
+  lost_scratch,      ///< a tile marked `prepared` whose scratch was overwritten or never prepared
 };
 
 constexpr const char* name_of(hazard h) {
@@ -58,7 +59,8 @@ constexpr const char* name_of(hazard h) {
                                    "write while a transfer is in flight", "refill while in flight",
                                    "overwrite live data", "overlapping buffers", "out of bounds",
                                    "read of unproduced data", "store before compute", "bad wait",
-                                   "queue entry in use", "never waited", "lost output", "incomplete layer"};
+                                   "queue entry in use", "never waited", "lost output", "incomplete layer",
+                                   "prepared scratch lost"};
   return names[static_cast<int>(h)];
 }
 
@@ -358,6 +360,7 @@ class checker {
     const region src = side(d.src, d), dst = side(d.dst, d);
     if (!in_bounds(src)) return fail(hazard::out_of_bounds, s.layer, s.tile, src);
     if (!in_bounds(dst)) return fail(hazard::out_of_bounds, s.layer, s.tile, dst);
+    if (kept_.on && meets(dst, kept_.where)) kept_.on = false;
     const layer_l1_plan& l = layers_[s.layer];
     const tile_geometry& g = nodes_[s.layer].geometry;
     // What the source must hold.
@@ -456,6 +459,12 @@ class checker {
     const layer_l1_plan& l = layers_[s.layer];
     if (!l.tiled || s.tile >= l.solution.cost.tiles) return fail(hazard::stale_read, s.layer, s.tile, {});
     const tile_buffers bufs = buffers_of(net_, plan_, s);
+    // A prepared tile keeps what the previous tile of its filter block left in the same scratch.
+    const region scratch = l1(bufs.scratch);
+    if (s.prepared != 0 && !(kept_.on && kept_.layer == s.layer && kept_.block == bufs.at.block &&
+                             kept_.where.lo == scratch.lo && kept_.where.hi == scratch.hi))
+      return fail(hazard::lost_scratch, s.layer, s.tile, scratch);
+    kept_ = {bufs.scratch.bytes > 0 && s.engine == 0 && bufs.intermediate.bytes == 0, s.layer, bufs.at.block, scratch};
     // What the tile reads (inputs, filters), then what it writes (output, scratch).
     region used[7]{};
     int reads = 0;
@@ -478,7 +487,7 @@ class checker {
     const region out = l1(bufs.output);
     used[count++] = out;
     if (bufs.intermediate.bytes > 0) used[count++] = l1(bufs.intermediate);
-    if (bufs.scratch.bytes > 0) used[count++] = l1(bufs.scratch);
+    if (bufs.scratch.bytes > 0) used[count++] = scratch;
     for (int a = 0; a < count; ++a) {
       if (!in_bounds(used[a])) return fail(hazard::out_of_bounds, s.layer, s.tile, used[a]);
       for (int b = a + 1; b < count; ++b)
@@ -494,6 +503,7 @@ class checker {
   }
 
   constexpr void compute_whole(const step& s) {
+    kept_.on = false;
     const node_summary& node = nodes_[s.layer];
     for (int k = 0; k < node.input_count; ++k) {
       const int t = node.inputs[static_cast<std::size_t>(k)];
@@ -534,6 +544,13 @@ class checker {
   int live_ = 0;
   progress progress_[NN]{};
   int producer_[NT]{};
+  /// The scratch the last tile computed on, while nothing else has written it.
+  struct kept_scratch {
+    bool on = false;
+    int layer = -1;
+    int block = -1;
+    region where{};
+  } kept_{};
 };
 
 }  // namespace check_detail

@@ -54,7 +54,11 @@ struct step {
   std::uint8_t engine = 0;   ///< DMA engine (issue, wait) or compute engine (compute: 0 the CPU, k accelerator k)
   std::uint8_t operand = 0;  ///< input operand (input, spill_input); compute: the filter slot
   std::uint8_t slot = 0;     ///< buffer slot the transfer fills or drains, or the compute's activation slot
-  std::uint8_t reserved = 0;
+  /// compute: the CPU ran this layer's previous tile, with the same filter block, just before on
+  /// the same scratch and nothing has written that scratch since (the hazard check proves it),
+  /// so what a kernel derived there from the filters, bias and requantization (arm_dsp's
+  /// widened weights and requantization table) may be kept instead of derived again.
+  std::uint8_t prepared = 0;
   std::uint16_t layer = 0;
   std::int32_t tile = 0;    ///< tile index in the layer's tile order (stage_filters: chunk index)
   std::int32_t handle = 0;  ///< DMA queue entry (issue, wait)

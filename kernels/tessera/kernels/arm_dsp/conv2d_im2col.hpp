@@ -1,8 +1,9 @@
 // arm_dsp conv2d (groups == 1, any kernel, stride, dilation, padding; 1x1 included): the generic
 // pixel-block loop (algorithm/conv2d.hpp) with im2col of 4 output pixels at a time into int16,
 // then the micro-kernel for every output channel: 2 channels x 4 pixels when the layer's weights
-// fit the expanded-weight cache (conv2d_weight_cache_bytes, expanded once per call into channel
-// pairs), 1 x 4 from the 8-bit weights otherwise.
+// fit the expanded-weight cache (conv2d_weight_cache_bytes, expanded into channel pairs once per
+// call, or once per filter block when the tiles of a layer say their scratch is `prepared`),
+// 1 x 4 from the 8-bit weights otherwise.
 //
 // Cost per 4 pixels and group of 4 reduction elements: 17.5 estimated Cortex-M4 cycles (11
 // instructions) per 16 MACs in the 2x4 kernel, 22 cycles (13 instructions) in the 1x4 kernel
@@ -137,24 +138,28 @@ struct conv2d_atom {
 /// - `rq`:      disabled (TOut = int32 accumulators), per tensor, or per output channel.
 /// - `output`:  [batch][out_h][out_w][out_c].
 /// - `scratch`: conv2d_scratch(d).total bytes, any alignment.
+/// - `prepared`: `scratch` holds the expanded weights and requantization table of an earlier
+///   call with the same weights, bias, requantization and channels (only the map may differ):
+///   the parts after the accumulators do not depend on the map, so they are kept.
 /// Bit-exact with reference::conv2d whenever the int32 sum does not overflow (the reference's
 /// own precondition).
 template <class TIn, class TOut>
 void conv2d_im2col(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
-                   const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch) {
+                   const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch,
+                   bool prepared = false) {
   const int k = d.kernel_h * d.kernel_w * d.in_c;
   const int groups = (k + 3) / 4;
   const auto layout = conv2d_scratch(d);
   auto* table = layout.part<rq_entry>(scratch, 3);
   auto* cache = layout.part<std::uint32_t>(scratch, 4);
   const bool cached = conv2d_weight_cache_bytes(d) != 0 && groups > 0;
-  if (cached) detail::expand_pairs(weights, k, d.out_c, cache);
+  if (cached && !prepared) detail::expand_pairs(weights, k, d.out_c, cache);
   conv2d_atom<TIn, TOut> atom{d,
                               groups,
                               layout.part<std::uint32_t>(scratch, 0),
                               layout.part<std::uint8_t>(scratch, 1),
                               layout.part<std::int32_t>(scratch, 2),
-                              make_epilogue<TOut>(rq, d.out_c, table, bias, product_bound<TIn, std::int8_t>(k)),
+                              make_epilogue<TOut>(rq, d.out_c, table, bias, product_bound<TIn, std::int8_t>(k), prepared),
                               {reinterpret_cast<const std::uint8_t*>(weights), k / 4, k % 4},
                               cached ? cache : nullptr};
   algorithm::conv2d_pixel_blocks(d, input, output, atom);

@@ -154,7 +154,7 @@ namespace detail {
 /// make_epilogue for an output type with range [tmin, tmax] (one copy for every TOut).
 [[gnu::noinline]] inline epilogue_plan make_epilogue(const requant_params& rq, int channels, rq_entry* table,
                                                      const std::int32_t* bias, std::int64_t acc_bound,
-                                                     std::int64_t tmin, std::int64_t tmax) {
+                                                     std::int64_t tmin, std::int64_t tmax, bool table_ready) {
   epilogue_plan p{};
   p.rq = rq;
   p.bias = bias;
@@ -167,7 +167,7 @@ namespace detail {
   const std::int64_t rounding = s > 0 ? std::int64_t{1} << (s - 1) : 0;
   if (has_high_word_form(rq, count)) {
     const int up = 32 - s;
-    for (int c = 0; c < channels; ++c) {
+    for (int c = 0; c < channels && !table_ready; ++c) {
       const int k = rq.length == 1 ? 0 : c;
       const auto m = static_cast<std::int32_t>(static_cast<std::uint32_t>(rq.mul[k]) << up);
       std::int64_t b = static_cast<std::int64_t>(static_cast<std::uint64_t>(rq.add[k] + rounding) << up);
@@ -199,7 +199,7 @@ namespace detail {
     p.kind = epilogue_kind::exact;
     return p;
   }
-  for (int c = 0; c < channels; ++c) {
+  for (int c = 0; c < channels && !table_ready; ++c) {
     const int k = rq.length == 1 ? 0 : c;
     std::int64_t b = rq.add[k] + rounding;
     if (bias != nullptr) b += std::int64_t{bias[c]} * rq.mul[k];
@@ -214,12 +214,13 @@ namespace detail {
 
 /// The epilogue of a call writing `channels` channels of TOut (per-channel parameters follow
 /// `is_channelwise`; `table` must hold `channels` entries, epilogue_table_bytes). `bias` has
-/// `channels` entries or is nullptr; `acc_bound` bounds |acc| before the bias.
+/// `channels` entries or is nullptr; `acc_bound` bounds |acc| before the bias. `table_ready`:
+/// `table` already holds these parameters' entries (an earlier call's, same arguments).
 template <class TOut>
 epilogue_plan make_epilogue(const requant_params& rq, int channels, rq_entry* table, const std::int32_t* bias,
-                            std::int64_t acc_bound) {
+                            std::int64_t acc_bound, bool table_ready = false) {
   epilogue_plan p = detail::make_epilogue(rq, channels, table, bias, acc_bound, std::numeric_limits<TOut>::min(),
-                                          std::numeric_limits<TOut>::max());
+                                          std::numeric_limits<TOut>::max(), table_ready);
   // 32-bit outputs keep two loops (raw and the 64-bit path): requantizing into int32 is rare
   // enough not to be worth four more instantiations of each store loop.
   if constexpr (sizeof(TOut) == 4) {
