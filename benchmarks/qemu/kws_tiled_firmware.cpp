@@ -1,11 +1,13 @@
 // The keyword-spotting network (kws_network.hpp) tiled through a small L1, the way an STM32H7
 // runs it from DTCM with its activations in AXI SRAM: unfused, and with the depthwise ->
-// pointwise blocks fused by each criterion of the selector (planning/fusion.hpp). On a core
-// without a DMA engine the transfers are copies (memcpy policy), so the instruction count
-// includes the data movement fusion saves. Each run is checked against the flat executor.
+// pointwise blocks fused by each criterion of the selector (planning/fusion.hpp), with the
+// preset's tile objective (DORY's) and with the latency objective (the preset's cost model,
+// cost_models::cortex_m7_dsp). On a core without a DMA engine the transfers are copies (memcpy
+// policy), so the instruction count includes the data movement fusion saves. Each run is
+// checked against the flat executor.
 //
-// Output, one line per plan: kws_tiled|L1 bytes|criterion|fused blocks|L1 used|L2 used|
-// guest instructions|exact
+// Output, one line per plan: kws_tiled|L1 bytes|tile objective|fusion criterion|fused blocks|
+// L1 used|L2 used|guest instructions|exact
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -24,11 +26,12 @@ alignas(16) std::int32_t expected[12];
 alignas(16) std::byte l1_pool[32 * 1024];
 alignas(16) std::byte l2_pool[64 * 1024];
 
-template <std::size_t L1, tessera::fusion_policy Fusion>
+template <std::size_t L1, tessera::tiling_objective Tiling, tessera::fusion_policy Fusion>
 inline constexpr tessera::target_desc dtcm_target = [] {
   tessera::target_desc t = tessera::targets::stm32h7;
   t.levels[0].bytes = L1;
   t.kernels = tessera::kernels::native_family;
+  t.objective = Tiling;
   t.fusion = Fusion;
   return t;
 }();
@@ -37,9 +40,9 @@ constexpr const char* criterion_name(tessera::fusion_policy p) {
   return p == tessera::fusion_policy::off ? "off" : p == tessera::fusion_policy::by_traffic ? "traffic" : "latency";
 }
 
-template <std::size_t L1, tessera::fusion_policy Fusion>
+template <std::size_t L1, tessera::tiling_objective Tiling, tessera::fusion_policy Fusion>
 int run_tiled() {
-  using run = tessera::tiled_executor<net, tessera::target<dtcm_target<L1, Fusion>>>;
+  using run = tessera::tiled_executor<net, tessera::target<dtcm_target<L1, Tiling, Fusion>>>;
   static_assert(run::l1_bytes <= sizeof l1_pool && run::l2_bytes <= sizeof l2_pool);
   std::int32_t logits[12]{};
   tessera::dma::memcpy_policy dma;
@@ -49,7 +52,8 @@ int run_tiled() {
   int blocks = 0;
   for (const auto& node : run::summary.nodes) blocks += node.geometry.fused() ? 1 : 0;
   const bool exact = std::memcmp(expected, logits, sizeof logits) == 0;
-  std::printf("kws_tiled|%u|%s|%d|%u|%u|%llu|%s\n", static_cast<unsigned>(L1), criterion_name(Fusion), blocks,
+  std::printf("kws_tiled|%u|%s|%s|%d|%u|%u|%llu|%s\n", static_cast<unsigned>(L1),
+              Tiling == tessera::tiling_objective::latency ? "latency" : "dory", criterion_name(Fusion), blocks,
               static_cast<unsigned>(run::l1_bytes), static_cast<unsigned>(run::l2_bytes),
               static_cast<unsigned long long>(instructions), exact ? "exact" : "MISMATCH");
   return exact ? 0 : 1;
@@ -57,8 +61,13 @@ int run_tiled() {
 
 template <std::size_t L1>
 int run_all_criteria() {
-  return run_tiled<L1, tessera::fusion_policy::off>() + run_tiled<L1, tessera::fusion_policy::by_traffic>() +
-         run_tiled<L1, tessera::fusion_policy::by_latency>();
+  using tessera::fusion_policy;
+  using tessera::tiling_objective;
+  return run_tiled<L1, tiling_objective::dory_l1, fusion_policy::off>() +
+         run_tiled<L1, tiling_objective::dory_l1, fusion_policy::by_traffic>() +
+         run_tiled<L1, tiling_objective::dory_l1, fusion_policy::by_latency>() +
+         run_tiled<L1, tiling_objective::latency, fusion_policy::off>() +
+         run_tiled<L1, tiling_objective::latency, fusion_policy::by_latency>();
 }
 }  // namespace
 

@@ -211,6 +211,20 @@ void with_output_type(int pick, F&& f) {
   else f(std::int32_t{});
 }
 
+/// Variant `V` run as two tiles of one filter block run it (tile_args::prepared): a call on the
+/// map's first output row, then the whole map told that its scratch is prepared, through the
+/// dispatch the ops use (a family that keeps nothing runs it as a second plain call).
+template <kernels::kernel_family F, kernels::conv_variant V, class TIn, class TOut>
+void as_tiles_of_one_block(const kernels::reference::conv2d_dims& d, const TIn* in, const std::int8_t* w,
+                           const std::int32_t* bias, const requant_params& rq, TOut* out) {
+  kernels::reference::conv2d_dims first_row = d;
+  first_row.out_h = 1;
+  const int reads = d.dilation_h * (d.kernel_h - 1) + 1 - d.pad_top;  // input rows output row 0 reads
+  first_row.in_h = reads < d.in_h ? reads : d.in_h;
+  kernels::conv2d<F, V>(first_row, in, w, bias, rq, out, scratch);
+  kernels::conv2d<F, V>(d, in, w, bias, rq, out, scratch, true);
+}
+
 }  // namespace equivalence_detail
 
 enum class conv_shape { standard, pointwise, depthwise };
@@ -278,6 +292,11 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
               if (variant == 0) kernels::family_kernels<F>::depthwise_hwc(d, in, w, b, rq, out, scratch);
               else kernels::family_kernels<F>::depthwise_chw(d, in, w, b, rq, out, scratch);
             });
+            check_accepted(stats, variant == 0 ? "depthwise_hwc(prepared)" : "depthwise_chw(prepared)", it, out_bytes, sb,
+                           [&] {
+                             if (variant == 0) as_tiles_of_one_block<F, kernels::conv_variant::depthwise_hwc>(d, in, w, b, rq, reinterpret_cast<TOut*>(actual));
+                             else as_tiles_of_one_block<F, kernels::conv_variant::depthwise_chw>(d, in, w, b, rq, reinterpret_cast<TOut*>(actual));
+                           });
           }
           return;
         }
@@ -289,18 +308,10 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
                        traits::conv2d_scratch_bytes(d), [&] {
                          kernels::family_kernels<F>::conv2d(d, in, w, b, rq, reinterpret_cast<TOut*>(actual), scratch);
                        });
-        // The tiles of one filter block (tile_args::prepared): a call on the map's first output
-        // row, then the whole map told that the scratch is prepared, through the dispatch the
-        // ops use (a family that keeps nothing runs it as a second plain call).
-        kernels::reference::conv2d_dims first_row = d;
-        first_row.out_h = 1;
-        const int first_rows = d.dilation_h * (d.kernel_h - 1) + 1 - d.pad_top;  // input rows output row 0 reads
-        first_row.in_h = first_rows < d.in_h ? first_rows : d.in_h;
-        check_accepted(stats, "conv2d(prepared)", it, out_bytes, traits::conv2d_scratch_bytes(d), [&] {
-          auto* out = reinterpret_cast<TOut*>(actual);
-          kernels::conv2d<F, kernels::conv_variant::im2col>(first_row, in, w, b, rq, out, scratch);
-          kernels::conv2d<F, kernels::conv_variant::im2col>(d, in, w, b, rq, out, scratch, true);
-        });
+        check_accepted(stats, "conv2d(prepared)", it, out_bytes, traits::conv2d_scratch_bytes(d),
+                       [&] {
+                         as_tiles_of_one_block<F, kernels::conv_variant::im2col>(d, in, w, b, rq, reinterpret_cast<TOut*>(actual));
+                       });
       });
     });
   }

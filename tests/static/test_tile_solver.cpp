@@ -152,6 +152,10 @@ constexpr tile_problem make(std::uint64_t seed, tiling_objective objective) {
   p.latency.transfer = {"L2", 0, static_cast<std::uint32_t>(r.next(1, 8)), static_cast<std::uint32_t>(r.next(0, 30)),
                         static_cast<std::uint32_t>(r.next(0, 60))};
   p.latency.first_load_hidden = r.next(0, 1) == 1;
+  // Kernels that compute pixels in groups and prepare their filters once per block (or, without
+  // scratch, once per tile): both change which tile is fastest.
+  p.latency.compute.pixel_granule = static_cast<std::uint16_t>(r.next(0, 2) == 2 ? 4 : 0);
+  p.latency.compute.per_block = static_cast<std::uint32_t>(r.next(0, 2) * 700);
   const std::size_t lo = tiling_detail::smallest_bytes(p);
   const std::size_t hi = cost_of(p, {g.out_h, g.out_w, g.out_c}).total_bytes + 64;
   p.capacity = lo - 16 + static_cast<std::size_t>(r.next(0, 1000)) * (hi - lo + 16) / 1000;

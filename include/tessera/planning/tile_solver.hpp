@@ -198,7 +198,9 @@ constexpr std::int64_t score_of(const tile_problem& p, const tile_shape& t, cons
 // The latency objective's model of a layer (see the header comment). Tiles run in the
 // executor's order: channel blocks outermost, then images, row blocks, column blocks; all
 // blocks are full but the last of each dimension. Per tile i:
-//   C_i = tile_compute_cycles of its rows x cols x channels (cost_model.hpp),
+//   C_i = tile_compute_cycles of its rows x cols x channels (cost_model.hpp), with the kernels'
+//         preparation (per_block) on the first tile of each channel block when the layer keeps
+//         it (keeps_preparation), on every tile otherwise,
 //   L_i = one DMA transfer per input operand of its input box (halo included, as cost_of counts it),
 //   F_i = the transfer of its filters when it opens a channel block (0 without filters),
 //   S_i = the transfer of its output box,
@@ -278,6 +280,8 @@ constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t,
   using namespace tiling_detail;
   const tile_kinds k = kinds_of(p, t);
   const std::uint64_t fill = p.latency.first_load_hidden ? 0 : k.load[0] + k.filters[0];
+  const std::uint64_t prepare = preparation_cycles(p.latency.compute, p.latency.producer_compute, p.layer);
+  const bool kept = keeps_preparation(p.layer, cost.scratch_bytes);
   if (!cost.activations_doubled) {
     std::uint64_t sum = 0;
     for (int i = 0; i < 8; ++i) {
@@ -286,6 +290,7 @@ constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t,
       sum += static_cast<std::uint64_t>(rows * cols * blocks * k.blocks[1]) * (k.load[i] + k.compute[i] + k.store[i]);
     }
     sum += static_cast<std::uint64_t>(k.blocks[0] - 1) * k.filters[0] + k.filters[1];
+    sum += static_cast<std::uint64_t>(kept ? k.blocks[0] : k.blocks[0] * k.blocks[1] * k.blocks[2] * k.blocks[3]) * prepare;
     return sum - (p.latency.first_load_hidden ? k.load[0] + k.filters[0] : 0);
   }
   // Representatives of each loop index: 0, the one before the last, the last, and one middle
@@ -334,7 +339,8 @@ constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t,
       window += k.load[kind_at(k, u)];
       if (d == 0) window += k.filters[u[0] == k.blocks[0] - 1 ? 1 : 0];  // opens a channel block
     }
-    const std::uint64_t c = k.compute[kind_at(k, v)];
+    const bool opens_block = v[1] == 0 && v[2] == 0 && v[3] == 0;
+    const std::uint64_t c = k.compute[kind_at(k, v)] + (!kept || opens_block ? prepare : 0);
     steady += static_cast<std::uint64_t>(multiplicity) * (c > window ? c : window);
     int e = 3;
     while (e >= 0 && ++at[e] == reps[e]) at[e--] = 0;
@@ -370,8 +376,9 @@ constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t
 
 /// A lower bound of layer_cycles over every tile no larger than `t` in rows, columns and
 /// channels (used to prune; see (4) in the header comment): the compute of the whole layer
-/// plus the per-tile and per-row overheads of `t`'s tile count, or all transfers of the
-/// outputs and filters plus per-transfer costs, less a hidden fill.
+/// plus the per-tile and per-row overheads of `t`'s tile count and the kernels' preparation of
+/// its channel blocks (at least once per block), or all transfers of the outputs and filters
+/// plus per-transfer costs, less a hidden fill.
 constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_shape& t) {
   using tiling_detail::ceil_div;
   const tile_geometry& g = p.layer;
@@ -389,6 +396,7 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
     compute = macs * 16 / rate;
   }
   compute += outputs * kc.cycles_per_koutput / 1024 + static_cast<std::uint64_t>(tiles) * kc.per_tile +
+             static_cast<std::uint64_t>(blocks) * preparation_cycles(kc, p.latency.producer_compute, g) +
              static_cast<std::uint64_t>(g.batch * blocks * cols) * static_cast<std::uint64_t>(g.out_h) * kc.per_row;
   const memory_level& m = p.latency.transfer;
   const std::uint64_t fixed = std::uint64_t{m.setup_cycles} + m.latency_cycles;

@@ -326,7 +326,7 @@ struct tiled_executor {
         share_rows(team, s.layer, p.h, cores, [&](row_band r) { node.tile(band_args(g, p, args, r)); });
       }
       if constexpr (requires { dma.compute_cycles(macs, macs); }) {  // a policy that models time
-        dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c), macs);  // the solver's cost model
+        dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c, 0, s.prepared != 0), macs);  // the solver's model
       } else {
         dma.compute(macs);
       }

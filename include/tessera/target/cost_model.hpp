@@ -6,11 +6,17 @@
 //
 //   cycles = per_tile + per_row * rows + ceil(macs * cycles_per_kmac / 1024)
 //                                      + ceil(outputs * cycles_per_koutput / 1024)
+//                                      + per_block (a tile whose kernel prepares its filters)
 //
 // with outputs = rows * cols * channels and macs = outputs * macs_per_output (1 for ops without
 // MACs); on an accelerator's PE array, cols and channels rounded up to the array's
-// `width_granule` and `channel_granule` first (the array computes the padding too). `per_tile` is the call overhead (argument set-up, on a cluster the fork/join of the
-// cores), `per_row` what a kernel pays per output row (im2col of a row, pointer set-up),
+// `width_granule` and `channel_granule` first (the array computes the padding too), and for a
+// kernel that computes output pixels in groups (arm_dsp's convolution: 4), rows * cols rounded
+// up to `pixel_granule`. `per_tile` is the call overhead (argument set-up, on a cluster the
+// fork/join of the cores), `per_block` what a kernel derives from a block of filters (widened
+// weights, requantization tables): paid by the first tile of each filter block when the
+// layer's tiles keep it in their scratch (schedule::step::prepared), by every tile otherwise
+// (and by both kernels of every fused tile); `per_row` what a kernel pays per output row (im2col of a row, pointer set-up),
 // `cycles_per_kmac` the steady-state MAC rate and `cycles_per_koutput` the epilogue
 // (requantisation, stores). A kind whose `cycles_per_kmac` is 0 falls back to the target's
 // `macs_per_cycle_x16`, so a target without a model times compute exactly as before
@@ -55,6 +61,8 @@ struct kernel_cost {
   /// channels and columns were rounded up to multiples of them.
   std::uint16_t channel_granule = 0;
   std::uint16_t width_granule = 0;
+  std::uint16_t pixel_granule = 0;  ///< output pixels computed in groups of this many (0 or 1: none)
+  std::uint32_t per_block = 0;      ///< cycles to prepare a block of filters (see the header comment)
 };
 
 struct compute_model {
@@ -71,8 +79,10 @@ constexpr std::uint64_t kernel_tile_cycles(const kernel_cost& cost, std::uint32_
     const std::uint64_t q = granule > 1 ? granule : 1;
     return (static_cast<std::uint64_t>(v) + q - 1) / q * q;
   };
-  const auto slots = static_cast<std::uint64_t>(rows) * round_up(cols, cost.width_granule) *
-                     round_up(channels, cost.channel_granule);  // outputs as the PE array computes them
+  const std::uint64_t pixels = static_cast<std::uint64_t>(rows) * round_up(cols, cost.width_granule);
+  const std::uint64_t groups = cost.pixel_granule > 1 ? cost.pixel_granule : 1;
+  const auto slots = (pixels + groups - 1) / groups * groups *
+                     round_up(channels, cost.channel_granule);  // outputs as the kernel computes them
   const auto macs = slots * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
   std::uint64_t cycles = 0;
   if (cost.cycles_per_kmac != 0) {
@@ -94,6 +104,19 @@ constexpr std::uint64_t layer_tile_cycles(const kernel_cost& cost, const kernel_
   if (!g.fused()) return kernel_tile_cycles(cost, fallback_macs_per_cycle_x16, g, rows, cols, channels);
   return kernel_tile_cycles(producer, fallback_macs_per_cycle_x16, producer_of(g), rows, cols, g.intermediate_channels) +
          kernel_tile_cycles(cost, fallback_macs_per_cycle_x16, consumer_of(g), rows, cols, channels);
+}
+
+/// Cycles a tile of layer `g` pays when its kernels prepare their filters (per_block; a fused
+/// block's two kernels both prepare, every tile); 0 for layers without filters.
+constexpr std::uint64_t preparation_cycles(const kernel_cost& cost, const kernel_cost& producer, const tile_geometry& g) {
+  if (g.weight_bytes_per_channel == 0) return 0;
+  return std::uint64_t{cost.per_block} + (g.fused() ? producer.per_block : 0);
+}
+
+/// Whether the tiles of one filter block keep their kernel's preparation (the schedule marks
+/// them schedule::step::prepared): a CPU layer with filters and kernel scratch, not fused.
+constexpr bool keeps_preparation(const tile_geometry& g, std::size_t scratch_bytes) {
+  return g.weight_bytes_per_channel > 0 && !g.fused() && scratch_bytes > 0;
 }
 
 namespace cost_models {
@@ -133,8 +156,8 @@ inline constexpr compute_model pulp_cluster8{{{
 /// convolutions (filters widened to 16 bits, per call), the depthwise CHW transposes, the
 /// copies of the memcpy DMA. Per row ~20 (row pointers, im2col restart).
 inline constexpr compute_model cortex_m7_dsp{{{
-    {1024, 0, 20, 10000},  // convolution: 1.0 cycle/MAC
-    {2560, 0, 20, 10000},  // depthwise: 2.5 cycles/MAC
+    {1024, 0, 20, 2500, 0, 0, 4, 6000},  // convolution: 1.0 cycle/MAC, pixels in fours
+    {2560, 0, 20, 7500, 0, 0, 0, 1000},  // depthwise: 2.5 cycles/MAC
     {1024, 0, 20, 200},    // pool: 1 cycle per window element
     {4096, 0, 0, 200},     // elementwise: 4 cycles per element
 }}};

@@ -101,10 +101,13 @@ constexpr const compute_model& compute_model_of(const target_desc& t, int engine
 
 /// Cycles of one tile of `rows` x `cols` x `channels` outputs of layer `g` on engine `engine`
 /// of target `t`: the single compute formula of the latency objective and of the DMA simulator.
+/// `prepared`: the tile keeps its filter block's preparation (schedule::step::prepared).
 constexpr std::uint64_t tile_compute_cycles(const target_desc& t, const tile_geometry& g, int rows, int cols,
-                                            int channels, int engine = 0) {
+                                            int channels, int engine = 0, bool prepared = false) {
   const compute_model& m = compute_model_of(t, engine);
-  return layer_tile_cycles(m[cost_kind_of(g)], m[cost_kind::depthwise], t.macs_per_cycle_x16, g, rows, cols, channels);
+  const kernel_cost& own = m[cost_kind_of(g)];
+  return layer_tile_cycles(own, m[cost_kind::depthwise], t.macs_per_cycle_x16, g, rows, cols, channels) +
+         (prepared ? 0 : preparation_cycles(own, m[cost_kind::depthwise], g));
 }
 
 namespace dma {

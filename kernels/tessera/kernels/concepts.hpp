@@ -62,12 +62,24 @@ concept family_kernels_complete =
       K::average_pool2d(pool, true, in, out, scratch);
     };
 
-/// Optional: an im2col convolution that can keep what it derives from the weights, bias and
-/// requantization in its scratch across calls (the tiles of one filter block): the same
-/// arguments and a last `bool prepared` (kernels::conv2d passes it on; others never see it).
+/// Optional, per convolution kernel: one that can keep what it derives from the weights, bias
+/// and requantization in its scratch across calls (the tiles of one filter block) takes the
+/// same arguments and a last `bool prepared` (kernels::conv2d passes it on; others never see it).
 template <class K, class TIn, class TW, class TOut>
 concept conv2d_keeps_prepared_scratch =
     requires(const reference::conv2d_dims& conv, const requant_params& rq, const TIn* in, const TW* w,
              const std::int32_t* bias, TOut* out, void* scratch) { K::conv2d(conv, in, w, bias, rq, out, scratch, true); };
+template <class K, class TIn, class TW, class TOut>
+concept depthwise_hwc_keeps_prepared_scratch =
+    requires(const reference::conv2d_dims& conv, const requant_params& rq, const TIn* in, const TW* w,
+             const std::int32_t* bias, TOut* out, void* scratch) {
+      K::depthwise_hwc(conv, in, w, bias, rq, out, scratch, true);
+    };
+template <class K, class TIn, class TW, class TOut>
+concept depthwise_chw_keeps_prepared_scratch =
+    requires(const reference::conv2d_dims& conv, const requant_params& rq, const TIn* in, const TW* w,
+             const std::int32_t* bias, TOut* out, void* scratch) {
+      K::depthwise_chw(conv, in, w, bias, rq, out, scratch, true);
+    };
 
 }  // namespace tessera::kernels

@@ -95,17 +95,28 @@ constexpr std::size_t conv2d_scratch_bytes(conv_variant v, const reference::conv
 /// Runs variant `V` of family `F` (which must be runnable here). `prepared`: the scratch holds
 /// what the previous call derived from the same weights, bias and requantization over the same
 /// output channels (tiles of one filter block, see tile_args::prepared); a family whose im2col
-/// convolution takes it may skip that work (concepts.hpp: conv2d_keeps_prepared_scratch).
+/// convolution kernel takes it may skip that work (concepts.hpp: *_keeps_prepared_scratch).
 template <kernel_family F, conv_variant V, class TIn, class TW, class TOut>
 void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
             const requant_params& rq, TOut* out, void* scratch, bool prepared = false) {
   static_assert(family_available(F), "conv2d: kernel family not available in this build");
   if constexpr (V == conv_variant::reference) reference::conv2d(d, in, w, bias, rq, out, scratch);
-  else if constexpr (V == conv_variant::im2col && conv2d_keeps_prepared_scratch<family_kernels<F>, TIn, TW, TOut>)
-    family_kernels<F>::conv2d(d, in, w, bias, rq, out, scratch, prepared);
-  else if constexpr (V == conv_variant::im2col) family_kernels<F>::conv2d(d, in, w, bias, rq, out, scratch);
-  else if constexpr (V == conv_variant::depthwise_hwc) family_kernels<F>::depthwise_hwc(d, in, w, bias, rq, out, scratch);
-  else family_kernels<F>::depthwise_chw(d, in, w, bias, rq, out, scratch);
+  else if constexpr (V == conv_variant::im2col) {
+    if constexpr (conv2d_keeps_prepared_scratch<family_kernels<F>, TIn, TW, TOut>)
+      family_kernels<F>::conv2d(d, in, w, bias, rq, out, scratch, prepared);
+    else
+      family_kernels<F>::conv2d(d, in, w, bias, rq, out, scratch);
+  } else if constexpr (V == conv_variant::depthwise_hwc) {
+    if constexpr (depthwise_hwc_keeps_prepared_scratch<family_kernels<F>, TIn, TW, TOut>)
+      family_kernels<F>::depthwise_hwc(d, in, w, bias, rq, out, scratch, prepared);
+    else
+      family_kernels<F>::depthwise_hwc(d, in, w, bias, rq, out, scratch);
+  } else {
+    if constexpr (depthwise_chw_keeps_prepared_scratch<family_kernels<F>, TIn, TW, TOut>)
+      family_kernels<F>::depthwise_chw(d, in, w, bias, rq, out, scratch, prepared);
+    else
+      family_kernels<F>::depthwise_chw(d, in, w, bias, rq, out, scratch);
+  }
 }
 
 // Gemm, MatMul, Add/Sub and pools: one family kernel or the reference. `F` below is the

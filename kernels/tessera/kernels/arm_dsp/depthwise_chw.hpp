@@ -282,20 +282,24 @@ template <class TIn>
 /// - `rq`:      disabled (int32 output), per tensor or per channel.
 /// - `output`:  [batch][out_h][out_w][C].
 /// - `scratch`: depthwise_chw_scratch(d).total bytes, any alignment.
+/// - `prepared`: `scratch` holds the requantization table of an earlier call with the same
+///   bias, requantization and channels (the layout's first part, so the map does not move it).
 /// Bit-exact with reference::conv2d.
 template <class TIn, class TOut>
 void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
-                   const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch) {
+                   const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch,
+                   bool prepared = false) {
   namespace a = arch::arm_dsp;
   const int channels = d.in_c;
   const int taps = d.kernel_h * d.kernel_w;
   const auto layout = depthwise_chw_scratch(d);
-  auto* plane = layout.part<std::int16_t>(scratch, 0);
-  auto* params = layout.part<std::uint32_t>(scratch, 1);
-  auto* acc_row = layout.part<std::int32_t>(scratch, 2);
-  auto* wtaps = layout.part<std::int16_t>(scratch, 3);
-  auto* table = layout.part<rq_entry>(scratch, 4);
-  const epilogue_plan plan = make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps));
+  auto* table = layout.part<rq_entry>(scratch, 0);
+  auto* plane = layout.part<std::int16_t>(scratch, 1);
+  auto* params = layout.part<std::uint32_t>(scratch, 2);
+  auto* acc_row = layout.part<std::int32_t>(scratch, 3);
+  auto* wtaps = layout.part<std::int16_t>(scratch, 4);
+  const epilogue_plan plan =
+      make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps), prepared);
 
   // The row kernel stores TOut itself (direct) for saturating 8-bit epilogues, else int32
   // accumulators for store_fixed; a transposed plane is only used with the direct store.

@@ -98,10 +98,14 @@ template <bool Signed>
 /// - `rq`:      disabled (int32 output), per tensor or per channel.
 /// - `output`:  [batch][out_h][out_w][C].
 /// - `scratch`: depthwise_hwc_scratch(d).total bytes, any alignment.
+/// - `prepared`: `scratch` holds the weight pairs, zero row and requantization table of an
+///   earlier call with the same weights, bias, requantization and channels (every part of the
+///   layout depends on those alone, not on the map), so they are kept.
 /// Bit-exact with reference::conv2d.
 template <class TIn, class TOut>
 void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
-                   const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch) {
+                   const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch,
+                   bool prepared = false) {
   namespace a = arch::arm_dsp;
   const int channels = d.in_c;
   const int c4 = static_cast<int>(round_up(std::size_t(channels), channel_lanes));
@@ -114,10 +118,11 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std:
   auto* tap_ptr = layout.part<const std::uint8_t*>(scratch, 2);    // 2*pairs
   auto* acc = layout.part<std::int32_t>(scratch, 3);               // c4
   auto* table = layout.part<rq_entry>(scratch, 4);
-  const epilogue_plan plan = make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps));
+  const epilogue_plan plan =
+      make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps), prepared);
 
   // Weight pairs [w_k(t), w_k(t+1)] (zero past the last tap), 4 channels per group.
-  for (int g = 0; g < c4 / channel_lanes; ++g) {
+  for (int g = 0; g < c4 / channel_lanes && !prepared; ++g) {
     for (int q = 0; q < pairs; ++q) {
       for (int k = 0; k < channel_lanes; ++k) {
         const int c = g * channel_lanes + k;

@@ -133,14 +133,15 @@ constexpr std::size_t depthwise_chw_plane_elems(const reference::conv2d_dims& d)
 /// than 4 channels).
 constexpr int depthwise_chw_planes(const reference::conv2d_dims& d) { return d.in_c >= 4 ? 4 : 1; }
 
-/// depthwise_chw: the padded int16 planes | one channel's weights and requantization (64 bytes)
-/// | a row of accumulators (even length) | the int16 taps of other filters | the epilogue table.
-/// Example: 3x3 stride 1 pad 1, 24x24, 64 channels: 4*26*26*2 + 64 + 24*4 + 10*2 + 64*12 + 7
+/// depthwise_chw: the epilogue table (first: its offset does not depend on the map, so the tiles
+/// of a layer can keep it) | the padded int16 planes | one channel's weights and requantization
+/// (64 bytes) | a row of accumulators (even length) | the int16 taps of other filters.
+/// Example: 3x3 stride 1 pad 1, 24x24, 64 channels: 64*12 + 4*26*26*2 + 64 + 24*4 + 10*2 + 7
 /// = 6363 bytes.
 constexpr auto depthwise_chw_scratch(const reference::conv2d_dims& d) {
   const std::size_t planes = std::size_t(depthwise_chw_planes(d)) * depthwise_chw_plane_elems(d) * 2;
-  return carve(scratch_align, planes, 64, round_up(std::size_t(d.out_w), 2) * 4, round_up(depthwise_taps(d), 2) * 2,
-               epilogue_table_bytes(d.out_c));
+  return carve(scratch_align, epilogue_table_bytes(d.out_c), planes, 64, round_up(std::size_t(d.out_w), 2) * 4,
+               round_up(depthwise_taps(d), 2) * 2);
 }
 
 /// Whether the CHW variant is faster than the HWC one, from cost models fitted by least squares
