@@ -26,15 +26,30 @@ constexpr tile_grid grid_of(const tile_geometry& g, const tile_shape& t) {
   return {ceil(g.out_h, t.h), ceil(g.out_w, t.w), ceil(g.out_c, t.c), g.batch};
 }
 
+namespace tile_walk_detail {
+/// Block, image, row block and column block of tile `i`, in integer type I: 32 bits whenever
+/// the tile counts fit (the firmware walks its steps with this; on a 32-bit core a 64-bit
+/// division is a library call of a hundred cycles or more, four per position).
+template <class I>
+constexpr void split(const tile_grid& grid, I i, tile_position& p, const tile_shape& t) {
+  const I per_image = static_cast<I>(grid.rows) * static_cast<I>(grid.cols);
+  const I per_block = per_image * static_cast<I>(grid.batch);
+  p.block = static_cast<int>(i / per_block);
+  I r = i % per_block;
+  p.n = static_cast<int>(r / per_image);
+  r %= per_image;
+  p.y0 = static_cast<int>(r / static_cast<I>(grid.cols)) * t.h;
+  p.x0 = static_cast<int>(r % static_cast<I>(grid.cols)) * t.w;
+}
+}  // namespace tile_walk_detail
+
 constexpr tile_position position(const tile_geometry& g, const tile_shape& t, std::int64_t i) {
   const tile_grid grid = grid_of(g, t);
   tile_position p{};
-  p.block = static_cast<int>(i / grid.per_block());
-  std::int64_t r = i % grid.per_block();
-  p.n = static_cast<int>(r / (std::int64_t{grid.rows} * grid.cols));
-  r %= std::int64_t{grid.rows} * grid.cols;
-  p.y0 = static_cast<int>(r / grid.cols) * t.h;
-  p.x0 = static_cast<int>(r % grid.cols) * t.w;
+  if (i >= 0 && i <= INT32_MAX && grid.per_block() <= INT32_MAX)
+    tile_walk_detail::split<std::uint32_t>(grid, static_cast<std::uint32_t>(i), p, t);
+  else
+    tile_walk_detail::split<std::int64_t>(grid, i, p, t);
   p.c0 = p.block * t.c;
   p.h = g.out_h - p.y0 < t.h ? g.out_h - p.y0 : t.h;
   p.w = g.out_w - p.x0 < t.w ? g.out_w - p.x0 : t.w;
