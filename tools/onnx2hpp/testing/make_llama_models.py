@@ -60,14 +60,17 @@ TARGET_STD = 24.0  # int8 units each requantized activation is scaled to (calibr
 
 
 class config:
-    def __init__(self, d_model=64, heads=16, layers=8, d_ff=256, seed=0):
+    def __init__(self, d_model=64, heads=16, layers=8, d_ff=256, seed=0, softmax='iSoftmax'):
         assert d_model % heads == 0, 'd_model must be a multiple of heads'
+        assert softmax in ('iSoftmax', 'ITAMax')
         self.d_model, self.heads, self.layers, self.d_ff, self.seed = d_model, heads, layers, d_ff, seed
+        self.softmax = softmax
         self.head_dim = d_model // heads
         self.true_div_y = int(round(np.sqrt(self.head_dim)))
 
     def name(self):
-        return f'd{self.d_model}_h{self.heads}_l{self.layers}_f{self.d_ff}_s{self.seed}'
+        return f'd{self.d_model}_h{self.heads}_l{self.layers}_f{self.d_ff}_s{self.seed}' + \
+            ('_itamax' if self.softmax == 'ITAMax' else '')
 
 
 SPEC = dict(d_model=64, heads=16, layers=8, d_ff=256)  # the language model of the spec
@@ -204,7 +207,10 @@ def decoder(params, x, rope, caches, causal, stats=None, trace=None):
             params.requant[p + 'scores'] = (mul, 0, shift)
         bias = score_bias(params.score_offset[layer], keys.shape[2] - s_len, s_len, causal)
         scores = rq(p + 'scores', scores + bias, fold=True, masked=np.broadcast_to(bias == MASKED, scores.shape))
-        attn = reference.i_softmax(scores, *SOFTMAX.values(), LEVELS)  # uint8
+        if cfg.softmax == 'ITAMax':
+            attn = reference.ita_max(scores, LEVELS)  # uint8
+        else:
+            attn = reference.i_softmax(scores, *SOFTMAX.values(), LEVELS)  # uint8
         o = rq(p + 'attn', attn @ values)  # [1, heads, S, hd]
         o = rq(p + 'out', o.transpose(0, 2, 1, 3).reshape(1, s_len, cfg.d_model) @ w[p + 'wo'])
         x = rq(p + 'residual1', x + o)
@@ -315,8 +321,11 @@ def build(params, cache, prompt):
         scores = b.node('Add', [scores, b.const(p + 'scores.bias', bias)], p + 'scores.biased')
         scores = b.node('TrueIntegerDiv', [scores], p + 'scores.scaled', **factor_attrs)
         scores = b.requant(p + 'scores', scores, params)
-        attn = b.node('iSoftmax', [scores], p + 'softmax', **{k: onnx_float(v) for k, v in SOFTMAX.items()},
-                      n_levels=onnx_float(LEVELS))
+        if cfg.softmax == 'ITAMax':
+            attn = b.node('ITAMax', [scores], p + 'softmax', n_levels=onnx_float(LEVELS))
+        else:
+            attn = b.node('iSoftmax', [scores], p + 'softmax', **{k: onnx_float(v) for k, v in SOFTMAX.items()},
+                          n_levels=onnx_float(LEVELS))
         o = b.requant(p + 'attn', b.node('MatMul', [attn, values], p + 'attn.matmul'), params)
         o = b.node('Transpose', [o], p + 'attn.tokens', perm=[0, 2, 1, 3])
         o = b.node('Reshape', [o, merged_shape], p + 'attn.merged')
@@ -462,12 +471,14 @@ def main():
     ap.add_argument('--cache', type=int, help='one-step network with caches of N positions')
     ap.add_argument('--prompt', type=int, help='prefill network of S tokens from empty caches')
     ap.add_argument('--spec', action='store_true', help="the spec's size (d_model 64, 16 heads, 8 layers, d_ff 256)")
+    ap.add_argument('--softmax', choices=['iSoftmax', 'ITAMax'], default='iSoftmax',
+                    help='ITAMax: a masked score keeps a share of the sum, so its prefill differs from the steps')
     args = ap.parse_args()
     sizes = dict(SPEC if args.spec or args.command == 'model' else CI)
     for k in sizes:
         if getattr(args, k) is not None:
             sizes[k] = getattr(args, k)
-    cfg = config(seed=args.seed, **sizes)
+    cfg = config(seed=args.seed, softmax=args.softmax, **sizes)
     params = calibrated(cfg)
 
     if args.command == 'model':
@@ -483,14 +494,20 @@ def main():
         return 0
 
     if args.command == 'cases':
-        # one-step networks with caches of 1, 8 and 64 positions, and the prefill of 8 tokens; the
-        # tiled executors (8 targets, most of the compile time) run step_n8 and the prefill only
-        # (--spec: the same at the spec's size, named spec_*, all flat only: for runs by hand)
-        for cache, prompt in ((1, 1), (8, 1), (64, 1), (0, 8)):
-            name = ('spec_' if args.spec else '') + (f'step_n{cache}' if prompt == 1 else f'prefill_s{prompt}')
-            model, inputs, outputs = run_case(params, cache, prompt, 100 + cache + prompt)
+        # one-step networks with caches of 1, 8 and 64 positions, the prefill of 8 tokens, and the
+        # N = 8 step with ITAMax; the tiled executors (8 targets, most of the compile time) run
+        # step_n8 and the prefill only. --spec: the four shapes at the spec's size (with --softmax),
+        # named spec_*, all flat only: for runs by hand.
+        shapes = [(1, 1, cfg), (8, 1, cfg), (64, 1, cfg), (0, 8, cfg)]
+        if not args.spec and cfg.softmax == 'iSoftmax':
+            shapes.append((8, 1, config(cfg.d_model, cfg.heads, cfg.layers, cfg.d_ff, cfg.seed, 'ITAMax')))
+        for cache, prompt, c in shapes:
+            case_params = params if c is cfg else calibrated(c)
+            name = ('spec_' if args.spec else '') + (f'step_n{cache}' if prompt == 1 else f'prefill_s{prompt}') + \
+                ('_itamax' if c.softmax == 'ITAMax' else '')
+            model, inputs, outputs = run_case(case_params, cache, prompt, 100 + cache + prompt)
             write_case(os.path.join(args.path, name), model, inputs, outputs,
-                       flat_only=args.spec or cache in (1, 64))
+                       flat_only=args.spec or cache in (1, 64) or c.softmax == 'ITAMax')
         return 0
 
     failures = 0
@@ -502,8 +519,13 @@ def main():
         print(f'{cfg.name()} cache {cache} prompt {prompt}: the graph (reference.run) equals the reference')
     for prompt, seed in ((8, 1), (16, 2), (16, 3)):
         same = step_equals_prefill(params, prompt, seed)
-        print(f'{cfg.name()}: {prompt} steps {"equal" if same else "DIFFER from"} the prefill (seed {seed})')
-        failures += 0 if same else 1
+        print(f'{cfg.name()}: {prompt} steps {"equal" if same else "differ from"} the prefill (seed {seed})')
+        failures += 0 if same or cfg.softmax == 'ITAMax' else 1  # ITAMax cannot mask (docs/semantics.md)
+    if cfg.softmax == 'iSoftmax':  # the one-step networks with ITAMax: graph and reference agree
+        ita = calibrated(config(cfg.d_model, cfg.heads, cfg.layers, cfg.d_ff, cfg.seed, 'ITAMax'))
+        for cache in (1, 8, 64):
+            run_case(ita, cache, 1, 100 + cache + 1)
+            print(f'{ita.cfg.name()} cache {cache} prompt 1: the graph (reference.run) equals the reference')
     print('saturation and zeros per requantization (the networks above):')
     print(stats.report())
     print('all checks pass' if failures == 0 else f'{failures} failures')
