@@ -3,17 +3,20 @@
 /usr/bin/python3: Debian's python3-onnx and python3-numpy).
 
     make_llama_models.py model OUT.onnx [--d-model 64 --heads 16 --layers 8 --d-ff 256]
-                               (--cache N | --prompt S) [--seed 0]
-    make_llama_models.py cases OUTDIR [--spec | config options]   # the CI cases, with golden data
-    make_llama_models.py check [CORPUS_ROOT] [config options]
+                               (--cache N | --prompt S) [--seed 0] [--softmax ITAMax]
+    make_llama_models.py cases OUTDIR [--spec] [--softmax ITAMax]   # the CI cases, golden data
+    make_llama_models.py check [CORPUS_ROOT] [--spec | size options] [--softmax ITAMax]
+
+`model` writes the spec's size unless told otherwise (and OUT_inputs.npz, OUT_outputs.npz);
+`cases` and `check` the CI size (d_model 32, 8 heads, 2 layers, d_ff 64) unless --spec.
 
 The decoder is the shape of ../../../../shared/spec/integer-semantics.md (its last paragraph):
 per layer an iRMSNorm, Q/K/V MatMuls, the rotary embedding as a MatMul with a per-position
 head_dim x head_dim matrix (a graph input), Q K^T through a TrueIntegerDiv (1/sqrt(head_dim),
-folded into the RequantShift after it as Deeploy folds it), iSoftmax, times V, the output
+folded into the RequantShift after it as Deeploy folds it), iSoftmax (or ITAMax), times V, the output
 MatMul and a residual Add; then an iRMSNorm, a gated feed-forward (gate MatMul, iHardswish,
-up MatMul, Mul, down MatMul) and a second residual Add; a final iRMSNorm. Every MatMul, Add
-and Mul is followed by a RequantShift (mul, add initializers, attributes div, n_levels_out,
+up MatMul, Mul, down MatMul) and a second residual Add; a final iRMSNorm. Every MatMul, Add,
+Mul and iHardswish is followed by a RequantShift (mul, add initializers, attributes div, n_levels_out,
 signed), as QuantLib exports them. Each layer's K and V caches [1, heads, N, head_dim] are
 graph inputs, Concat(cache, new rows, axis=-2) grows them, the grown caches are graph outputs.
 
@@ -23,14 +26,15 @@ Two exports of one set of weights (the seed):
 - prefill, the `_parallel` form (`--prompt S`): S tokens [1, S, d_model], S rotary matrices,
   empty caches [1, heads, 0, head_dim] in; S outputs and caches of S positions out.
 
-Causality. The prefill form adds a constant [1, 1, S, S] int32 bias to Q K^T before the
+Causality. The prefill form adds a constant [1, 1, S, N + S] int32 bias to Q K^T before the
 requantization: `offset` on and below the diagonal, -2^24 above it (the one-step form adds
 `offset` to every score, so that the two compute the same scores). A masked score saturates
 to -128 and the iSoftmax constants (coeffA 256, coeffB 5, coeffC 15, log2 4) make its term
 exactly 0 whenever the row's largest score is at least -72 (z >= 14 shifts every polynomial
 value, at most 10240 < 2^14, to 0); `offset` centres the scores at +48 so that this holds.
 Then step-by-step decoding with the explicit caches equals the prefill bit for bit, which
-`check` verifies.
+`check` verifies. ITAMax cannot mask so (256 >> shift >= 1 for every int8 score): with it the
+prefill differs from the steps.
 
 The reference (`decoder`) is written from the spec's rules with reference.py's operators
 (RequantShift, iRMSNorm, iSoftmax, iHardswish, the TrueIntegerDiv fold), directly on the
@@ -56,6 +60,7 @@ HARDSWISH = dict(three=32, six=64, one_over_six=43)  # an int8 input with 3.0 ~ 
 TRUE_DIV = dict(Delta=2 ** 14, eps=1, eta=200000)  # with y = sqrt(head_dim): factor 8191 for y = 2
 MASKED = -2 ** 24
 SCORE_CENTRE = 48  # int8 units the unmasked scores are centred on
+SCORE_STD = 8.0  # their spread: with log2 = 4 (a halving per 4 units) a wider one makes most weights 0
 TARGET_STD = 24.0  # int8 units each requantized activation is scaled to (calibration)
 
 
@@ -99,7 +104,7 @@ def rotary(positions, head_dim, scale=64, base=100.0):
 
 class parameters:
     """Weights (int8), RMSNorm weights (int32) and the requantization constants of one decoder.
-    The constants are chosen by `calibrate` on a run of the reference itself."""
+    The constants are chosen by `calibrated` on a run of the reference itself."""
 
     def __init__(self, cfg):
         rng = np.random.default_rng(cfg.seed)
@@ -183,7 +188,10 @@ def decoder(params, x, rope, caches, causal, stats=None, trace=None):
         return y
 
     def rms(name, v):
-        return reference.i_rms_norm(v, w[name], RMS_SHIFT, LEVELS)
+        y = reference.i_rms_norm(v, w[name], RMS_SHIFT, LEVELS)
+        if stats is not None:
+            stats.add(name, y, -LEVELS // 2, LEVELS // 2 - 1)
+        return y
 
     new_caches = []
     for layer, (k_cache, v_cache) in enumerate(caches):
@@ -201,16 +209,19 @@ def decoder(params, x, rope, caches, causal, stats=None, trace=None):
         new_caches.append((keys, values))
         scores = q @ keys.transpose(0, 1, 3, 2)  # [1, heads, S, N + S]
         if params.calibrating and layer not in params.score_offset:
-            mul, shift = choose_multiplier(scores, TARGET_STD, 1023, true_div_factor(cfg))
+            mul, shift = choose_multiplier(scores, SCORE_STD, 1023, true_div_factor(cfg))
             gain = mul * true_div_factor(cfg) / 2 ** shift
             params.score_offset[layer] = int(round(SCORE_CENTRE / gain))
             params.requant[p + 'scores'] = (mul, 0, shift)
         bias = score_bias(params.score_offset[layer], keys.shape[2] - s_len, s_len, causal)
-        scores = rq(p + 'scores', scores + bias, fold=True, masked=np.broadcast_to(bias == MASKED, scores.shape))
+        masked = np.broadcast_to(bias == MASKED, scores.shape)
+        scores = rq(p + 'scores', scores + bias, fold=True, masked=masked)
         if cfg.softmax == 'ITAMax':
             attn = reference.ita_max(scores, LEVELS)  # uint8
         else:
             attn = reference.i_softmax(scores, *SOFTMAX.values(), LEVELS)  # uint8
+        if stats is not None:  # saturated: 255, a row with one winner; masked scores not counted
+            stats.add(p + 'softmax', attn[~masked], -1, LEVELS - 1)
         o = rq(p + 'attn', attn @ values)  # [1, heads, S, hd]
         o = rq(p + 'out', o.transpose(0, 2, 1, 3).reshape(1, s_len, cfg.d_model) @ w[p + 'wo'])
         x = rq(p + 'residual1', x + o)
