@@ -386,11 +386,6 @@ def write_case(directory, model, inputs, outputs, flat_only=False):
     if flat_only:  # tests/corpus runs it fused and unfused on the flat executor, not tiled
         open(os.path.join(directory, 'flat_only'), 'w').close()
     onnx.save(model, os.path.join(directory, 'network.onnx'))
-    # An empty input's type cannot come from its (missing) sample values: int8, like the rows it grows by.
-    empty = [i.name for i, v in zip(model.graph.input, inputs) if np.asarray(v).size == 0]
-    if empty:
-        with open(os.path.join(directory, 'onnx2hpp_options'), 'w') as f:
-            f.write(' '.join(f'--input-type {name}=s8' for name in empty) + '\n')
     np.savez(os.path.join(directory, 'inputs.npz'), *[np.asarray(v, np.int64) for v in inputs])
     np.savez(os.path.join(directory, 'outputs.npz'), *[np.asarray(v, np.int64) for v in outputs])
 
