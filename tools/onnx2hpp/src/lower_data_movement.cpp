@@ -217,6 +217,7 @@ void lower_concat(lowering_context& cx, const onnx::NodeProto& n, const node_con
     if (!agrees) where.fail("inputs " + to_string(first) + " and " + to_string(s) + " differ off the concat axis");
     y[static_cast<std::size_t>(op.axis)] += s[static_cast<std::size_t>(op.axis)];
   }
+  // An empty input (see require_only_concat_reads) adds nothing; define_output refuses an empty result.
   const tensor_ref output = cx.define_output(n, 0, y, where);
   cx.add_node(where, std::move(op), std::move(inputs), {output});
 }

@@ -166,10 +166,11 @@ dims graph_input_shape(const onnx::ValueInfoProto& value) {
     fail("graph input '" + value.name() + "' has no shape: onnx2hpp needs static shapes");
   dims shape;
   for (const auto& d : type.tensor_type().shape().dim()) {
-    if (d.has_dim_param() || !d.has_dim_value() || d.dim_value() <= 0) {
+    // 0 is a valid extent (an empty KV cache); the constructor limits who may read such an input.
+    if (d.has_dim_param() || !d.has_dim_value() || d.dim_value() < 0) {
       const std::string what = d.has_dim_param() ? "'" + d.dim_param() + "'"
                                                  : (d.has_dim_value() ? std::to_string(d.dim_value()) : "unknown");
-      fail("graph input '" + value.name() + "' has a dynamic or empty dimension (" + what +
+      fail("graph input '" + value.name() + "' has a dynamic or negative dimension (" + what +
            "): onnx2hpp needs static shapes (fix it with --batch N or --shape " + value.name() + "=D1,D2,...)");
     }
     shape.push_back(d.dim_value());
@@ -200,6 +201,7 @@ lowering_context::lowering_context(const onnx::ModelProto& model, const shape_ma
     }
     dims shape = graph_input_shape(value);
     require_device_rank(shape, "graph input '" + value.name() + "'");
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) require_only_concat_reads(value.name(), shape);
     tensor t;
     t.onnx_name = value.name();
     t.shape = std::move(shape);
@@ -309,6 +311,20 @@ void lowering_context::define_constant(const std::string& name, onnx::TensorProt
 }
 
 // ---------------------------------------------------------------------------- driver
+
+void lowering_context::require_only_concat_reads(const std::string& name, const dims& shape) const {
+  // An empty graph input (a KV cache of 0 positions, the prefill's start) holds no bytes and no
+  // values: a Concat copies the other operands past it. Any other reader would compute on an
+  // empty tensor (a row of length 0, a reduction over nothing), which no kernel is meant for.
+  const std::string what = "graph input '" + name + "' is empty " + to_string(shape) + ": ";
+  bool is_output = false;
+  for (const auto& o : onnx_graph_->output()) is_output = is_output || o.name() == name;
+  if (is_output) fail(what + "it is also a graph output; only a Concat may read an empty input");
+  for (const onnx::NodeProto* reader : readers(name))
+    if (reader->op_type() != "Concat")
+      fail(what + "node '" + reader->name() + "' (" + reader->op_type() +
+           ") reads it; only a Concat along the empty axis may read an empty input");
+}
 
 std::vector<const onnx::NodeProto*> lowering_context::readers(const std::string& name) const {
   std::vector<const onnx::NodeProto*> out;

@@ -127,6 +127,9 @@ class lowering_context {
   /// The nodes that read the tensor `name` (in graph order), and whether a graph output is it:
   /// a lookahead for a QDQ op whose integer form depends on the QuantizeLinear after it.
   std::vector<const onnx::NodeProto*> readers(const std::string& name) const;
+  /// Fails unless every reader of the empty graph input `name` is a Concat (whose other inputs
+  /// must agree off the axis, and whose output define_output refuses if it is empty too).
+  void require_only_concat_reads(const std::string& name, const dims& shape) const;
   bool is_graph_output(const std::string& name) const;
 
   /// A constant the lookahead reads before the lowering reaches it: an initializer, or the

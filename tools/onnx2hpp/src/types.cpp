@@ -101,6 +101,22 @@ bool widenable_sources(const graph& g, const std::vector<int>& producer, tensor_
 /// the narrower ones to a common type and returns true, or fails when that is impossible.
 /// Returns false when the inputs already agree.
 bool widen_concat_inputs(graph& g, const std::vector<int>& producer, const node& n) {
+  // An empty graph input (an empty KV cache) typed by --sample-inputs had no values to type it:
+  // it takes the type of the Concat's first non-empty input, once (then it is fixed).
+  for (tensor_ref in : n.inputs) {
+    tensor& t = g.tensors[static_cast<std::size_t>(in)];
+    if (!g.is_graph_input(in) || !t.type_from_samples || element_count(t.shape) != 0) continue;
+    for (tensor_ref other : n.inputs) {
+      const tensor& o = g.tensors[static_cast<std::size_t>(other)];
+      if (element_count(o.shape) == 0) continue;
+      t.type_from_samples = false;
+      if (t.type != o.type) {
+        t.type = o.type;
+        return true;
+      }
+      break;
+    }
+  }
   std::int64_t lo = 0, hi = 0;
   std::set<tessera::dtype> seen;
   std::string listed;

@@ -351,7 +351,21 @@ def broken_cases(root, corpus_model):
          r'the ONNX checker rejects the model', '--input-type x=u8')
     dynamic = model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', pads=[1, 1, 1, 1])], [integral])
     dynamic.graph.input[0].type.tensor_type.shape.dim[0].dim_param = 'N'
-    save('dynamic_dim', dynamic, r"graph input 'x' has a dynamic or empty dimension \('N'\)", '--input-type x=u8')
+    save('dynamic_dim', dynamic, r"graph input 'x' has a dynamic or negative dimension \('N'\)", '--input-type x=u8')
+    # Empty graph inputs (an empty KV cache) are read by Concat alone, and only next to a non-empty operand.
+    def empty_model(nodes, outputs, inputs=(('cache', [1, 2, 0, 4]), ('row', [1, 2, 1, 4]))):
+        return helper.make_model(helper.make_graph(nodes, 'broken', [value(n, s) for n, s in inputs],
+                                                   [value(n, s) for n, s in outputs], []), opset_imports=opset)
+    empty_types = '--input-type cache=s8 --input-type row=s8'
+    save('empty_input_not_concat', empty_model([helper.make_node('Transpose', ['cache'], ['y'], name='tr',
+                                                                 perm=[0, 2, 1, 3])], [('y', [1, 0, 2, 4])]),
+         r"graph input 'cache' is empty \(1, 2, 0, 4\): node 'tr' \(Transpose\) reads it; only a Concat", empty_types)
+    save('empty_input_is_output', empty_model([helper.make_node('Concat', ['cache', 'row'], ['y'], name='cat', axis=2)],
+                                              [('y', [1, 2, 1, 4]), ('cache', [1, 2, 0, 4])]),
+         r"graph input 'cache' is empty \(1, 2, 0, 4\): it is also a graph output", empty_types)
+    save('empty_concat', empty_model([helper.make_node('Concat', ['cache', 'other'], ['y'], name='cat', axis=2)],
+                                     [('y', [1, 2, 0, 4])], (('cache', [1, 2, 0, 4]), ('other', [1, 2, 0, 4]))),
+         r"node 'cat' \(Concat\): output 'y' would be empty", '--input-type cache=s8 --input-type other=s8')
     missing = model([helper.make_node('Conv', ['x', 'w'], ['y'], name='conv0', pads=[1, 1, 1, 1])], [])
     save('missing_initializer', missing, r"node 'conv0' \(Conv\): input 'w' is not a graph input, an initializer",
          '--input-type x=u8')

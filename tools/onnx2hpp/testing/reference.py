@@ -133,6 +133,14 @@ def gelu(x, b, one):
 
 def integer_div(a, b, delta, eps, eta):
     return divide_round_half_away(delta * eta * a, eta * b + eps)
+
+
+def true_integer_div_fold(mul, add, div, y, Delta, eps, eta):
+    """(mul', add', div') of the RequantShift that reads a TrueIntegerDiv, as Deeploy folds it:
+    f = floor(Delta*eta / (y*eta + eps)), mul' = mul*f*256, add' = add*256, div' = div*256
+    (the corpus spec; QuantLib's own rounding of the division fails Kernels/Integer/TrueIntegerDiv)."""
+    f = int(Delta) * int(eta) // (int(y) * int(eta) + int(eps))
+    return np.asarray(mul, np.int64) * f * 256, np.asarray(add, np.int64) * 256, int(div) * 256
 # ---------------------------------------------------------------------------- row operators
 # The dialect's softmaxes and normalizations over the last axis, on true values, written from
 # ../../../../shared/spec/integer-semantics.md and docs/semantics.md (not from the C++ kernels).
@@ -212,6 +220,7 @@ def node_output(node, x):
 
 def run_nodes(nodes, env):
     """Evaluates `nodes` in order on `env` (tensor name -> int64 array), adding their outputs."""
+    folded = {}  # the output of a TrueIntegerDiv -> its attributes, for the RequantShift that reads it
     for node in nodes:
         a = attributes(node)
         x = [env[i] if i else None for i in node.input]
@@ -238,7 +247,13 @@ def run_nodes(nodes, env):
             y = x[0] - x[1]
         elif op == 'RequantShift':
             levels = a['n_levels_out'] if 'n_levels_out' in a else a['n_levels']
-            y = requant_shift(x[0], x[1], x[2], scalar(a['div']), int(scalar(levels)), int(scalar(a['signed'])))
+            mul, add, div = x[1], x[2], scalar(a['div'])
+            if node.input[0] in folded:
+                mul, add, div = true_integer_div_fold(mul, add, div, **folded[node.input[0]])
+            y = requant_shift(x[0], mul, add, div, int(scalar(levels)), int(scalar(a['signed'])))
+        elif op == 'TrueIntegerDiv':  # folded into the RequantShift that reads it
+            folded[node.output[0]] = {k: int(scalar(a[k])) for k in ('y', 'Delta', 'eps', 'eta')}
+            y = x[0]
         elif op == 'Pad':
             rank = x[0].ndim
             value = scalar(x[2]) if len(x) > 2 and x[2] is not None else 0
