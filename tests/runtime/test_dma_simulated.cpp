@@ -236,6 +236,7 @@ TEST_CASE("simulated_policy: overlapping transfers", "[dma][simulated][hazard]")
     const handle h2 = dma.start(linear(bytes(l2, 128), bytes(a, 60), 4, false));
     CHECK(only(dma, hazard_kind::overlapping_transfers, 1));
     CHECK(log_mentions(dma, "source meets the destination"));
+    CHECK(log_mentions(dma, "on 4 bytes (first [+0, +4) from the new src)"));  // offsets in the side that met
     dma.wait(h1);
     dma.wait(h2);
   }
@@ -336,6 +337,36 @@ TEST_CASE("simulated_policy: transfers must name an outer level of the target", 
   CHECK(log_mentions(dma, "target 'siracusa' has outer levels 1..1"));
   CHECK(dma.stats().levels[1].transfers_in == 1);  // the bad ones are counted nowhere
   CHECK(dma.stats().levels[2].transfers_in == 0);
+}
+
+TEST_CASE("simulated_policy: bound memories: each side of a transfer in the memory its level names",
+          "[dma][simulated][hazard]") {
+  std::vector<std::uint8_t> l1(64), l2(64), l3(64);
+  sim dma{targets::gap8};  // L1, L2, L3
+  dma.bind_memories(bytes(l1), l1.size(), bytes(l2), l2.size());
+  dma.wait(dma.start(linear(bytes(l1, 8), bytes(l2), 16, true, 1)));    // L2 -> L1
+  dma.wait(dma.start(linear(bytes(l2, 32), bytes(l1), 16, false, 1)));  // L1 -> L2
+  dma.wait(dma.start(linear(bytes(l2), bytes(l3), 16, true, 2)));       // L3 -> L2 staging
+  dma.wait(dma.start(linear(bytes(l3), bytes(l2, 16), 16, false, 2)));  // L2 -> L3 spill
+  CHECK(dma.hazard_count() == 0);
+  SECTION("a load that lands in L2 instead of L1") {
+    dma.wait(dma.start(linear(bytes(l2, 16), bytes(l2, 40), 8, true, 1)));
+    CHECK(only(dma, hazard_kind::wrong_memory, 1));
+    CHECK(log_mentions(dma, "its destination lies outside L1"));
+  }
+  SECTION("a load that runs past the end of L1") {
+    dma.wait(dma.start(linear(bytes(l1, 60), bytes(l2), 8, true, 1)));
+    CHECK(only(dma, hazard_kind::wrong_memory, 1));
+  }
+  SECTION("an L3 transfer labelled L2: its inner side is L2, not L1") {
+    dma.wait(dma.start(linear(bytes(l2), bytes(l3), 16, true, 1)));
+    CHECK(only(dma, hazard_kind::wrong_memory, 1));
+  }
+  SECTION("a store from L1 into L1") {
+    dma.wait(dma.start(linear(bytes(l1, 32), bytes(l1), 16, false, 1)));
+    CHECK(only(dma, hazard_kind::wrong_memory, 1));
+    CHECK(log_mentions(dma, "its destination lies inside L1, the memory it should leave"));
+  }
 }
 
 TEST_CASE("simulated_policy: the log is capped, the counts are not; reset forgets", "[dma][simulated]") {

@@ -49,15 +49,16 @@ enum class hazard_kind : std::uint8_t {
   bad_handle,             ///< wait() on a handle already waited, or never returned by start()
   queue_full,             ///< more than MaxInFlight transfers in flight
   bad_level,              ///< outer_level is not a level of the target, or is L1
+  wrong_memory,           ///< a side of the transfer lies outside the memory its level names (bind_memories)
 };
-inline constexpr std::size_t hazard_kind_count = 8;
+inline constexpr std::size_t hazard_kind_count = 9;
 
 /// The text that starts every hazard_log() line of kind `k`.
 constexpr const char* name_of(hazard_kind k) {
   constexpr const char* names[hazard_kind_count] = {
       "overlapping transfers", "read before wait", "write while a transfer reads it",
       "write into a buffer being filled", "transfer never waited", "bad handle",
-      "too many transfers in flight", "bad memory level"};
+      "too many transfers in flight", "bad memory level", "transfer outside its memory"};
   return names[static_cast<std::size_t>(k)];
 }
 
@@ -165,6 +166,7 @@ class simulated_policy {
     detail::footprint_of(t, true, s.dst);
     detail::footprint_of(t, false, s.src);
     check_start(s);
+    check_memories(s);
 
     int level = t.outer_level;
     if (level < 1 || level >= desc_.level_count) {
@@ -209,6 +211,16 @@ class simulated_policy {
     if (st == state::waited) return report(hazard_kind::bad_handle, "wait on #%d, which was already waited", h);
     for (slot& s : slots_)
       if (s.used && s.id == h) retire(s, state::waited);
+  }
+
+  /// The executor's L1 and L2 buffers (bytes from `l1` / `l2`; nullptr: that level unknown).
+  /// From then on every transfer's inner side must lie inside the memory one level in from the
+  /// level it names (L1 for an L2 transfer, L2 for an L3 one) and its outer side outside that
+  /// memory: a load that lands in L2 instead of L1, or an L3 transfer labelled L2, is reported
+  /// (wrong_memory).
+  void bind_memories(const std::byte* l1, std::size_t l1_bytes, const std::byte* l2, std::size_t l2_bytes) {
+    inner_[0] = {reinterpret_cast<std::uintptr_t>(l1), reinterpret_cast<std::uintptr_t>(l1) + (l1 ? l1_bytes : 0)};
+    inner_[1] = {reinterpret_cast<std::uintptr_t>(l2), reinterpret_cast<std::uintptr_t>(l2) + (l2 ? l2_bytes : 0)};
   }
 
   /// The kernel is about to read `bytes` bytes at `p`: reported if an in-flight transfer writes any.
@@ -355,11 +367,34 @@ class simulated_policy {
         r = detail::overlap_of(s.src, o.dst);
       }
       if (r.bytes == 0) continue;
+      // Offsets from the new transfer's side that meets the other (its source in the last case).
+      const bool on_source = relation[0] == 's';
       report(hazard_kind::overlapping_transfers,
-             "new transfer %s: its %s of in-flight %s on %llu bytes (first [%+td, %+td) from the new dst)",
+             "new transfer %s: its %s of in-flight %s on %llu bytes (first [%+td, %+td) from the new %s)",
              describe(s).c_str(), relation, describe(o).c_str(), static_cast<unsigned long long>(r.bytes),
-             offset(r.first.lo, s.t.dst), offset(r.first.hi, s.t.dst));
+             offset(r.first.lo, on_source ? s.t.src : s.t.dst), offset(r.first.hi, on_source ? s.t.src : s.t.dst),
+             on_source ? "src" : "dst");
     }
+  }
+
+  /// wrong_memory (see bind_memories): the inner side inside the inner memory, the outer outside.
+  void check_memories(const slot& s) {
+    const int level = s.t.outer_level;
+    if (level < 1 || level > 2 || s.t.bytes() == 0) return;
+    const detail::byte_range& inner = inner_[static_cast<std::size_t>(level - 1)];
+    if (inner.lo == inner.hi) return;
+    const std::vector<detail::byte_range>& near = s.t.inbound ? s.dst : s.src;
+    const std::vector<detail::byte_range>& far = s.t.inbound ? s.src : s.dst;
+    const char* inner_name = desc_.levels[static_cast<std::size_t>(level - 1)].name.c_str();
+    for (const detail::byte_range& r : near)
+      if (r.lo < inner.lo || r.hi > inner.hi)
+        return report(hazard_kind::wrong_memory, "transfer %s: its %s lies outside %s (at %+td from %s's start)",
+                      describe(s).c_str(), s.t.inbound ? "destination" : "source", inner_name,
+                      static_cast<std::ptrdiff_t>(r.lo - inner.lo), inner_name);
+    for (const detail::byte_range& r : far)
+      if (r.lo < inner.hi && inner.lo < r.hi)
+        return report(hazard_kind::wrong_memory, "transfer %s: its %s lies inside %s, the memory it should leave",
+                      describe(s).c_str(), s.t.inbound ? "source" : "destination", inner_name);
   }
 
   void check_access(const void* p, std::size_t bytes, bool write) {
@@ -406,6 +441,7 @@ class simulated_policy {
   std::uint64_t engine_free_ = 0;  ///< when the DMA engine finishes its queue (cycles)
   dma_stats stats_{};
   std::array<std::uint64_t, hazard_kind_count> hazard_counts_{};
+  std::array<detail::byte_range, 2> inner_{};  ///< bind_memories: L1, L2 (empty: not bound)
   std::vector<std::string> log_;
   bool tracing_ = false;
   int tag_ = -1;

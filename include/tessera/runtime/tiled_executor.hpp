@@ -151,6 +151,11 @@ struct tiled_executor {
   template <auto const& Program, class Dma, class Observer, class T>
   static void replay(const memory& m, Dma& dma, Observer& observer, T& team) {
     dma::handle handles[Program.handles > 0 ? Program.handles : 1]{};
+    // A checking DMA (the simulator) learns where L1 and L2 are, to check each transfer's sides
+    // (not yet on targets with accelerators: their memories are the driver's, outside L1).
+    if constexpr (target.accelerator_count == 0 &&
+                  requires { dma.bind_memories(m.l1, std::size_t{0}, m.l2, std::size_t{0}); })
+      dma.bind_memories(m.l1, plan.l1_bytes, m.l2, plan.l2_bytes);
     for (std::size_t index = 0; index < Program.steps.size(); ++index) {
       const schedule::step& s = Program.steps[index];
       // A tracing DMA (the simulator) tags its events with the step that caused them.
@@ -283,6 +288,7 @@ struct tiled_executor {
       args.output = local(static_cast<std::int64_t>(b.output.offset), m);
       args.scratch = local(static_cast<std::int64_t>(b.scratch.offset), m);
       args.prepared = s.prepared != 0;
+      if (b.scratch.bytes > 0) dma.declare_write(args.scratch, b.scratch.bytes);
       const schedule::tile_position& p = b.at;
       args.n = p.n, args.y0 = p.y0, args.x0 = p.x0, args.c0 = p.c0, args.h = p.h, args.w = p.w, args.c = p.c;
       dma.declare_write(args.output, b.output.bytes);
