@@ -380,6 +380,11 @@ class emitter {
     if (any_spilled_in) stage_in(0);
     load(0);
     if (!staged || (mine.chunk_landed && l.stage_chunks == 1)) open_next_filters(layer, staged);
+    // Whether a tile may keep its kernel's preparation (step::prepared): the layer's kind, and
+    // the previous tile's filter block (tracked here: a position() per tile is what long
+    // programs spend their constexpr budget on).
+    const bool keeps = has_weights && l.engine == 0 && !g.fused() && l.solution.cost.scratch_bytes > 0;
+    int previous_block = -1;
     for (std::int64_t i = 0; i < count; ++i) {
       const tile_position p = position(g, shape, i);
       const int s = slot(i);
@@ -396,7 +401,8 @@ class emitter {
       // The compute engine: 0 the CPU (its cores share the tile), k an accelerator.
       step c = compute(layer, i, s, has_weights ? ws : 0, l.engine);
       // A fused block's two kernels share one scratch area, so neither keeps anything in it.
-      c.prepared = has_weights && i > 0 && !opens_block(i) && l.engine == 0 && !g.fused() && l.solution.cost.scratch_bytes > 0;
+      c.prepared = keeps && p.block == previous_block;
+      previous_block = p.block;
       sink_.push(c);
       if (i == 0) {
         settle_all();  // the previous layer's last stores ran beside this first tile
