@@ -577,8 +577,13 @@ constexpr hazard_report check(const graph_summary<NT, NI, NO, NN>& net, const ta
 
 /// Steps per constant evaluation of the proof. GCC bounds each evaluation (by default
 /// 2^25 operations); a step costs a few thousand, so a proof of tens of thousands of steps
-/// is split into chunks that each resume from the previous chunk's checker state.
+/// is split into chunks that each resume from the previous chunk's checker state. Clang's
+/// bound (by default 2^20 steps) is tighter: 256 program steps per evaluation.
+#if defined(__clang__)
+inline constexpr std::size_t steps_per_chunk = 256;
+#else
 inline constexpr std::size_t steps_per_chunk = 2048;
+#endif
 
 namespace check_detail {
 template <const auto& Net, const auto& Plan, const auto& Program, std::size_t Chunk>

@@ -145,29 +145,33 @@ enum class chw_store : std::uint8_t { s8, u8, u7, acc };  ///< SSAT 8, USAT 8, U
 
 #define TESSERA_DSP_CHW_KERNEL(MACS, STORE) TESSERA_DSP_CHW_PROLOGUE MACS STORE TESSERA_DSP_CHW_EPILOGUE
 
+// One naked function per stride and store: a naked function's body must be a single asm
+// statement (clang rejects even an `if constexpr` around it; GCC documents the same rule).
+#define TESSERA_DSP_CHW_ROW_FN(NAME, MACS, STORE) \
+  [[gnu::naked, gnu::noinline]] inline void NAME(const chw_row_args*) { asm volatile(TESSERA_DSP_CHW_KERNEL(MACS, STORE)); }
+TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s1_s8, TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("ssat", "8"))
+TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s1_u8, TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("usat", "8"))
+TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s1_u7, TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("usat", "7"))
+TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s1_acc, TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE32)
+TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_s8, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("ssat", "8"))
+TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_u8, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("usat", "8"))
+TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_u7, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("usat", "7"))
+TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_acc, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE32)
+
+using chw_row_fn = void (*)(const chw_row_args*);
+
+/// The row kernel for horizontal stride StrideW (1 or 2) that stores S.
 template <int StrideW, chw_store S>
-[[gnu::naked, gnu::noinline]] void chw_row_3x3(const chw_row_args*) {
-  if constexpr (StrideW == 1) {
-    if constexpr (S == chw_store::s8)
-      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("ssat", "8")));
-    else if constexpr (S == chw_store::u8)
-      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("usat", "8")));
-    else if constexpr (S == chw_store::u7)
-      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("usat", "7")));
-    else
-      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE32));
-  } else {
-    if constexpr (S == chw_store::s8)
-      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("ssat", "8")));
-    else if constexpr (S == chw_store::u8)
-      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("usat", "8")));
-    else if constexpr (S == chw_store::u7)
-      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("usat", "7")));
-    else
-      asm volatile(TESSERA_DSP_CHW_KERNEL(TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE32));
-  }
+consteval chw_row_fn chw_row_3x3() {
+  static_assert(StrideW == 1 || StrideW == 2, "chw_row_3x3: stride 1 or 2");
+  constexpr bool s1 = StrideW == 1;
+  if constexpr (S == chw_store::s8) return s1 ? &chw_row_3x3_s1_s8 : &chw_row_3x3_s2_s8;
+  else if constexpr (S == chw_store::u8) return s1 ? &chw_row_3x3_s1_u8 : &chw_row_3x3_s2_u8;
+  else if constexpr (S == chw_store::u7) return s1 ? &chw_row_3x3_s1_u7 : &chw_row_3x3_s2_u7;
+  else return s1 ? &chw_row_3x3_s1_acc : &chw_row_3x3_s2_acc;
 }
 
+#undef TESSERA_DSP_CHW_ROW_FN
 #undef TESSERA_DSP_CHW_KERNEL
 #undef TESSERA_DSP_CHW_PROLOGUE
 #undef TESSERA_DSP_CHW_EPILOGUE
@@ -178,20 +182,18 @@ template <int StrideW, chw_store S>
 #undef TESSERA_DSP_CHW_STORE8
 #undef TESSERA_DSP_CHW_STORE32
 
-using chw_row_fn = void (*)(const chw_row_args*);
-
 /// The asm row kernel that stores TOut directly for this epilogue, or the accumulator one.
 template <class TOut, int StrideW>
 chw_row_fn chw_row_kernel(epilogue_kind k, bool& direct) {
   direct = true;
   if constexpr (sizeof(TOut) == 1) {
     if (k == epilogue_kind::sat) {
-      return std::is_signed_v<TOut> ? &chw_row_3x3<StrideW, chw_store::s8> : &chw_row_3x3<StrideW, chw_store::u8>;
+      return std::is_signed_v<TOut> ? chw_row_3x3<StrideW, chw_store::s8>() : chw_row_3x3<StrideW, chw_store::u8>();
     }
-    if (std::is_signed_v<TOut> && k == epilogue_kind::sat_lo0) return &chw_row_3x3<StrideW, chw_store::u7>;
+    if (std::is_signed_v<TOut> && k == epilogue_kind::sat_lo0) return chw_row_3x3<StrideW, chw_store::u7>();
   }
   direct = false;
-  return &chw_row_3x3<StrideW, chw_store::acc>;
+  return chw_row_3x3<StrideW, chw_store::acc>();
 }
 
 /// How an input channel maps onto a plane: `outer` plane rows of `inner` elements, filled two

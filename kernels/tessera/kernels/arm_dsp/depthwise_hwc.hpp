@@ -80,11 +80,12 @@ static_assert(offsetof(hwc_args, pairs) == 4 && offsetof(hwc_args, wpairs) == 8 
   "add sp, sp, #16\n\t"                                              \
   "pop {r4-r11, pc}\n\t"
 
+// One naked function per input type: a naked function's body must be a single asm statement
+// (clang rejects even an `if constexpr` around it; GCC documents the same rule).
+[[gnu::naked, gnu::noinline]] inline void hwc_groups_s8(const hwc_args*) { asm volatile(TESSERA_DSP_HWC("sxtb16")); }
+[[gnu::naked, gnu::noinline]] inline void hwc_groups_u8(const hwc_args*) { asm volatile(TESSERA_DSP_HWC("uxtb16")); }
 template <bool Signed>
-[[gnu::naked, gnu::noinline]] void hwc_groups(const hwc_args*) {
-  if constexpr (Signed) asm volatile(TESSERA_DSP_HWC("sxtb16"));
-  else asm volatile(TESSERA_DSP_HWC("uxtb16"));
-}
+inline constexpr void (*hwc_groups)(const hwc_args*) = Signed ? &hwc_groups_s8 : &hwc_groups_u8;
 
 #undef TESSERA_DSP_HWC_PAIR
 #undef TESSERA_DSP_HWC

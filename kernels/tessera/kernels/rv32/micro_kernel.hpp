@@ -26,6 +26,11 @@ namespace detail {
 template <class T>
 inline constexpr bool is_signed_byte = static_cast<T>(-1) < static_cast<T>(0);
 
+// The asm loops name RISC-V registers in their clobber lists, which clang checks when it parses
+// a template (GCC only when it emits code): elsewhere they are stubs that refuse to be used, so
+// that the header still compiles on its own on every host.
+#if defined(__riscv)
+
 // One reduction element of the 4x2 kernel at byte offset U: 2 activation loads (t0, t1), then
 // per channel a weight load (t2), 2 mul and 2 add (two product temporaries t3, t4, so that an
 // in-order core does not wait on each product). The temporaries are named registers listed as
@@ -125,6 +130,21 @@ template <class TA, class TW>
 #undef TESSERA_RV32_LOOP_4X1
 #undef TESSERA_RV32_STEP_4X1
 #undef TESSERA_RV32_STEP_4X2
+
+#else
+
+template <class T>
+inline constexpr bool riscv_only = false;
+template <class TA, class TW>
+void loop_4x2(const TA*&, const TA*&, const TW*&, const TW*&, const TW*&, const TW*&, int, std::int32_t (&)[8]) {
+  static_assert(riscv_only<TA>, "tessera::kernels::rv32::detail::loop_4x2: RISC-V assembly");
+}
+template <class TA, class TW>
+void loop_4x1(const TA*&, const TW*&, const TW*&, const TW*&, const TW*&, int, std::int32_t (&)[4]) {
+  static_assert(riscv_only<TA>, "tessera::kernels::rv32::detail::loop_4x1: RISC-V assembly");
+}
+
+#endif  // __riscv
 
 }  // namespace detail
 

@@ -246,11 +246,16 @@ static_assert(offsetof(block_args, col) == 4 && offsetof(block_args, acc) == 8 &
   "add sp, sp, #12\n\t"               \
   "pop {r4-r11, pc}\n\t"
 
-template <bool WSigned>
-[[gnu::naked, gnu::noinline]] void block_1x4_asm(const block_args*) {
-  if constexpr (WSigned) asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_BYTES, "sxtb16"));
-  else asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_BYTES, "uxtb16"));
+// One naked function per weight type, chosen below: a naked function's body must be a single
+// asm statement (clang rejects even an `if constexpr` around it; GCC documents the same rule).
+[[gnu::naked, gnu::noinline]] inline void block_1x4_asm_s8(const block_args*) {
+  asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_BYTES, "sxtb16"));
 }
+[[gnu::naked, gnu::noinline]] inline void block_1x4_asm_u8(const block_args*) {
+  asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_BYTES, "uxtb16"));
+}
+template <bool WSigned>
+inline constexpr void (*block_1x4_asm)(const block_args*) = WSigned ? &block_1x4_asm_s8 : &block_1x4_asm_u8;
 
 /// The same with weight rows expanded beforehand (2 words per group, `w` read as words): 11
 /// instructions per group instead of 13.
