@@ -380,10 +380,10 @@ class emitter {
     if (any_spilled_in) stage_in(0);
     load(0);
     if (!staged || (mine.chunk_landed && l.stage_chunks == 1)) open_next_filters(layer, staged);
-    // Whether a tile may keep its kernel's preparation (step::prepared): the layer's kind, and
-    // the previous tile's filter block (tracked here: a position() per tile is what long
-    // programs spend their constexpr budget on).
-    const bool keeps = has_weights && l.engine == 0 && !g.fused() && l.solution.cost.scratch_bytes > 0;
+    // Whether a tile may keep its kernel's preparation (step::prepared): the layer's kind (the
+    // cost model's rule, on the CPU), and the previous tile's filter block (tracked here: a
+    // position() per tile is what long programs spend their constexpr budget on).
+    const bool keeps = l.engine == 0 && keeps_preparation(g, l.solution.cost.scratch_bytes);
     int previous_block = -1;
     for (std::int64_t i = 0; i < count; ++i) {
       const tile_position p = position(g, shape, i);
@@ -400,7 +400,6 @@ class emitter {
       if (i + 1 == count) open_next(layer, out);
       // The compute engine: 0 the CPU (its cores share the tile), k an accelerator.
       step c = compute(layer, i, s, has_weights ? ws : 0, l.engine);
-      // A fused block's two kernels share one scratch area, so neither keeps anything in it.
       c.prepared = keeps && p.block == previous_block;
       previous_block = p.block;
       sink_.push(c);

@@ -114,7 +114,8 @@ constexpr std::uint64_t preparation_cycles(const kernel_cost& cost, const kernel
 }
 
 /// Whether the tiles of one filter block keep their kernel's preparation (the schedule marks
-/// them schedule::step::prepared): a CPU layer with filters and kernel scratch, not fused.
+/// them schedule::step::prepared on the CPU): a layer with filters and kernel scratch, not a
+/// fused block (its two kernels share one scratch area, so neither keeps anything in it).
 constexpr bool keeps_preparation(const tile_geometry& g, std::size_t scratch_bytes) {
   return g.weight_bytes_per_channel > 0 && !g.fused() && scratch_bytes > 0;
 }
