@@ -357,6 +357,7 @@ class simulated_policy {
       if (!o.used || &o == &s) continue;
       // One report per conflicting pair: the first relation that holds.
       const char* relation = "destination meets the destination";
+      bool on_source = false;  // which side of the new transfer met: offsets are from its start
       detail::overlap_result r = detail::overlap_of(s.dst, o.dst);
       if (r.bytes == 0) {
         relation = "destination meets the source";
@@ -364,11 +365,10 @@ class simulated_policy {
       }
       if (r.bytes == 0) {
         relation = "source meets the destination";
+        on_source = true;
         r = detail::overlap_of(s.src, o.dst);
       }
       if (r.bytes == 0) continue;
-      // Offsets from the new transfer's side that meets the other (its source in the last case).
-      const bool on_source = relation[0] == 's';
       report(hazard_kind::overlapping_transfers,
              "new transfer %s: its %s of in-flight %s on %llu bytes (first [%+td, %+td) from the new %s)",
              describe(s).c_str(), relation, describe(o).c_str(), static_cast<unsigned long long>(r.bytes),
