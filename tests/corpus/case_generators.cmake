@@ -5,16 +5,18 @@
 #                          WHAT <text> [CASES_IN <subdirectory>|.] [GROUPED] [FLAT_ONLY]
 #                          [STDOUT <file>] [BROKEN_MODELS_TEST <test>] [TEST <test> <command>...])
 #
-# Runs `/usr/bin/python3 <generator.py> <arg>... <dir>` with dir = <binary dir>/<name>, and
-# reruns CMake when the generator or a DEPENDS file changes. When the generator fails: a warning
-# "could not <WHAT>" with its error output, and nothing more. Otherwise:
+# Runs `/usr/bin/python3 <generator.py> <arg>... <dir>` with dir = <binary dir>/<name> through
+# run_case_generator.py, which keeps the time stamp of every file rewritten with the same bytes
+# (so that a reconfigure rebuilds nothing), and reruns CMake when the generator or a DEPENDS file
+# changes. When the generator fails: a warning "could not <WHAT>" with its error output, and
+# nothing more. Otherwise:
 # - CASES_IN: each directory under <dir>/<subdirectory> (`.`: <dir> itself) that holds a
 #   network.onnx is the golden case "<name>/<case>", appended to golden_cases as
 #   "<test name>|<case dir>|<tolerance>[|<group>]", the tolerance read from the case's
 #   `tolerance` file (0 without one);
 # - GROUPED: the samples of one model (<model>_sample<k>) form the group "<name>/<model>" (one
 #   compiled network); FLAT_ONLY also appends those groups to flat_only_groups;
-# - STDOUT: the generator's standard output is written to <dir>/<file>;
+# - STDOUT: the generator's standard output is written to <dir>/<file> (when it changed);
 # - BROKEN_MODELS_TEST: when <dir>/broken/expected.txt exists, the test that onnx2hpp rejects
 #   each model of <dir>/broken with the expected message (check_broken_models.sh);
 # - TEST: one more test, run after the generator succeeded (its own check, say).
@@ -31,16 +33,24 @@ function(tessera_generate_cases name)
   else()
     set(output OUTPUT_QUIET)
   endif()
-  execute_process(COMMAND /usr/bin/python3 ${arg_SCRIPT} ${arg_ARGS} ${dir}
+  execute_process(COMMAND /usr/bin/python3 ${testing}/run_case_generator.py ${dir}
+                          /usr/bin/python3 ${arg_SCRIPT} ${arg_ARGS} ${dir}
                   RESULT_VARIABLE rc ${output} ERROR_VARIABLE error)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${arg_SCRIPT} ${arg_DEPENDS})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${testing}/run_case_generator.py ${arg_SCRIPT} ${arg_DEPENDS})
   if(NOT rc EQUAL 0)
     message(WARNING "tessera: /usr/bin/python3 could not ${arg_WHAT}: ${error}")
     return()
   endif()
   set(${name}_generated TRUE PARENT_SCOPE)
   if(arg_STDOUT)
-    file(WRITE ${dir}/${arg_STDOUT} "${stdout}")
+    set(previous "")
+    if(EXISTS ${dir}/${arg_STDOUT})
+      file(READ ${dir}/${arg_STDOUT} previous)
+    endif()
+    if(NOT previous STREQUAL stdout)
+      file(WRITE ${dir}/${arg_STDOUT} "${stdout}")
+    endif()
   endif()
 
   if(DEFINED arg_CASES_IN)
