@@ -320,11 +320,13 @@ constexpr std::size_t io_bytes(const graph_summary<NT, NI, NO, NN>& g) {
 /// search costs steps even when the search is cheap per tile: a 3x3 convolution on a 1024 x 1024
 /// image takes 4-8 M of clang's constexpr steps (its limit is 2^20) - the diagnostic must not
 /// wait for it when 11 MB of activations meet 512 kB of L2.
+constexpr bool l2_fails_untiled(const target_desc& t, std::size_t live_bytes, std::size_t caller_bytes) {
+  return t.level_count == 2 && live_bytes + caller_bytes > t.levels[1].bytes;
+}
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr bool l2_fails_untiled(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
   if (t.level_count != 2) return false;
-  const live_peak live = live_peak_of(collect_buffers(g, {}, true, t.kernels));
-  return live.bytes + io_bytes(g) > t.levels[1].bytes;
+  return l2_fails_untiled(t, live_peak_of(collect_buffers(g, {}, true, t.kernels)).bytes, io_bytes(g));
 }
 }  // namespace planning_detail
 
@@ -440,8 +442,9 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     plan.broken_rule = engines[n].broken;
     return plan;
   }
-  // L2 before L1 when L2 fails whatever the tiles (then no tile was solved, see l2_fails_untiled).
-  if (planning_detail::l2_fails_untiled(g, t)) {
+  // L2 before L1 when L2 fails whatever the tiles (then no tile was solved, see
+  // l2_fails_untiled; the arena's lower bound is the same live peak).
+  if (planning_detail::l2_fails_untiled(t, plan.l2.lower_bound_bytes, plan.io_bytes)) {
     plan.l2_bytes = plan.l2.arena_bytes;
     fail(plan.l2.peak_step, 1, plan.l2.arena_bytes + plan.io_bytes, t.levels[1].bytes);
     return plan;
