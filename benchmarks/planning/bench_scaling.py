@@ -96,7 +96,7 @@ def compile_firmware(work, header, ns, target):
     elif "exceeds limit" in done.stderr:
         verdict = "constexpr limit"
     else:
-        m = re.search(r'does_not_fit<tessera::fixed_name\{"(\w+)\\000"\}, tessera::fixed_name\{"([\w-]+)\\000"\}, '
+        m = re.search(r'does_not_fit<tessera::fixed_name\{"(\w+)"\}, tessera::fixed_name\{"([\w-]+)"\}, '
                       r'(\d+), (\d+)>', done.stderr)
         verdict = f"does_not_fit {m.group(1)} {m.group(2)} {m.group(3)} > {m.group(4)}" if m else "error"
     return float(seconds), int(kib) / 1024.0, verdict

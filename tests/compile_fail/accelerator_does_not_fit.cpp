@@ -1,4 +1,4 @@
-// expect-error: does_not_fit<.*"conv.*"DIG-ACT.*, 96, 64>
+// expect-error: does_not_fit<[^,]*"conv"}, [^,]*"DIG-ACT"}, 96, 64>
 // The first layer runs on the digital accelerator (its rules admit a 3x3 convolution), whose
 // 64-byte activation memory cannot hold its smallest tile: a 3x3x3 input window and a 1x1x8
 // output, each 16-byte aligned and double-buffered (2 * (32 + 16) = 96 bytes).

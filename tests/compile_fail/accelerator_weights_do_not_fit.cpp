@@ -1,4 +1,4 @@
-// expect-error: does_not_fit<.*"conv.*"DIG-WEIGHTS.*, 64, 16>
+// expect-error: does_not_fit<[^,]*"conv"}, [^,]*"DIG-WEIGHTS"}, 64, 16>
 // The digital accelerator's weight memory (16 bytes here) cannot hold the filters of the first
 // convolution's smallest channel block, one output channel (3x3x3 = 27 int8 weights, 16-byte
 // aligned: 32), double-buffered because the layer then has several blocks: 64 bytes.

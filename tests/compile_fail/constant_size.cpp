@@ -1,4 +1,4 @@
-// expect-error: layer_check_failed<.*fc.*check_error::constant_size
+// expect-error: layer_check_failed<[^,]*"fc"}, tessera::op_kind::gemm, tessera::check_error::constant_size
 // Gemm weights with the wrong number of entries.
 #include <tessera/tessera.hpp>
 

@@ -1,4 +1,4 @@
-// expect-error: engine_rule_broken<.*"dw2.*"digital.*rule::padding
+// expect-error: engine_rule_broken<[^,]*"dw2"}, [^,]*"digital"}, tessera::rule::padding>
 // The user forces the second depthwise layer onto the digital accelerator, whose rules refuse
 // its asymmetric padding (top 1, bottom 1, left 0, right 1): the build names layer, engine and
 // the broken rule instead of running it wrongly.

@@ -1,4 +1,4 @@
-// expect-error: schedule_hazard<.*"conv.*, 1, .*"L1 input.*hazard::stale_read
+// expect-error: schedule_hazard<[^,]*"conv"}, 1, [^,]*"L1 input slot 1"}, tessera::schedule::hazard::stale_read, 7>
 // conv's tile 1 is never loaded: its compute would read what the slot held before.
 #include "../support/hazard_programs.hpp"
 

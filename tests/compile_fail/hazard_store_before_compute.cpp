@@ -1,4 +1,4 @@
-// expect-error: schedule_hazard<.*"conv.*, 0, .*"L1 output.*hazard::store_before_compute
+// expect-error: schedule_hazard<[^,]*"conv"}, 0, [^,]*"L1 output slot 0"}, tessera::schedule::hazard::store_before_compute, 5>
 // conv's first store is issued before the tile that fills its slot computed.
 #include "../support/hazard_programs.hpp"
 

@@ -1,4 +1,4 @@
-// expect-error: does_not_fit<.*"conv_a.*"L1.*, 96, 64>
+// expect-error: does_not_fit<[^,]*"conv_a"}, [^,]*"L1"}, 96, 64>
 // A target whose L1 cannot hold even the smallest tile of conv_a: one diagnostic naming the
 // layer, the level, the bytes needed (3x3 input halo + one output + the filters, doubled) and
 // the bytes available.

@@ -1,4 +1,4 @@
-// expect-error: network_needs_at_least<.*"L1.*, 160, .*"fc.*, 64>
+// expect-error: network_needs_at_least<[^,]*"L1"}, 160, [^,]*"fc"}, 64>
 // The same target as l1_does_not_fit: besides the first failing layer (conv_a, 96 bytes), the
 // build names the L1 the whole network needs (160 bytes, for the fully connected layer that
 // comes later), so one failed build tells the user the size to ask for.

@@ -1,4 +1,4 @@
-// expect-error: does_not_fit<.*"add.*"L2.*, 220, 200>
+// expect-error: does_not_fit<[^,]*"add"}, [^,]*"L2"}, 220, 200>
 // The activation arena (192 bytes, peaking at the residual add) plus the caller's input (16)
 // and output (12) buffers, 220 bytes in all, exceed a 200-byte L2.
 #include <tessera/tessera.hpp>

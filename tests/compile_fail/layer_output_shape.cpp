@@ -1,4 +1,4 @@
-// expect-error: layer_check_failed<.*bad_conv.*check_error::output_shape
+// expect-error: layer_check_failed<[^,]*"bad_conv"}, tessera::op_kind::conv, tessera::check_error::output_shape
 // A conv whose declared output shape disagrees with stride and padding: one diagnostic naming
 // the layer, the error and both shapes.
 #include <tessera/tessera.hpp>

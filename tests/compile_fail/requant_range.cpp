@@ -1,4 +1,4 @@
-// expect-error: layer_check_failed<.*rq.*check_error::dtype
+// expect-error: layer_check_failed<[^,]*"rq"}, tessera::op_kind::requant_shift, tessera::check_error::dtype
 // A requantization clamping to [0, 255] cannot store into an s8 tensor.
 #include <tessera/tessera.hpp>
 

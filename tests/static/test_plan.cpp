@@ -122,3 +122,28 @@ static_assert(tessera::check_graph(huge_pad::net::summary, huge_pad::gib2).tenso
 // Saturated, not wrapped: eight dimensions of 2^31 - 1 bytes.
 static_assert(tessera::tensor_desc{"z", tessera::dtype::s32, {2147483647, 2147483647, 2147483647, 2147483647}}.byte_count() ==
               std::numeric_limits<std::int64_t>::max());
+
+// On a two-level target an L2 that the bytes live at one step and the caller's buffers already
+// exceed is reported before any tile is solved (planning_detail::l2_fails_untiled): the residual
+// block's add has 192 bytes live, plus 28 of input and output, against a 200-byte L2. Its
+// conv_a's smallest tile (96 bytes) does not fit a 64-byte L1 either; with a roomy L2 that is
+// the failure named, with this L2 it is L2, and no layer problem is posed.
+namespace l2_first {
+constexpr const auto& residual = tiny::residual::network::summary;
+inline constexpr tessera::target_desc both_small{
+    .name = "both-small", .levels = {{{"L1", 64, 8, 1, 1}, {"L2", 200, 8, 1, 1}}}, .level_count = 2};
+inline constexpr tessera::target_desc l1_small{
+    .name = "l1-small", .levels = {{{"L1", 64, 8, 1, 1}, {"L2", 4096, 8, 1, 1}}}, .level_count = 2};
+static_assert(tessera::planning_detail::l2_fails_untiled(residual, both_small));
+static_assert(!tessera::planning_detail::l2_fails_untiled(residual, l1_small));
+constexpr auto both = tessera::plan_for(residual, both_small);
+static_assert(!both.fits && both.failing_level == 1 && both.failing_node == 2 && both.needed == 220 &&
+              both.available == 200 && both.l1_minimum == 0);
+static_assert([] {
+  for (const auto& p : tessera::layer_problems_of(residual, both_small))
+    if (p.tiled) return false;
+  return true;
+}());
+constexpr auto l1 = tessera::plan_for(residual, l1_small);
+static_assert(!l1.fits && l1.failing_level == 0 && l1.failing_node == 0 && l1.needed == 96 && l1.available == 64);
+}  // namespace l2_first

@@ -1,6 +1,14 @@
 // Compile-time diagnostics. Each is a class template whose arguments carry the facts (layer
 // name, error, shapes, bytes) and whose static_assert fires when it is instantiated, so the
 // compiler prints one message with those facts instead of a cascade (CTRE/fmt style).
+//
+// GCC prints the class's arguments in "In instantiation of 'struct ...'", clang in the note "in
+// instantiation of template class '...' requested here"; names print as text in both
+// (core/fixed_name.hpp). Clang also prints the failed condition with the arguments substituted
+// ("due to requirement '...'"), and an enum argument substituted into an expression prints as
+// its value - a character, for the uint8_t-based enums: `(tessera::check_error)'\x04'`. So a
+// condition that would show an enum is a named member (`layer_is_valid`), which clang prints
+// by its name; the enum reads by name in the class's arguments.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +31,8 @@ inline constexpr bool always_false = false;
 /// Read the arguments: layer name, op, error, the shape the op computes, the declared shape.
 template <fixed_name Layer, op_kind Op, check_error Error, shape Computed, shape Declared>
 struct layer_check_failed {
-  static_assert(always_false<Layer, Error>,
+  static constexpr bool layer_is_valid = always_false<Layer, Error>;
+  static_assert(layer_is_valid,
                 "tessera: layer check failed; see 'layer_check_failed<layer name, op, error, computed shape, "
                 "declared shape>' in this message");
 };
@@ -31,7 +40,8 @@ struct layer_check_failed {
 /// The graph's structure is broken (see `graph_error`): node index and tensor id.
 template <graph_error Error, int Node, int Tensor>
 struct graph_check_failed {
-  static_assert(always_false<Error, Node, Tensor>,
+  static constexpr bool structure_is_valid = always_false<Error, Node, Tensor>;
+  static_assert(structure_is_valid,
                 "tessera: invalid graph structure; see 'graph_check_failed<error, node index, tensor id>'");
   static constexpr bool value = false;
 };
@@ -68,7 +78,8 @@ namespace tessera::diagnostics {
 /// and the index of the offending step (schedule/hazard_check.hpp explains each kind).
 template <fixed_name Layer, long long Tile, fixed_name Buffer, schedule::hazard Kind, int Step>
 struct schedule_hazard {
-  static_assert(always_false<Tile, Kind, Step>,
+  static constexpr bool schedule_is_safe = always_false<Tile, Kind, Step>;
+  static_assert(schedule_is_safe,
                 "tessera: the schedule has a hazard; see 'schedule_hazard<layer, tile, buffer, hazard kind, step>'");
 };
 

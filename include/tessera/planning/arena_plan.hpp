@@ -55,6 +55,26 @@ constexpr const char* name_of(arena_method m) {
 /// its final arena (target_plan.hpp).
 inline constexpr std::size_t arena_search_budget = std::size_t{1} << 16;
 
+namespace planning_detail {
+/// The most bytes of `a`'s buffers live at one step, unrounded, and the first step (node index)
+/// where they are: no arena of these buffers is smaller (O(buffer-steps)).
+struct live_peak {
+  std::size_t bytes = 0;
+  int step = 0;
+};
+template <std::size_t NT, std::size_t NN>
+constexpr live_peak live_peak_of(const arena_buffers<NT, NN>& a) {
+  std::array<std::size_t, NN> live{};
+  for (const auto& b : a.buffers)
+    if (b.used)
+      for (int s = b.first; s <= b.last; ++s) live[static_cast<std::size_t>(s)] += b.bytes;
+  live_peak peak{};
+  for (std::size_t s = 0; s < NN; ++s)
+    if (live[s] > peak.bytes) peak = {live[s], static_cast<int>(s)};
+  return peak;
+}
+}  // namespace planning_detail
+
 template <std::size_t NT, std::size_t NN>
 struct arena_plan {
   static constexpr std::int64_t caller_buffer = -1;
@@ -85,15 +105,9 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g,
   auto a = planning_detail::collect_buffers(g, elsewhere, with_scratch, family);
 
   // The lower bound, raw: the largest sum of live bytes at any step (O(buffer-steps)).
-  std::array<std::size_t, NN> live{};
-  for (const auto& b : a.buffers)
-    if (b.used)
-      for (int s = b.first; s <= b.last; ++s) live[static_cast<std::size_t>(s)] += b.bytes;
-  for (std::size_t s = 0; s < NN; ++s)
-    if (live[s] > plan.lower_bound_bytes) {
-      plan.lower_bound_bytes = live[s];
-      plan.peak_step = static_cast<int>(s);
-    }
+  const planning_detail::live_peak peak = planning_detail::live_peak_of(a);
+  plan.lower_bound_bytes = peak.bytes;
+  plan.peak_step = peak.step;
 
   // The packing items: used buffers of non-zero size, rounded up to the alignment (offsets are
   // then sums of rounded sizes, so aligned), in buffer order (greedy's last tie-break).

@@ -115,10 +115,11 @@ namespace tessera::diagnostics {
 /// breaks: layer name, engine name, the rule.
 template <fixed_name Layer, fixed_name Engine, rule Broken>
 struct engine_rule_broken {
-  static_assert(Broken == rule::holds,
+  static constexpr bool rule_holds = Broken == rule::holds;  // named: see diagnostics/errors.hpp
+  static_assert(rule_holds,
                 "tessera: a layer is forced onto an engine that cannot run it; see 'engine_rule_broken<layer, "
                 "engine, broken rule>'");
-  static constexpr bool value = Broken == rule::holds;
+  static constexpr bool value = rule_holds;
 };
 
 }  // namespace tessera::diagnostics

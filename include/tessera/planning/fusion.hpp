@@ -158,6 +158,7 @@ template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT, NI, NO, NN>& g,
                                                           const target_desc& t) {
   std::array<layer_problem, NN> out{};
+  if (planning_detail::l2_fails_untiled(g, t)) return out;  // as layer_problems_of
   const auto engines = dispatch_layers(g, t);
   for (std::size_t n = 1; n < NN; ++n) {
     const int d = fused_producer(g, t, n, engines);

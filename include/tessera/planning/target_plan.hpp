@@ -303,6 +303,33 @@ constexpr tile_problem problem_of(const graph_summary<NT, NI, NO, NN>& g, const 
   return p;
 }
 
+namespace planning_detail {
+/// Bytes of the caller's input and output buffers (in L2 with the arena).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::size_t io_bytes(const graph_summary<NT, NI, NO, NN>& g) {
+  std::size_t bytes = 0;
+  for (tensor_id id : g.inputs) bytes += g.tensors[static_cast<std::size_t>(id)].bytes();
+  for (tensor_id id : g.outputs) bytes += g.tensors[static_cast<std::size_t>(id)].bytes();
+  return bytes;
+}
+
+/// Whether `g` cannot fit L2 on `t` whatever its tiles, so the planner reports L2 without
+/// solving a tile. On a two-level target L2 holds the activation arena and the caller's buffers,
+/// and neither depends on the tiles (with a third level activations may spill to L3, and how
+/// much depends on them); no arena is smaller than the bytes live at one step. A layer's tile
+/// search costs steps even when the search is cheap per tile: a 3x3 convolution on a 1024 x 1024
+/// image takes 4-8 M of clang's constexpr steps (its limit is 2^20) - the diagnostic must not
+/// wait for it when 11 MB of activations meet 512 kB of L2.
+constexpr bool l2_fails_untiled(const target_desc& t, std::size_t live_bytes, std::size_t caller_bytes) {
+  return t.level_count == 2 && live_bytes + caller_bytes > t.levels[1].bytes;
+}
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr bool l2_fails_untiled(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  if (t.level_count != 2) return false;
+  return l2_fails_untiled(t, live_peak_of(collect_buffers(g, {}, true, t.kernels)).bytes, io_bytes(g));
+}
+}  // namespace planning_detail
+
 /// Whether node `n` tiles through L1 on `t`.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr bool tiles_on(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t n) {
@@ -323,6 +350,7 @@ constexpr tile_solution solve_layer(const graph_summary<NT, NI, NO, NN>& g, cons
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<tile_solution, NN> solve_layers(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
   std::array<tile_solution, NN> out{};
+  if (planning_detail::l2_fails_untiled(g, t)) return out;  // plan_for reports L2 first
   const auto engines = dispatch_layers(g, t);
   for (std::size_t n = 0; n < NN; ++n) out[n] = solve_layer(g, t, n, engines[n].engine);
   return out;
@@ -338,6 +366,7 @@ template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<layer_problem, NN> layer_problems_of(const graph_summary<NT, NI, NO, NN>& g,
                                                           const target_desc& t) {
   std::array<layer_problem, NN> out{};
+  if (planning_detail::l2_fails_untiled(g, t)) return out;  // none to solve: plan_for reports L2 first
   const auto engines = dispatch_layers(g, t);
   for (std::size_t n = 0; n < NN; ++n)
     if (tiles_on(g, t, n)) out[n] = {true, problem_of(g, t, n, t.levels[0].bytes, engines[n].engine)};
@@ -391,8 +420,7 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
                                        const std::array<tile_solution, NN>& solutions) {
   target_plan<NT, NN> plan{};
   plan.l2 = plan_arena(g, {}, true, t.kernels);
-  for (tensor_id id : g.inputs) plan.io_bytes += g.tensors[static_cast<std::size_t>(id)].bytes();
-  for (tensor_id id : g.outputs) plan.io_bytes += g.tensors[static_cast<std::size_t>(id)].bytes();
+  plan.io_bytes = planning_detail::io_bytes(g);
   if (t.level_count < 2) return plan;  // flat memory: nothing to tile
 
   const auto fail = [&](int node, int level, std::size_t needed, std::size_t available) {
@@ -412,6 +440,13 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     fail(static_cast<int>(n), -1, 0, 0);
     plan.broken_engine = engines[n].engine;
     plan.broken_rule = engines[n].broken;
+    return plan;
+  }
+  // L2 before L1 when L2 fails whatever the tiles (then no tile was solved, see
+  // l2_fails_untiled; the arena's lower bound is the same live peak).
+  if (planning_detail::l2_fails_untiled(t, plan.l2.lower_bound_bytes, plan.io_bytes)) {
+    plan.l2_bytes = plan.l2.arena_bytes;
+    fail(plan.l2.peak_step, 1, plan.l2.arena_bytes + plan.io_bytes, t.levels[1].bytes);
     return plan;
   }
   for (std::size_t n = 0; n < NN; ++n) {

@@ -233,7 +233,7 @@ class checker {
   }
   constexpr void fail(hazard h, int layer, std::int64_t tile, const region& r) {
     if (!report.ok()) return;
-    report = {h, step_, layer, tile, name(r, layer)};
+    report = {h, step_, layer, tile, fixed_name::of(name(r, layer).c_str())};  // as a literal's (clang prints it)
   }
 
   // --- regions ----------------------------------------------------------------------------
