@@ -2,12 +2,14 @@
 // (tests/static/test_tile_solver.cpp covers the small ones): run at run time, the solver must
 // reach the exhaustive search's objective value on random maps up to 96 x 96, where runs of
 // one tile height along a dimension are long (the solver visits only their widest pairs,
-// tile_solver.hpp (5)), with scratch that grows with the tile and all heuristic weights.
+// tile_solver.hpp (5)), with scratch that grows with the tile and all heuristic weights; and
+// the latency objective on random layers of every kind and cost model.
 #include <cstddef>
 #include <cstdint>
 
 #include <catch2/catch.hpp>
 
+#include <tessera/planning/fusion.hpp>
 #include <tessera/planning/tile_solver.hpp>
 
 namespace {
@@ -73,4 +75,108 @@ TEST_CASE("tile solver: equal to exhaustive search on random layers up to 96 x 9
     tiled += fast.cost.tiles > 1;
   }
   CHECK(tiled > 250);  // the comparison is about tiled layers, not ones that fit whole
+}
+
+namespace {
+
+// The latency objective: random layers of every kind the cost model distinguishes (convs,
+// depthwise, pools, elementwise with one or two operands, fused depthwise -> pointwise blocks),
+// batches, strides larger than the window, and cost models with every term - pixel, width and
+// channel granules, per-block preparation with and without scratch, per-row and per-tile
+// overheads, the fallback MAC rate - single or double buffered, with or without a prefetched
+// fill. The solver prunes with lower bounds (layer_cycles_bound) and starts from DORY's tile;
+// it must reach the exhaustive search's time on each.
+tile_geometry random_window_layer(lcg& r, int kind) {  // 0 conv, 1 depthwise, 2 pool, 3 elementwise
+  tile_geometry g{};
+  g.kind = tiling_kind::tiled;
+  g.batch = r.next(0, 5) == 0 ? 2 : 1;
+  const int k = kind == 3 ? 1 : r.next(1, 4);
+  g.kernel_h = k, g.kernel_w = kind == 3 ? 1 : r.next(1, 4);
+  g.stride_h = r.next(1, 3), g.stride_w = r.next(1, 3);
+  g.dilation_h = r.next(0, 4) == 0 ? 2 : 1;
+  g.out_h = r.next(1, 24), g.out_w = r.next(1, 24);
+  g.in_h = (g.out_h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1;
+  g.in_w = (g.out_w - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1;
+  g.channel_lockstep = kind != 0;
+  g.out_c = r.next(1, 20);
+  g.in_c = g.channel_lockstep ? g.out_c : r.next(1, 12);
+  g.in_operands = kind == 3 ? r.next(1, 2) : 1;
+  g.in_elem_bytes = r.next(1, 2);
+  g.out_elem_bytes = r.next(0, 2) == 0 ? 4 : 1;
+  if (kind <= 1)
+    g.weight_bytes_per_channel = static_cast<std::size_t>(g.kernel_h * g.kernel_w * (g.channel_lockstep ? 1 : g.in_c));
+  g.const_bytes_per_channel = static_cast<std::size_t>(r.next(0, 1) * 8);
+  g.macs_per_output = kind == 3 ? 0 : std::int64_t{g.kernel_h} * g.kernel_w * (g.channel_lockstep ? 1 : g.in_c);
+  return g;
+}
+
+kernel_cost random_cost(lcg& r) {
+  kernel_cost c{};
+  c.cycles_per_kmac = static_cast<std::uint32_t>(r.next(0, 4) * 512);
+  c.cycles_per_koutput = static_cast<std::uint32_t>(r.next(0, 2) * 256);
+  c.per_row = static_cast<std::uint32_t>(r.next(0, 30));
+  c.per_tile = static_cast<std::uint32_t>(r.next(0, 3) * 900);
+  c.channel_granule = static_cast<std::uint16_t>(r.next(0, 4) == 0 ? 8 : 0);
+  c.width_granule = static_cast<std::uint16_t>(r.next(0, 4) == 0 ? 4 : 0);
+  c.pixel_granule = static_cast<std::uint16_t>(r.next(0, 2) == 0 ? 4 : 0);
+  c.per_block = static_cast<std::uint32_t>(r.next(0, 2) * 3000);
+  return c;
+}
+
+tile_problem random_latency_layer(lcg& r) {
+  const int kind = r.next(0, 4);  // 4: fused block
+  tile_problem p{};
+  if (kind == 4) {
+    tile_geometry dw = random_window_layer(r, 1);
+    dw.batch = 1;
+    tile_geometry pw{};
+    pw.kind = tiling_kind::tiled;
+    pw.out_h = pw.in_h = dw.out_h, pw.out_w = pw.in_w = dw.out_w;
+    pw.in_c = dw.out_c, pw.out_c = r.next(1, 20);
+    pw.out_elem_bytes = dw.out_elem_bytes;
+    pw.weight_bytes_per_channel = static_cast<std::size_t>(pw.in_c);
+    pw.const_bytes_per_channel = 8;
+    pw.macs_per_output = pw.in_c;
+    p.layer = fused_geometry(dw, pw);
+    p.latency.producer_compute = random_cost(r);
+    if (r.next(0, 1) != 0) p.producer_scratch = growing_scratch;
+  } else {
+    p.layer = random_window_layer(r, kind);
+  }
+  p.double_buffering = r.next(0, 4) != 0;
+  p.objective = tiling_objective::latency;
+  if (r.next(0, 1) != 0) p.scratch = growing_scratch;
+  p.latency.compute = random_cost(r);
+  p.latency.macs_per_cycle_x16 = static_cast<std::uint32_t>(r.next(4, 64));
+  p.latency.transfer = {"L2", 0, static_cast<std::uint32_t>(r.next(1, 8)), static_cast<std::uint32_t>(r.next(0, 40)),
+                        static_cast<std::uint32_t>(r.next(0, 60))};
+  p.latency.first_load_hidden = r.next(0, 1) != 0;
+  const std::size_t smallest = cost_of(p, {1, 1, p.layer.channel_step}).total_bytes;
+  const std::size_t whole = cost_of(p, {p.layer.out_h, p.layer.out_w, p.layer.out_c}).total_bytes;
+  p.capacity = smallest + static_cast<std::size_t>(r.next(0, 1000)) * (whole - smallest + 999) / 1000;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("tile solver: the latency objective equals exhaustive search on random layers of every kind",
+          "[tile_solver]") {
+  lcg r{20261126};
+  int tiled = 0, fused = 0;
+  for (int i = 0; i < 1500; ++i) {
+    const tile_problem p = random_latency_layer(r);
+    const tile_solution fast = solve_tiles(p);
+    const tile_solution all = solve_tiles_exhaustive(p);
+    INFO("layer " << i << ": out " << p.layer.out_h << "x" << p.layer.out_w << "x" << p.layer.out_c << " fused "
+                  << p.layer.fused() << ", L1 " << p.capacity);
+    REQUIRE(fast.feasible == all.feasible);
+    if (!fast.feasible) continue;
+    REQUIRE(fast.cycles == all.cycles);
+    REQUIRE(fast.cycles == layer_cycles(p, fast.tile, fast.cost));
+    REQUIRE(fast.cost.total_bytes <= p.capacity);
+    tiled += fast.cost.tiles > 1;
+    fused += p.layer.fused() && fast.cost.tiles > 1;
+  }
+  CHECK(tiled > 700);
+  CHECK(fused > 100);
 }

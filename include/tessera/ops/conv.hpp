@@ -110,8 +110,8 @@ struct conv : unary_node<Name, op_kind::conv, A> {
   template <auto const& T>
   static constexpr kernels::reference::conv2d_dims tile_dims(int rows, int cols, int h, int w, int c, int pad_top = 0,
                                                              int pad_left = 0) {
-    constexpr auto d = dims<T>();
-    const bool dw = depthwise<T>();
+    const auto& d = dims_of<T>;
+    const bool dw = is_depthwise<T>;
     return {1, rows, cols, dw ? c : d.in_c, h, w, c, A.kernel_h, A.kernel_w, A.stride_h, A.stride_w,
             A.dilation_h, A.dilation_w, pad_top, pad_left, dw ? c : A.groups};
   }
@@ -128,6 +128,13 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     constexpr auto d = dims<T>();
     return A.groups > 1 && A.groups == d.in_c && d.out_c == d.in_c;
   }
+
+  /// dims<T>() and depthwise<T>() evaluated once: the planner's scratch functions read them
+  /// for every tile the solver tries (a constexpr local would be evaluated again each call).
+  template <auto const& T>
+  static constexpr kernels::reference::conv2d_dims dims_of = dims<T>();
+  template <auto const& T>
+  static constexpr bool is_depthwise = depthwise<T>();
 
   template <auto const& T>
   static constexpr tile_geometry tile_geometry_of() {

@@ -235,7 +235,15 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t) {
   k.blocks[2] = ceil_div(g.out_h, t.h);
   k.blocks[3] = ceil_div(g.out_w, t.w);
   const memory_level& m = p.latency.transfer;
+  // A dimension in one block has one extent: the kinds that differ only in its bit are equal,
+  // so each is computed once.
+  const int single = (k.blocks[2] == 1 ? 1 : 0) | (k.blocks[3] == 1 ? 2 : 0) | (k.blocks[0] == 1 ? 4 : 0);
   for (int i = 0; i < 8; ++i) {
+    if ((i & single) != 0) {
+      const int same = i & ~single;
+      k.compute[i] = k.compute[same], k.load[i] = k.load[same], k.store[i] = k.store[same];
+      continue;
+    }
     const int rows = (i & 1) ? k.last[0] : k.extent[0];
     const int cols = (i & 2) ? k.last[1] : k.extent[1];
     const int chans = (i & 4) ? k.last[2] : k.extent[2];
@@ -374,39 +382,154 @@ constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t
   return bytes + static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel + g.producer_weight_bytes;
 }
 
-/// A lower bound of layer_cycles over every tile no larger than `t` in rows, columns and
-/// channels (used to prune; see (4) in the header comment): the compute of the whole layer
-/// plus the per-tile and per-row overheads of `t`'s tile count and the kernels' preparation of
-/// its channel blocks (at least once per block), or all transfers of the outputs and filters
-/// plus per-transfer costs, less a hidden fill.
-constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_shape& t) {
-  using tiling_detail::ceil_div;
-  const tile_geometry& g = p.layer;
-  const kernel_cost& kc = p.latency.compute;
-  const std::int64_t blocks = ceil_div(g.out_c, t.c), cols = ceil_div(g.out_w, t.w);
-  const std::int64_t tiles = g.batch * ceil_div(g.out_h, t.h) * cols * blocks;
-  const auto outputs = static_cast<std::uint64_t>(g.batch) * static_cast<std::uint64_t>(g.out_h) *
-                       static_cast<std::uint64_t>(g.out_w) * static_cast<std::uint64_t>(g.out_c);
-  const std::uint64_t macs = outputs * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
-  std::uint64_t compute = 0;
-  if (kc.cycles_per_kmac != 0) {
-    compute = macs * kc.cycles_per_kmac / 1024;
+namespace tiling_detail {
+/// The blocks of one output dimension under a tile extent: `count` blocks, all `extent` wide
+/// but the last, `last` wide.
+struct blocks_along {
+  std::int64_t count = 1;
+  int extent = 1;
+  int last = 1;
+};
+
+constexpr blocks_along blocks_of(int full, int extent) {
+  const std::int64_t n = ceil_div(full, extent);
+  return {n, extent, full - static_cast<int>(n - 1) * extent};
+}
+
+/// The sum of f(block extent) over the blocks of `b`.
+template <class F>
+constexpr std::uint64_t sum_over(const blocks_along& b, F&& f) {
+  return static_cast<std::uint64_t>(b.count - 1) * f(b.extent) + f(b.last);
+}
+
+constexpr std::uint64_t rounded_up(std::uint64_t v, std::uint16_t granule) {
+  const std::uint64_t q = granule > 1 ? granule : 1;
+  return (v + q - 1) / q * q;
+}
+
+/// Input rows (or columns) the blocks of an output dimension read, summed, at least: exact
+/// when the extent is fixed; relaxed, at least what the whole dimension reads when windows of
+/// neighbouring blocks overlap or touch (stride <= window extent: a split never reads less),
+/// else one input row per output row (every window reads at least one), capped at the input.
+constexpr std::uint64_t input_span_sum(const blocks_along& b, bool relaxed, int full, int input, int stride,
+                                       int kernel, int dilation) {
+  const auto span = [&](int outputs) -> std::uint64_t {
+    const int s = window::span(outputs, stride, kernel, dilation);
+    return static_cast<std::uint64_t>(s < input ? s : input);
+  };
+  if (!relaxed) return sum_over(b, span);
+  if (stride <= (kernel - 1) * dilation + 1) return span(full);
+  return static_cast<std::uint64_t>(full < input ? full : input);
+}
+
+/// The compute cycles (kernel_tile_cycles) of one kernel summed over the tiles, at least, for
+/// tiles whose rows and columns are split as `rows` and `cols`, with `tiles` tiles in all and
+/// `channel_slots` (channels as the kernel computes them, summed over the channel blocks) per
+/// pixel; along the dimension `relaxed` (0 rows, 1 cols, 2 none) the split is any finer one.
+/// Each tile's slots are round_pixels(rows * round_width(cols)) * round_channels(channels)
+/// (kernel_tile_cycles), so the sum factors into a sum over the pixel blocks times the channel
+/// sum; dropping a granule's rounding along the relaxed dimension keeps it a lower bound.
+constexpr std::uint64_t compute_floor(const kernel_cost& cost, std::uint32_t fallback_macs_per_cycle_x16,
+                                      const tile_geometry& g, const blocks_along& rows, const blocks_along& cols,
+                                      int relaxed, std::uint64_t channel_slots, std::uint64_t tiles,
+                                      std::uint64_t row_calls) {
+  std::uint64_t pixels = 0;
+  if (relaxed == 0) {
+    pixels = static_cast<std::uint64_t>(g.out_h) * sum_over(cols, [&](int c) { return rounded_up(c, cost.width_granule); });
+  } else if (relaxed == 1) {
+    pixels = static_cast<std::uint64_t>(g.out_h) * static_cast<std::uint64_t>(g.out_w);
   } else {
-    const std::uint64_t rate = p.latency.macs_per_cycle_x16 != 0 ? p.latency.macs_per_cycle_x16 : 16;
-    compute = macs * 16 / rate;
+    pixels = sum_over(rows, [&](int r) {
+      return sum_over(cols, [&](int c) {
+        return rounded_up(static_cast<std::uint64_t>(r) * rounded_up(c, cost.width_granule), cost.pixel_granule);
+      });
+    });
   }
-  compute += outputs * kc.cycles_per_koutput / 1024 + static_cast<std::uint64_t>(tiles) * kc.per_tile +
-             static_cast<std::uint64_t>(blocks) * preparation_cycles(kc, p.latency.producer_compute, g) +
-             static_cast<std::uint64_t>(g.batch * blocks * cols) * static_cast<std::uint64_t>(g.out_h) * kc.per_row;
-  const memory_level& m = p.latency.transfer;
+  const std::uint64_t slots = static_cast<std::uint64_t>(g.batch) * pixels * channel_slots;
+  const std::uint64_t macs = slots * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
+  std::uint64_t cycles = 0;
+  if (cost.cycles_per_kmac != 0) {
+    cycles = macs * cost.cycles_per_kmac / 1024;
+  } else {
+    const std::uint64_t rate = fallback_macs_per_cycle_x16 != 0 ? fallback_macs_per_cycle_x16 : 16;
+    cycles = macs * 16 / rate;
+  }
+  return cycles + slots * cost.cycles_per_koutput / 1024 + tiles * cost.per_tile + row_calls * cost.per_row;
+}
+}  // namespace tiling_detail
+
+/// A lower bound of layer_cycles over every tile equal to `t` along the two dimensions other
+/// than `z` (0 rows, 1 columns, 2 channels) and no larger along `z` - the tiles the search
+/// leaves to visit for one pair (see (4) in the header comment) - or, with z = exactly_t, of
+/// `t` alone (a cheap test before layer_cycles). `may_keep`: whether those tiles may keep
+/// their kernels' preparation (keeps_preparation of the largest of them; a layer whose largest
+/// tile keeps no scratch keeps none with smaller ones, the scratch functions being
+/// non-decreasing). The larger of
+/// - compute: the first fill (of the smallest such tile; 0 when prefetched), the compute of
+///   every tile (compute_floor: exact along the fixed dimensions, granules included), the
+///   kernels' preparation (once per filter block if the layer can keep it, else per tile) and
+///   the last store (its smallest);
+/// - transfers: every transfer's fixed cost and bytes (the inputs with their halos, the outputs,
+///   the filters per block), which the DMA serialises, less a prefetched fill (of `t`, the
+///   largest).
+/// Block counts along `z` only grow as the extent shrinks, so `t`'s are lower bounds.
+inline constexpr int exactly_t = 3;
+constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_shape& t, int z, bool may_keep) {
+  using namespace tiling_detail;
+  const tile_geometry& g = p.layer;
+  const latency_model& lm = p.latency;
+  const blocks_along rows = blocks_of(g.out_h, t.h), cols = blocks_of(g.out_w, t.w), chans = blocks_of(g.out_c, t.c);
+  const auto tiles = static_cast<std::uint64_t>(g.batch * rows.count * cols.count * chans.count);
+  const auto row_calls = static_cast<std::uint64_t>(g.batch) * static_cast<std::uint64_t>(g.out_h) *
+                         static_cast<std::uint64_t>(cols.count * chans.count);
+  const tile_geometry consumer = g.fused() ? consumer_of(g) : g;
+  const std::uint64_t channel_slots =
+      z == 2 ? static_cast<std::uint64_t>(g.out_c)
+             : sum_over(chans, [&](int c) { return rounded_up(c, lm.compute.channel_granule); });
+  const int relaxed = z == 2 ? 2 : z;
+  std::uint64_t compute =
+      compute_floor(lm.compute, lm.macs_per_cycle_x16, consumer, rows, cols, relaxed, channel_slots, tiles, row_calls);
+  if (g.fused()) {  // the depthwise kernel runs over all intermediate channels in every tile
+    const std::uint64_t depth = static_cast<std::uint64_t>(chans.count) *
+                                rounded_up(g.intermediate_channels, lm.producer_compute.channel_granule);
+    compute += compute_floor(lm.producer_compute, lm.macs_per_cycle_x16, producer_of(g), rows, cols, relaxed, depth,
+                             tiles, row_calls);
+  }
+  const std::uint64_t preparing = may_keep ? static_cast<std::uint64_t>(chans.count) : tiles;
+  compute += preparing * preparation_cycles(lm.compute, lm.producer_compute, g);
+  const memory_level& m = lm.transfer;
+  tile_shape smallest = t;
+  if (z == 0) smallest.h = 1;
+  if (z == 1) smallest.w = 1;
+  if (z == 2) smallest.c = g.channel_step;
+  if (!lm.first_load_hidden) compute += first_fill(p, smallest);
+  compute += m.transfer_cycles(static_cast<std::uint64_t>(z == 0 ? 1 : rows.last) *  // the last store
+                               static_cast<std::uint64_t>(z == 1 ? 1 : cols.last) *
+                               static_cast<std::uint64_t>(z == 2 ? 1 : chans.last) *
+                               static_cast<std::uint64_t>(g.out_elem_bytes));
+
   const std::uint64_t fixed = std::uint64_t{m.setup_cycles} + m.latency_cycles;
   const std::uint64_t per_byte = m.bytes_per_cycle != 0 ? m.bytes_per_cycle : 1;
-  std::uint64_t moved = static_cast<std::uint64_t>(tiles) * static_cast<std::uint64_t>(g.in_operands + 1) * fixed +
-                        (outputs * static_cast<std::uint64_t>(g.out_elem_bytes) +
-                         static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel) / per_byte;
-  if (g.weight_bytes_per_channel > 0) moved += static_cast<std::uint64_t>(blocks) * fixed;
-  if (p.latency.first_load_hidden) {
-    const std::uint64_t fill = tiling_detail::first_fill(p, t);  // the first tile only grows with t
+  const std::uint64_t input_rows =
+      input_span_sum(rows, z == 0, g.out_h, g.in_h, g.stride_h, g.kernel_h, g.dilation_h);
+  const std::uint64_t input_cols =
+      input_span_sum(cols, z == 1, g.out_w, g.in_w, g.stride_w, g.kernel_w, g.dilation_w);
+  const std::uint64_t input_chans = g.channel_lockstep ? static_cast<std::uint64_t>(g.out_c)
+                                                       : static_cast<std::uint64_t>(chans.count) *
+                                                             static_cast<std::uint64_t>(g.in_c);
+  const std::uint64_t input_bytes = static_cast<std::uint64_t>(g.batch) * input_rows * input_cols * input_chans *
+                                    static_cast<std::uint64_t>(g.in_elem_bytes);
+  const auto outputs = static_cast<std::uint64_t>(g.batch) * static_cast<std::uint64_t>(g.out_h) *
+                       static_cast<std::uint64_t>(g.out_w) * static_cast<std::uint64_t>(g.out_c);
+  const auto operands = static_cast<std::uint64_t>(g.in_operands);
+  std::uint64_t moved = tiles * (operands + 1) * fixed +
+                        (operands * input_bytes + outputs * static_cast<std::uint64_t>(g.out_elem_bytes) +
+                         static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel) /
+                            per_byte;
+  if (g.weight_bytes_per_channel > 0) moved += static_cast<std::uint64_t>(chans.count) * fixed;
+  if (g.fused()) moved += static_cast<std::uint64_t>(chans.count) * m.transfer_cycles(g.producer_weight_bytes);
+  if (lm.first_load_hidden) {
+    const std::uint64_t fill = first_fill(p, t);  // the first tile's loads only grow with the tile
     moved = moved > fill ? moved - fill : 0;
   }
   return compute > moved ? compute : moved;
@@ -462,7 +585,7 @@ constexpr int period_of(const tile_problem& p, int dim) {
 
 /// Walks the pairs (x, y) of the two smaller dimensions of `r` and calls
 /// `visit(v, z, zmax, cost)` with v the tile at (x, y, zmax) (see (2) in the header comment).
-/// `skip(v)` (v's z set to an upper bound of zmax) may prune a pair before its zmax is found.
+/// `skip(v, z)` (v's z set to an upper bound of zmax) may prune a pair before its zmax is found.
 /// `periodic_y`: the objective is DORY's, so along y only the period_of(y) widest pairs of a
 /// run with one zmax are visited (see (5) in the header comment).
 template <class Skip, class Visit>
@@ -498,7 +621,7 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
       v[x] = a;
       v[y] = b;
       v[z] = hint;
-      if (skip(v)) {
+      if (skip(v, z)) {
         row_feasible = true;  // unknown: keep walking (hint stays a valid upper bound)
         continue;
       }
@@ -595,7 +718,7 @@ constexpr tile_solution solve_dory(const tile_problem& p) {
   region rs[2]{};
   const int n = region_count(p, rs);
   for (int i = 0; i < n; ++i) {
-    const auto skip = [&](const int (&v)[3]) {
+    const auto skip = [&](const int (&v)[3], int) {
       if (!best.feasible) return false;
       // v[z] holds an upper bound of zmax; every coordinate's term is bounded over [1, v].
       const std::int64_t h = term_bound(0, v[0]) + term_bound(1, v[1]) + term_bound(2, v[2]);
@@ -622,16 +745,30 @@ constexpr tile_solution solve_dory(const tile_problem& p) {
 constexpr tile_solution solve_latency(const tile_problem& p) {
   tile_solution best{};
   whole_layer(p, best);  // one tile is a candidate like any other
+  const tile_geometry& g = p.layer;
+  const bool may_keep = keeps_preparation(g, cost_of(p, {g.out_h, g.out_w, g.out_c}).scratch_bytes);
   const auto consider = [&](const tile_shape& t, const tile_cost& cost) {
+    // The bound costs a few times less than layer_cycles and turns most candidates away.
+    if (best.feasible &&
+        layer_cycles_bound(p, t, exactly_t, keeps_preparation(g, cost.scratch_bytes)) >= best.cycles)
+      return;
     const std::uint64_t cycles = layer_cycles(p, t, cost);
     if (faster(cycles, cost, best)) best = {true, t, cost, score_of(p, t, cost), 0, cycles, best.evaluations};
   };
+  if (!best.feasible) {
+    // A good first candidate lets the bounds prune from the first pair on (the walk starts at
+    // the smallest tiles, the slowest): DORY's tile, which costs a hundred or so byte counts
+    // and no layer model, is usually within tens of percent of the fastest.
+    const tile_solution dory = solve_dory(p);
+    best.evaluations = dory.evaluations;
+    if (dory.feasible) consider(dory.tile, dory.cost);
+  }
   region rs[2]{};
   const int n = region_count(p, rs);
   for (int i = 0; i < n; ++i) {
     // (4): tiles no larger than v take at least layer_cycles_bound(v) cycles.
-    const auto skip = [&](const int (&v)[3]) {
-      return best.feasible && layer_cycles_bound(p, shape_at(p, v)) >= best.cycles;
+    const auto skip = [&](const int (&v)[3], int z) {
+      return best.feasible && layer_cycles_bound(p, shape_at(p, v), z, may_keep) >= best.cycles;
     };
     const auto visit = [&](const int (&v)[3], int z, int zmax, const tile_cost& top) {
       consider(shape_at(p, v), top);
@@ -639,7 +776,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
       for (int k = zmax - 1; k >= rs[i].lo[z]; --k) {
         u[z] = k;
         const tile_shape t = shape_at(p, u);
-        if (layer_cycles_bound(p, t) >= best.cycles) break;  // and for every smaller k
+        if (layer_cycles_bound(p, t, z, may_keep) >= best.cycles) break;  // and for every smaller k
         ++best.evaluations;
         consider(t, cost_of(p, t));
       }
