@@ -59,27 +59,15 @@ int run_tiled() {
   return exact ? 0 : 1;
 }
 
-// The latency objective's search still exceeds the compilers' default constexpr budgets on
-// some of these layers (issue 9: its pruning on layers whose cost hardly changes with the tile):
-// with the arm_mve and rv32/rvv kernels' scratch under GCC, and under clang's tighter limit on
-// the arm_dsp ones. Its rows run where it plans within the defaults: arm_dsp kernels, GCC.
-#if defined(__clang__)
-inline constexpr bool latency_rows = false;
-#else
-inline constexpr bool latency_rows = tessera::kernels::native_family == tessera::kernels::kernel_family::arm_dsp;
-#endif
-
 template <std::size_t L1>
 int run_all_criteria() {
   using tessera::fusion_policy;
   using tessera::tiling_objective;
   int failures = run_tiled<L1, tiling_objective::dory_l1, fusion_policy::off>() +
                  run_tiled<L1, tiling_objective::dory_l1, fusion_policy::by_traffic>() +
-                 run_tiled<L1, tiling_objective::dory_l1, fusion_policy::by_latency>();
-  if constexpr (latency_rows) {
-    failures += run_tiled<L1, tiling_objective::latency, fusion_policy::off>() +
-                run_tiled<L1, tiling_objective::latency, fusion_policy::by_latency>();
-  }
+                 run_tiled<L1, tiling_objective::dory_l1, fusion_policy::by_latency>() +
+                 run_tiled<L1, tiling_objective::latency, fusion_policy::off>() +
+                 run_tiled<L1, tiling_objective::latency, fusion_policy::by_latency>();
   return failures;
 }
 }  // namespace

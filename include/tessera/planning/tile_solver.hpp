@@ -41,9 +41,15 @@
 //     score, and pairs are skipped when even a full L1 with their best heuristics cannot.
 // (4) Latency: for a fixed pair, layer_cycles is not monotone in z (larger tiles fill and drain
 //     longer, smaller ones pay more per-tile overhead), so z is scanned downward from zmax, but
-//     it stops as soon as a lower bound valid for all smaller z (compute of the whole layer plus
-//     per-tile overheads, which only grow as tiles shrink, and the bytes every tiling moves)
-//     reaches the best time; pairs are skipped by the same bound.
+//     it stops as soon as a lower bound valid for all smaller z with the pair's two extents
+//     (layer_cycles_bound: the compute of every tile, exact along the two fixed dimensions
+//     with the kernels' granules, plus per-tile overheads and preparation, which only grow as
+//     tiles shrink, and fill and drain; or every byte and transfer the DMA serialises) reaches
+//     the best time; pairs are skipped by the same bound, and each candidate is first held
+//     against the bound of its own tile, a few times cheaper than the layer model. The search
+//     starts from DORY's tile, so that the bounds prune from the first (smallest, slowest)
+//     pairs on: on the DS-CNN's layers through 12 kB this cut clang's constexpr steps from
+//     2.4-4.1 M (over its 2^20 limit) to 0.03-0.36 M.
 // (5) DORY, along y: for a fixed x the pairs (x, y) with one zmax form runs, and inside a run
 //     (x, y, z) is dominated by (x, y + p, z), p the period of y's term, for every z the pair
 //     considers (same periodic terms, at least the bytes and channels, no more tiles, and
@@ -458,23 +464,61 @@ constexpr std::uint64_t compute_floor(const kernel_cost& cost, std::uint32_t fal
 }
 }  // namespace tiling_detail
 
+namespace tiling_detail {
+/// How much longer the first tile computes than the DMA work that can overlap it, at least,
+/// with tile `t`: its compute (no rounding, so at most the model's) less the next tile's loads
+/// and filters (at most a tile's as large as `t`), less its own loads when they were prefetched
+/// (at most as large). The DMA has no store before the first tile, so it idles that long:
+/// every transfer plus this slack is a lower bound of the layer. Real-valued so that it is
+/// affine in each extent of `t` (the spans uncapped, each transfer's rounding as +1), and its
+/// minimum over a range of one extent is at an end of the range.
+constexpr double first_tile_slack(const tile_problem& p, const tile_shape& t) {
+  const tile_geometry& g = p.layer;
+  const latency_model& lm = p.latency;
+  const auto kernel = [&](const kernel_cost& k, const tile_geometry& kg, double slots) {
+    const double macs = slots * static_cast<double>(kg.macs_per_output > 0 ? kg.macs_per_output : 1);
+    const double rate = lm.macs_per_cycle_x16 != 0 ? lm.macs_per_cycle_x16 : 16;
+    return (k.cycles_per_kmac != 0 ? macs * k.cycles_per_kmac / 1024 : macs * 16 / rate) +
+           slots * k.cycles_per_koutput / 1024 + static_cast<double>(k.per_row) * t.h + k.per_tile;
+  };
+  const double pixels = static_cast<double>(t.h) * t.w;
+  double compute = kernel(lm.compute, g.fused() ? consumer_of(g) : g, pixels * t.c) +
+                   static_cast<double>(preparation_cycles(lm.compute, lm.producer_compute, g));
+  if (g.fused()) compute += kernel(lm.producer_compute, producer_of(g), pixels * g.intermediate_channels);
+  const memory_level& m = lm.transfer;
+  const double rate = m.bytes_per_cycle != 0 ? m.bytes_per_cycle : 1;
+  const auto transfer = [&](double bytes) {
+    return static_cast<double>(m.setup_cycles) + m.latency_cycles + bytes / rate + 1;
+  };
+  const double span_h = static_cast<double>(t.h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1;
+  const double span_w = static_cast<double>(t.w - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1;
+  const double in_bytes = span_h * span_w * (g.channel_lockstep ? t.c : g.in_c) * g.in_elem_bytes;
+  double loads = g.in_operands * transfer(in_bytes);
+  if (g.weight_bytes_per_channel > 0) loads += transfer(static_cast<double>(t.c) * g.weight_bytes_per_channel);
+  if (g.fused()) loads += transfer(static_cast<double>(g.producer_weight_bytes));
+  return compute - loads - (lm.first_load_hidden ? loads : 0);
+}
+}  // namespace tiling_detail
+
 /// A lower bound of layer_cycles over every tile equal to `t` along the two dimensions other
 /// than `z` (0 rows, 1 columns, 2 channels) and no larger along `z` - the tiles the search
 /// leaves to visit for one pair (see (4) in the header comment) - or, with z = exactly_t, of
 /// `t` alone (a cheap test before layer_cycles). `may_keep`: whether those tiles may keep
 /// their kernels' preparation (keeps_preparation of the largest of them; a layer whose largest
 /// tile keeps no scratch keeps none with smaller ones, the scratch functions being
-/// non-decreasing). The larger of
+/// non-decreasing). `z_low` > 0: only the extents along `z` from `z_low` up count (a range with
+/// one block count, whose first-tile slack is much larger than the smallest tile's). The larger of
 /// - compute: the first fill (of the smallest such tile; 0 when prefetched), the compute of
 ///   every tile (compute_floor: exact along the fixed dimensions, granules included), the
 ///   kernels' preparation (once per filter block if the layer can keep it, else per tile) and
 ///   the last store (its smallest);
 /// - transfers: every transfer's fixed cost and bytes (the inputs with their halos, the outputs,
-///   the filters per block), which the DMA serialises, less a prefetched fill (of `t`, the
-///   largest).
+///   the filters per block), which the DMA serialises, plus the first tile's slack (the DMA
+///   idles while the first tile computes: first_tile_slack), less a prefetched fill.
 /// Block counts along `z` only grow as the extent shrinks, so `t`'s are lower bounds.
 inline constexpr int exactly_t = 3;
-constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_shape& t, int z, bool may_keep) {
+constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_shape& t, int z, bool may_keep,
+                                           int z_low = 0) {
   using namespace tiling_detail;
   const tile_geometry& g = p.layer;
   const latency_model& lm = p.latency;
@@ -499,9 +543,9 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
   compute += preparing * preparation_cycles(lm.compute, lm.producer_compute, g);
   const memory_level& m = lm.transfer;
   tile_shape smallest = t;
-  if (z == 0) smallest.h = 1;
-  if (z == 1) smallest.w = 1;
-  if (z == 2) smallest.c = g.channel_step;
+  if (z == 0) smallest.h = z_low > 0 ? z_low : 1;
+  if (z == 1) smallest.w = z_low > 0 ? z_low : 1;
+  if (z == 2) smallest.c = z_low > 0 ? z_low : g.channel_step;
   if (!lm.first_load_hidden) compute += first_fill(p, smallest);
   compute += m.transfer_cycles(static_cast<std::uint64_t>(z == 0 ? 1 : rows.last) *  // the last store
                                static_cast<std::uint64_t>(z == 1 ? 1 : cols.last) *
@@ -528,9 +572,22 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
                             per_byte;
   if (g.weight_bytes_per_channel > 0) moved += static_cast<std::uint64_t>(chans.count) * fixed;
   if (g.fused()) moved += static_cast<std::uint64_t>(chans.count) * m.transfer_cycles(g.producer_weight_bytes);
-  if (lm.first_load_hidden) {
-    const std::uint64_t fill = first_fill(p, t);  // the first tile's loads only grow with the tile
-    moved = moved > fill ? moved - fill : 0;
+  // The first tile's slack (first_tile_slack), its least over the range (an end of it), or
+  // when prefetched at least minus the first fill (which only grows with the tile); the
+  // real-valued slack is rounded down with a cycle to spare.
+  double slack = first_tile_slack(p, t);
+  if (z <= 2) {
+    const double low = first_tile_slack(p, smallest);
+    slack = low < slack ? low : slack;
+  }
+  const double floor_slack = lm.first_load_hidden ? -static_cast<double>(first_fill(p, t)) : 0.0;
+  if (slack < floor_slack) slack = floor_slack;
+  const auto whole = static_cast<std::int64_t>(slack >= 0 ? slack : slack - 1) - 1;
+  if (whole >= 0) {
+    moved += static_cast<std::uint64_t>(whole);
+  } else {
+    const auto idle = static_cast<std::uint64_t>(-whole);
+    moved = moved > idle ? moved - idle : 0;
   }
   return compute > moved ? compute : moved;
 }
@@ -773,10 +830,24 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
     const auto visit = [&](const int (&v)[3], int z, int zmax, const tile_cost& top) {
       consider(shape_at(p, v), top);
       int u[3]{v[0], v[1], v[2]};
+      // Extents along z with one block count form a group; both bounds are checked once per
+      // group, at its largest extent (the scan moves downward).
+      const int full = z == 0 ? g.out_h : z == 1 ? g.out_w : g.out_c / g.channel_step;
+      std::int64_t group_blocks = 0;
       for (int k = zmax - 1; k >= rs[i].lo[z]; --k) {
         u[z] = k;
         const tile_shape t = shape_at(p, u);
-        if (layer_cycles_bound(p, t, z, may_keep) >= best.cycles) break;  // and for every smaller k
+        const std::int64_t blocks = ceil_div(full, k);
+        if (blocks != group_blocks) {
+          group_blocks = blocks;
+          if (layer_cycles_bound(p, t, z, may_keep) >= best.cycles) break;  // and for every smaller k
+          const int group_low = static_cast<int>(ceil_div(full, blocks));
+          const int extent = z == 2 ? group_low * g.channel_step : group_low;
+          if (group_low < k && layer_cycles_bound(p, t, z, may_keep, extent) >= best.cycles) {
+            k = group_low;  // skips the group: the loop moves on to group_low - 1
+            continue;
+          }
+        }
         ++best.evaluations;
         consider(t, cost_of(p, t));
       }
