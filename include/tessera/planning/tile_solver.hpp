@@ -547,9 +547,13 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
   if (z == 1) smallest.w = z_low > 0 ? z_low : 1;
   if (z == 2) smallest.c = z_low > 0 ? z_low : g.channel_step;
   if (!lm.first_load_hidden) compute += first_fill(p, smallest);
-  compute += m.transfer_cycles(static_cast<std::uint64_t>(z == 0 ? 1 : rows.last) *  // the last store
-                               static_cast<std::uint64_t>(z == 1 ? 1 : cols.last) *
-                               static_cast<std::uint64_t>(z == 2 ? 1 : chans.last) *
+  // The last store: along z at least one row, column or channel - or, over a range with one
+  // block count, what the largest extent leaves for the last block (the least).
+  const blocks_along& along_z = z == 0 ? rows : z == 1 ? cols : chans;
+  const int last_z = z_low > 0 ? along_z.last : 1;
+  compute += m.transfer_cycles(static_cast<std::uint64_t>(z == 0 ? last_z : rows.last) *
+                               static_cast<std::uint64_t>(z == 1 ? last_z : cols.last) *
+                               static_cast<std::uint64_t>(z == 2 ? last_z : chans.last) *
                                static_cast<std::uint64_t>(g.out_elem_bytes));
 
   const std::uint64_t fixed = std::uint64_t{m.setup_cycles} + m.latency_cycles;
