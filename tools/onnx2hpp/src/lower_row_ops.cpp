@@ -119,7 +119,7 @@ void lower_i_softmax(lowering_context& cx, const onnx::NodeProto& n, const node_
     where.fail(fmt::format("log2 = {} is outside [1, 2^31 - 1]", op.log2));
   // Each exponential a non-negative 32-bit value, the row maximum's at least 1 (a non-zero
   // sum), and a row's sum within 32 bits: checked on every x - max an 8-bit row can have.
-  const std::int64_t length = cx.input_shape(n, 0, where).back();
+  const std::int64_t length = row_input(cx, n, where).back();  // rank >= 1 checked first (fuzzer finding)
   wide largest = 0;
   for (std::int64_t xt = -max_row_spread; xt <= 0; ++xt) {
     const wide e = i_softmax_exp(xt, op);
@@ -140,7 +140,7 @@ void lower_ita_max(lowering_context& cx, const onnx::NodeProto& n, const node_co
   ops::softmax op;
   op.kind = ops::softmax_kind::ita_max;
   op.n_levels = levels_attribute(n, where);
-  if (cx.input_shape(n, 0, where).back() > (std::int64_t{1} << 23))
+  if (row_input(cx, n, where).back() > (std::int64_t{1} << 23))
     where.fail("rows longer than 2^23 can exceed the 32-bit sum");
   add_softmax(cx, n, where, op);
 }
@@ -152,7 +152,7 @@ void lower_ita_partial_max(lowering_context& cx, const onnx::NodeProto& n, const
   op.group_width = integer_attribute(n, where, "group_width");
   if (op.group_width < 1 || op.group_width > std::numeric_limits<std::int32_t>::max())
     where.fail(fmt::format("group_width = {} must be at least 1", op.group_width));
-  if (cx.input_shape(n, 0, where).back() > (std::int64_t{1} << 23))
+  if (row_input(cx, n, where).back() > (std::int64_t{1} << 23))
     where.fail("rows longer than 2^23 can exceed the 32-bit sum");
   add_softmax(cx, n, where, op);
 }
