@@ -607,7 +607,7 @@ quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, 
   // an 840-byte model (a Pad by 65535 rows, then a QLinearGlobalAveragePool) asked for 8.9 M
   // ones, a 30 MB header (a fuzzer timeout). 2^20 int8 weights are 1 MiB of flash for one
   // pool; a real network's global pool (1280 channels of 7 x 7: 62,720) is far below.
-  if (count > (std::int64_t{1} << 20) || channels * count > (std::int64_t{1} << 20))
+  if (count > max_made_constant_values || channels * count > max_made_constant_values)
     where.fail(fmt::format("the average pool becomes a depthwise convolution with {} x {} x {} weights of 1, "
                            "more than 2^20 (1 MiB of constants)",
                            channels, window.kernel[0], window.kernel[1]));

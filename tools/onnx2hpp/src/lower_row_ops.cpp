@@ -63,6 +63,11 @@ int_array row_constant(int_array c, const dims& x, const node_context& where, co
   if (!broadcast_shapes(c.shape, suffix, joined) || joined != suffix)
     where.fail(role + " " + to_string(c.shape) + " does not broadcast to the input " + to_string(x));
   require_fits(c, tessera::dtype::s32, where, role);
+  // A [1] weight over rows of 2^31 - 1 asked for 16 GB (fuzzer finding).
+  if (element_count(suffix) > max_made_constant_values)
+    where.fail(fmt::format("{} {} expanded to the input's rows {} would hold {} values, more than 2^20 (1 MiB of "
+                           "constants)",
+                           role, to_string(c.shape), to_string(suffix), element_count(suffix)));
   int_array out;
   out.values = expand_to(c, suffix);
   out.shape = {element_count(suffix) / x.back(), x.back()};
