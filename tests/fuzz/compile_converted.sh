@@ -77,8 +77,8 @@ EOF
     ok=$((ok + 1))
     continue
   fi
-  first=$(grep -m1 'error:' "$work/out.txt" || true)
-  if [ "$status" -eq 1 ] && echo "$first" | grep -q 'error: static assertion failed.*tessera'; then
+  first=$(grep -m1 ': error: ' "$work/out.txt" || true)
+  if [ "$status" -eq 1 ] && echo "$first" | grep -q ': error: static assertion failed.*tessera'; then
     designed=$((designed + 1))
     echo "designed: $h: $(echo "$first" | sed 's/.*error: //' | cut -c1-160)"
     continue
