@@ -13,10 +13,17 @@
 // A model that converts is converted a second time with --no-fuse.
 //
 // TESSERA_FUZZ_PRINT_ERRORS=1 prints each expected error message (to sample them).
+// TESSERA_FUZZ_SAVE_HEADERS=DIR writes every header that came out to DIR/<hash>.hpp (namespace
+// `fuzz`): tests/fuzz/compile_converted.sh replays a saved corpus this way (-runs=0) and
+// compiles what converted.
+//
+// onnx2hpp_struct_fuzzer is this target with the structure-aware mutator (onnx_mutator.cpp).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
+#include <functional>
 #include <string>
 #include <typeinfo>
 #include <unordered_set>
@@ -29,6 +36,13 @@
 namespace {
 
 bool print_errors = false;
+std::string save_headers;  // TESSERA_FUZZ_SAVE_HEADERS
+
+void save_header(const std::string& header) {
+  char name[32];
+  std::snprintf(name, sizeof name, "/%016zx.hpp", std::hash<std::string>{}(header));
+  std::ofstream(save_headers + name, std::ios::binary) << header;
+}
 
 bool integer_elem_type(int t) {
   using tp = onnx::TensorProto;
@@ -61,6 +75,7 @@ bool convert_once(const std::string& bytes, const tessera::onnx2hpp::options& o)
   try {
     const std::string header = tessera::onnx2hpp::convert_model_bytes(bytes, o);
     if (header.empty()) finding("empty header", "", "");
+    if (!save_headers.empty()) save_header(header);
     return true;
   } catch (const tessera::onnx2hpp::conversion_error& e) {
     const std::string message = e.what();
@@ -79,6 +94,7 @@ bool convert_once(const std::string& bytes, const tessera::onnx2hpp::options& o)
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const char* p = std::getenv("TESSERA_FUZZ_PRINT_ERRORS");
   print_errors = p != nullptr && *p != '\0' && *p != '0';
+  if (const char* dir = std::getenv("TESSERA_FUZZ_SAVE_HEADERS")) save_headers = dir;
   return 0;
 }
 

@@ -7,6 +7,8 @@
 #   os_reason       -o into a missing directory fails with the OS reason
 #   newline_name    a model file name with a newline and a backslash becomes an escaped comment:
 #                   no line of the header starts with #error
+#   unchanged       a rerun whose header is byte for byte the same leaves the file alone (same
+#                   inode, same modification time); a header that differs is replaced whole
 set(args --input-type input=s8)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -89,6 +91,39 @@ elseif(CASE STREQUAL "newline_name")
   list(GET lines 0 first)
   if(NOT first MATCHES "evil\\\\x0a#error injected\\\\x5c\\.onnx")
     message(FATAL_ERROR "first line: '${first}'")
+  endif()
+elseif(CASE STREQUAL "unchanged")
+  function(inode_and_mtime file var)  # "inode mtime" (GNU stat)
+    execute_process(COMMAND stat -c "%i %Y" "${file}" OUTPUT_VARIABLE v OUTPUT_STRIP_TRAILING_WHITESPACE
+                    COMMAND_ERROR_IS_FATAL ANY)
+    set(${var} "${v}" PARENT_SCOPE)
+  endfunction()
+  set(header "${WORK}/model.hpp")
+  convert("${MODEL}" "${header}")
+  expect_success()
+  file(SHA256 "${header}" first)
+  # An old modification time, so that a rewrite within the same second is still seen.
+  execute_process(COMMAND touch -d "2001-01-01 00:00:00" "${header}" COMMAND_ERROR_IS_FATAL ANY)
+  inode_and_mtime("${header}" before)
+  convert("${MODEL}" "${header}")
+  expect_success()
+  inode_and_mtime("${header}" after)
+  if(NOT before STREQUAL after)
+    message(FATAL_ERROR "an unchanged header was rewritten (inode and mtime '${before}' -> '${after}')")
+  endif()
+  # A stale header (one byte more): replaced by the whole new one, through a new file.
+  file(APPEND "${header}" "\n")
+  execute_process(COMMAND touch -d "2001-01-01 00:00:00" "${header}" COMMAND_ERROR_IS_FATAL ANY)
+  convert("${MODEL}" "${header}")
+  expect_success()
+  file(SHA256 "${header}" again)
+  inode_and_mtime("${header}" replaced)
+  if(NOT again STREQUAL first OR replaced STREQUAL before)
+    message(FATAL_ERROR "a changed header was not rewritten ('${before}' -> '${replaced}')")
+  endif()
+  file(GLOB left "${WORK}/.model.hpp.*")
+  if(left)
+    message(FATAL_ERROR "temporary files left behind: ${left}")
   endif()
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")

@@ -13,8 +13,9 @@ Converts a quantized ONNX model (Deeploy/QuantLib integer dialect, or standard Q
 ONNX) into a Tessera header: constant arrays and a constexpr network type.
 
 options:
-  -o, --output OUT.hpp       header to write (written only when the conversion succeeds;
-                             never the model; a symbolic link is written through)
+  -o, --output OUT.hpp       header to write (written only when the conversion succeeds
+                             and the file does not already hold the same bytes; never the
+                             model; a symbolic link is written through)
   --namespace NS             C++ namespace of the header (default: the output file's stem)
   --no-fuse                  keep every RequantShift (and Pad, MatMul bias Add) as its own
                              node, so that every ONNX tensor, e.g. the int32 output of each

@@ -30,7 +30,8 @@ namespace {
 void fix_input_shapes(onnx::ModelProto& model, const options& o) {
   if (o.batch == 0 && o.shapes.empty()) return;
   auto& g = *model.mutable_graph();
-  for (const auto& [name, shape] : o.shapes) {
+  for (const auto& given : o.shapes) {
+    const std::string& name = given.first;  // not a structured binding: clang 14 (the fuzzer's) cannot capture one
     const auto it = std::find_if(g.input().begin(), g.input().end(),
                                  [&](const onnx::ValueInfoProto& v) { return v.name() == name; });
     if (it == g.input().end()) fail("--shape " + name + ": the model has no graph input '" + name + "'");
@@ -61,7 +62,8 @@ void fix_input_shapes(onnx::ModelProto& model, const options& o) {
     if (output.type().has_tensor_type()) output.mutable_type()->mutable_tensor_type()->clear_shape();
 }
 
-std::string convert_model(onnx::ModelProto model, const options& o, const std::string& ns) {
+std::string convert_model(onnx::ModelProto model, const options& o, const std::string& ns,
+                          const std::string* sample_inputs_image) {
   fix_input_shapes(model, o);
   // Unsupported ops first: that is the most useful message for a model that has one.
   reject_unsupported_ops(model.graph());
@@ -73,7 +75,10 @@ std::string convert_model(onnx::ModelProto model, const options& o, const std::s
 
   graph g = lower_model(model, inferred, std::filesystem::path(o.model_path).filename().string());
   std::optional<std::vector<tools::npy_array>> samples;
-  if (!o.sample_inputs_path.empty()) samples = tools::read_npz(o.sample_inputs_path);
+  if (sample_inputs_image != nullptr)
+    samples = tools::read_npz_image(*sample_inputs_image, o.sample_inputs_path);
+  else if (!o.sample_inputs_path.empty())
+    samples = tools::read_npz(o.sample_inputs_path);
   assign_input_types(g, o.input_types, samples ? &*samples : nullptr);
   propagate_types(g);
   widen_requant_shifts(g);
@@ -91,12 +96,13 @@ std::string namespace_of(const options& o) {
 
 std::string convert(const options& o) {
   const std::string ns = namespace_of(o);
-  return convert_model(read_model(o.model_path), o, ns);
+  return convert_model(read_model(o.model_path), o, ns, nullptr);
 }
 
-std::string convert_model_bytes(const std::string& model_bytes, const options& o) {
+std::string convert_model_bytes(const std::string& model_bytes, const options& o,
+                                const std::string* sample_inputs_image) {
   const std::string ns = namespace_of(o);
-  return convert_model(parse_model(model_bytes, o.model_path), o, ns);
+  return convert_model(parse_model(model_bytes, o.model_path), o, ns, sample_inputs_image);
 }
 
 }  // namespace tessera::onnx2hpp

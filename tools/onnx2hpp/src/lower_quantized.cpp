@@ -603,6 +603,14 @@ quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, 
   }
   const std::int64_t count = window.kernel[0] * window.kernel[1];
   const std::int64_t channels = xs[1];
+  // The weights below are made here, not read from the model, so their size is bounded here:
+  // an 840-byte model (a Pad by 65535 rows, then a QLinearGlobalAveragePool) asked for 8.9 M
+  // ones, a 30 MB header (a fuzzer timeout). 2^20 int8 weights are 1 MiB of flash for one
+  // pool; a real network's global pool (1280 channels of 7 x 7: 62,720) is far below.
+  if (count > max_made_constant_values || channels * count > max_made_constant_values)
+    where.fail(fmt::format("the average pool becomes a depthwise convolution with {} x {} x {} weights of 1, "
+                           "more than 2^20 (1 MiB of constants)",
+                           channels, window.kernel[0], window.kernel[1]));
   // A depthwise conv with weights 1, device order [C][KH][KW][1] (built here: integer_conv
   // reads its window from Conv attributes, a global pool has none).
   ops::conv op;

@@ -63,6 +63,11 @@ int_array row_constant(int_array c, const dims& x, const node_context& where, co
   if (!broadcast_shapes(c.shape, suffix, joined) || joined != suffix)
     where.fail(role + " " + to_string(c.shape) + " does not broadcast to the input " + to_string(x));
   require_fits(c, tessera::dtype::s32, where, role);
+  // A [1] weight over rows of 2^31 - 1 asked for 16 GB (fuzzer finding).
+  if (element_count(suffix) > max_made_constant_values)
+    where.fail(fmt::format("{} {} expanded to the input's rows {} would hold {} values, more than 2^20 (1 MiB of "
+                           "constants)",
+                           role, to_string(c.shape), to_string(suffix), element_count(suffix)));
   int_array out;
   out.values = expand_to(c, suffix);
   out.shape = {element_count(suffix) / x.back(), x.back()};
@@ -119,7 +124,7 @@ void lower_i_softmax(lowering_context& cx, const onnx::NodeProto& n, const node_
     where.fail(fmt::format("log2 = {} is outside [1, 2^31 - 1]", op.log2));
   // Each exponential a non-negative 32-bit value, the row maximum's at least 1 (a non-zero
   // sum), and a row's sum within 32 bits: checked on every x - max an 8-bit row can have.
-  const std::int64_t length = cx.input_shape(n, 0, where).back();
+  const std::int64_t length = row_input(cx, n, where).back();  // rank >= 1 checked first (fuzzer finding)
   wide largest = 0;
   for (std::int64_t xt = -max_row_spread; xt <= 0; ++xt) {
     const wide e = i_softmax_exp(xt, op);
@@ -140,7 +145,7 @@ void lower_ita_max(lowering_context& cx, const onnx::NodeProto& n, const node_co
   ops::softmax op;
   op.kind = ops::softmax_kind::ita_max;
   op.n_levels = levels_attribute(n, where);
-  if (cx.input_shape(n, 0, where).back() > (std::int64_t{1} << 23))
+  if (row_input(cx, n, where).back() > (std::int64_t{1} << 23))
     where.fail("rows longer than 2^23 can exceed the 32-bit sum");
   add_softmax(cx, n, where, op);
 }
@@ -152,7 +157,7 @@ void lower_ita_partial_max(lowering_context& cx, const onnx::NodeProto& n, const
   op.group_width = integer_attribute(n, where, "group_width");
   if (op.group_width < 1 || op.group_width > std::numeric_limits<std::int32_t>::max())
     where.fail(fmt::format("group_width = {} must be at least 1", op.group_width));
-  if (cx.input_shape(n, 0, where).back() > (std::int64_t{1} << 23))
+  if (row_input(cx, n, where).back() > (std::int64_t{1} << 23))
     where.fail("rows longer than 2^23 can exceed the 32-bit sum");
   add_softmax(cx, n, where, op);
 }

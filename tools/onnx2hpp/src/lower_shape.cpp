@@ -157,10 +157,18 @@ bool fold_shape_arithmetic(lowering_context& cx, const onnx::NodeProto& n, const
   if (op == "Slice") {
     if (x.shape.size() != 1 || cx.opset() < 10) return false;
     const auto extent = static_cast<std::int64_t>(x.values.size());
-    const std::int64_t step = cx.has_input(n, 4) ? cx.constant_input(n, 4, where, "steps").values.at(0) : 1;
+    // One value each (a 1-D shape vector has one axis); an empty one was std::out_of_range
+    // from .at(0), an error naming no node (structure-aware fuzzer finding).
+    const auto single = [&](int i, const char* role) {
+      const int_array v = cx.constant_input(n, i, where, role);
+      if (v.values.size() != 1)
+        where.fail(fmt::format("{} of a 1-D shape vector must hold one value, not {}", role, v.values.size()));
+      return v.values[0];
+    };
+    const std::int64_t step = cx.has_input(n, 4) ? single(4, "steps") : 1;
     if (step == 0) where.fail("step 0");
-    auto start = cx.constant_input(n, 1, where, "starts").values.at(0);
-    auto end = cx.constant_input(n, 2, where, "ends").values.at(0);
+    auto start = single(1, "starts");
+    auto end = single(2, "ends");
     const auto norm = [&](std::int64_t v, std::int64_t lo, std::int64_t hi) {
       if (v < 0) v += extent;
       return std::clamp(v, lo, hi);
@@ -168,7 +176,10 @@ bool fold_shape_arithmetic(lowering_context& cx, const onnx::NodeProto& n, const
     start = step > 0 ? norm(start, 0, extent) : norm(start, -1, extent - 1);
     end = step > 0 ? norm(end, 0, extent) : norm(end, -1, extent - 1);
     std::vector<std::int64_t> values;
-    for (std::int64_t i = start; step > 0 ? i < end : i > end; i += step) values.push_back(x.values[i]);
+    for (std::int64_t i = start; step > 0 ? i < end : i > end;) {
+      values.push_back(x.values[static_cast<std::size_t>(i)]);
+      if (__builtin_add_overflow(i, step, &i)) break;  // a huge step: one value, no signed overflow
+    }
     define(cx, n, where, {static_cast<std::int64_t>(values.size())}, values);
     return true;
   }

@@ -98,6 +98,20 @@ void reject_non_positive_strides(const onnx::GraphProto& g) {
   }
 }
 
+/// ONNX 1.12's shape inference of Gemm-1 and Gemm-6 (opsets before 7, with the `broadcast`
+/// attribute) indexes A's and B's dimensions without checking their rank: a scalar A is a SEGV
+/// inside libonnx (structure-aware fuzzer finding). No exporter of integerized models writes
+/// such an old opset, so a Gemm under it is refused before inference.
+void reject_gemm_before_opset_7(const onnx::ModelProto& model) {
+  const int version = opset_of(model, "");
+  if (version >= 7 || version < 0) return;
+  for (const auto& node : model.graph().node())
+    if (node.domain().empty() && node.op_type() == "Gemm")
+      throw conversion_error(node.name(), node.op_type(),
+                             "Gemm of ONNX opset " + std::to_string(version) +
+                                 " (before 7) is not supported; export the model with opset 7 or later");
+}
+
 /// ONNX 1.12's conv shape inference, when `kernel_shape` is absent, takes the kernel rank from
 /// the weights and indexes the input-rank-sized dilations with it: weights of a higher rank than
 /// the input read past the end (a SEGV inside libonnx, fuzzer finding). In the copy that is
@@ -203,6 +217,7 @@ void verify_nodes(const onnx::ModelProto& model) {
 shape_map check_and_infer_shapes(const onnx::ModelProto& model) {
   reject_non_positive_strides(model.graph());
   reject_ops_newer_than_the_opset(model);
+  reject_gemm_before_opset_7(model);
   onnx::ModelProto copy = model;
   hide_custom_ops(copy);
   verify_nodes(copy);

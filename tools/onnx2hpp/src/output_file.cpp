@@ -4,10 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "diagnostics.hpp"
@@ -52,6 +55,24 @@ bool write_all(int fd, const std::string& text) {
     done += static_cast<std::size_t>(n);
   }
   return true;
+}
+
+/// Whether the regular file `path` holds exactly `text` (false when it cannot be read).
+bool holds_exactly(const std::string& path, const std::string& text) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) != text.size())
+    return false;
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return false;
+  std::string chunk(std::size_t{1} << 16, '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    file.read(chunk.data(), static_cast<std::streamsize>(std::min(chunk.size(), text.size() - done)));
+    const auto n = static_cast<std::size_t>(file.gcount());
+    if (n == 0 || text.compare(done, n, chunk.data(), n) != 0) return false;
+    done += n;
+  }
+  return file.peek() == std::ifstream::traits_type::eof();  // not grown since the stat
 }
 
 }  // namespace
@@ -111,6 +132,12 @@ void write_atomically(const std::string& path, const std::string& text) {
     ::unlink(temporary.c_str());
     fail("cannot rename '" + temporary + "' to '" + path + "': " + reason);
   }
+}
+
+bool write_if_changed(const std::string& path, const std::string& text) {
+  if (holds_exactly(path, text)) return false;
+  write_atomically(path, text);
+  return true;
 }
 
 }  // namespace tessera::onnx2hpp

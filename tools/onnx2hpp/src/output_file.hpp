@@ -21,4 +21,10 @@ std::string resolve_output_path(const std::string& output, const std::string& mo
 /// Errors name the file and the OS reason (strerror).
 void write_atomically(const std::string& path, const std::string& text);
 
+/// write_atomically unless `path` already holds exactly `text`: then the file is left alone
+/// (same inode, same modification time), so rerunning a conversion whose header did not change
+/// does not make the build recompile everything that includes it. Returns whether it wrote.
+/// A file that cannot be read for the comparison is simply rewritten.
+bool write_if_changed(const std::string& path, const std::string& text);
+
 }  // namespace tessera::onnx2hpp

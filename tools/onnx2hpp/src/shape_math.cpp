@@ -50,6 +50,9 @@ int normalize_axis(std::int64_t axis, std::size_t rank, const node_context& wher
 
 std::vector<std::int64_t> expand_to(const int_array& a, const dims& shape) {
   const std::int64_t count = element_count(shape);
+  if (count > max_made_constant_values)
+    fail(fmt::format("a constant {} broadcast to {} would hold {} values, more than 2^20 (1 MiB of constants)",
+                     to_string(a.shape), to_string(shape), count));
   std::vector<std::int64_t> out(static_cast<std::size_t>(count));
   const auto source_strides = strides_of(a.shape);
   std::vector<std::int64_t> index(shape.size(), 0);

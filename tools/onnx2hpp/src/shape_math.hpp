@@ -28,7 +28,13 @@ std::vector<std::int64_t> strides_of(const dims& d);
 /// ONNX axis in [-rank, rank) -> [0, rank); fails otherwise.
 int normalize_axis(std::int64_t axis, std::size_t rank, const node_context& where);
 
-/// Materializes `a` (shape broadcastable to `shape`, same rank) over the full `shape`.
+/// The most values a constant the converter makes (broadcast or synthesized, not read from the
+/// model) may hold: 2^20, 1 MiB of int8 constants. Without a bound a model of a few hundred
+/// bytes whose activation extents are large asks for gigabytes (fuzzer findings).
+inline constexpr std::int64_t max_made_constant_values = std::int64_t{1} << 20;
+
+/// Materializes `a` (shape broadcastable to `shape`, same rank) over the full `shape`; fails
+/// when that exceeds max_made_constant_values (callers with a node check it first).
 std::vector<std::int64_t> expand_to(const int_array& a, const dims& shape);
 
 /// Transposes row-major data: output dim i is input dim perm[i] (ONNX Transpose semantics).
