@@ -18,35 +18,32 @@
 #include <string_view>
 #include <typeinfo>
 
+#include "findings.hpp"
 #include "npz.hpp"
 
 namespace {
 
 [[noreturn]] void finding(const char* what, const char* type, const char* message) {
-  std::fprintf(stderr, "\nnpz_fuzzer: FINDING: %s %s: %s\n", what, type, message);
-  std::fflush(stderr);
-  std::abort();
+  tessera::fuzz::finding("npz_fuzzer", what, type, message);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view image(reinterpret_cast<const char*>(data), size);
-  try {
-    for (const auto& array : tessera::tools::read_npz_image(image, "fuzz.npz")) {
-      std::uint64_t count = 1;
-      for (std::int64_t d : array.shape) {
-        if (d < 0) finding("negative extent", "", array.name.c_str());
-        count *= static_cast<std::uint64_t>(d);
+  tessera::fuzz::unexpected_exceptions_are_findings("npz_fuzzer", [&] {
+    try {
+      for (const auto& array : tessera::tools::read_npz_image(image, "fuzz.npz")) {
+        std::uint64_t count = 1;
+        for (std::int64_t d : array.shape) {
+          if (d < 0) finding("negative extent", "", array.name.c_str());
+          count *= static_cast<std::uint64_t>(d);
+        }
+        if (count != array.values.size()) finding("values do not fill the shape", "", array.name.c_str());
       }
-      if (count != array.values.size()) finding("values do not fill the shape", "", array.name.c_str());
+    } catch (const std::runtime_error& e) {
+      if (*e.what() == '\0') finding("runtime_error without a message", "", "");
     }
-  } catch (const std::runtime_error& e) {
-    if (*e.what() == '\0') finding("runtime_error without a message", "", "");
-  } catch (const std::exception& e) {
-    finding("unexpected exception", typeid(e).name(), e.what());
-  } catch (...) {
-    finding("unexpected non-std exception", "", "");
-  }
+  });
   return 0;
 }

@@ -32,6 +32,7 @@
 
 #include "converter.hpp"
 #include "diagnostics.hpp"
+#include "findings.hpp"
 
 namespace {
 
@@ -65,28 +66,24 @@ void add_input_types(const std::string& bytes, tessera::onnx2hpp::options& o) {
 }
 
 [[noreturn]] void finding(const char* what, const char* type, const char* message) {
-  std::fprintf(stderr, "\nonnx2hpp_fuzzer: FINDING: %s %s: %s\n", what, type, message);
-  std::fflush(stderr);
-  std::abort();
+  tessera::fuzz::finding("onnx2hpp_fuzzer", what, type, message);
 }
 
 /// Converts once; true when a header came out.
 bool convert_once(const std::string& bytes, const tessera::onnx2hpp::options& o) {
-  try {
-    const std::string header = tessera::onnx2hpp::convert_model_bytes(bytes, o);
-    if (header.empty()) finding("empty header", "", "");
-    if (!save_headers.empty()) save_header(header);
-    return true;
-  } catch (const tessera::onnx2hpp::conversion_error& e) {
-    const std::string message = e.what();
-    if (message.empty()) finding("conversion_error without a message", "", "");
-    if (print_errors) std::fprintf(stderr, "onnx2hpp: error: %s\n", message.c_str());
-    return false;
-  } catch (const std::exception& e) {
-    finding("unexpected exception", typeid(e).name(), e.what());
-  } catch (...) {
-    finding("unexpected non-std exception", "", "");
-  }
+  return tessera::fuzz::unexpected_exceptions_are_findings("onnx2hpp_fuzzer", [&] {
+    try {
+      const std::string header = tessera::onnx2hpp::convert_model_bytes(bytes, o);
+      if (header.empty()) finding("empty header", "", "");
+      if (!save_headers.empty()) save_header(header);
+      return true;
+    } catch (const tessera::onnx2hpp::conversion_error& e) {
+      const std::string message = e.what();
+      if (message.empty()) finding("conversion_error without a message", "", "");
+      if (print_errors) std::fprintf(stderr, "onnx2hpp: error: %s\n", message.c_str());
+      return false;
+    }
+  });
 }
 
 }  // namespace

@@ -29,15 +29,14 @@
 
 #include "converter.hpp"
 #include "diagnostics.hpp"
+#include "findings.hpp"
 
 namespace {
 
 std::vector<std::string> models;
 
 [[noreturn]] void finding(const char* what, const char* type, const char* message) {
-  std::fprintf(stderr, "\nsample_inputs_fuzzer: FINDING: %s %s: %s\n", what, type, message);
-  std::fflush(stderr);
-  std::abort();
+  tessera::fuzz::finding("sample_inputs_fuzzer", what, type, message);
 }
 
 }  // namespace
@@ -73,18 +72,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   o.output_path = "fuzz.hpp";
   o.sample_inputs_path = "fuzz.npz";
   o.namespace_name = "fuzz";
-  try {
-    const std::string header = tessera::onnx2hpp::convert_model_bytes(model, o, &image);
-    if (header.empty()) finding("empty header", "", "");
-  } catch (const tessera::onnx2hpp::conversion_error& e) {
-    if (*e.what() == '\0') finding("conversion_error without a message", "", "");
-  } catch (const std::runtime_error& e) {  // the npz reader's errors (main prints them alike)
-    if (typeid(e) != typeid(std::runtime_error)) finding("unexpected exception", typeid(e).name(), e.what());
-    if (*e.what() == '\0') finding("runtime_error without a message", "", "");
-  } catch (const std::exception& e) {
-    finding("unexpected exception", typeid(e).name(), e.what());
-  } catch (...) {
-    finding("unexpected non-std exception", "", "");
-  }
+  tessera::fuzz::unexpected_exceptions_are_findings("sample_inputs_fuzzer", [&] {
+    try {
+      const std::string header = tessera::onnx2hpp::convert_model_bytes(model, o, &image);
+      if (header.empty()) finding("empty header", "", "");
+    } catch (const tessera::onnx2hpp::conversion_error& e) {
+      if (*e.what() == '\0') finding("conversion_error without a message", "", "");
+    } catch (const std::runtime_error& e) {  // the npz reader's errors (main prints them alike)
+      if (typeid(e) != typeid(std::runtime_error)) finding("unexpected exception", typeid(e).name(), e.what());
+      if (*e.what() == '\0') finding("runtime_error without a message", "", "");
+    }
+  });
   return 0;
 }
