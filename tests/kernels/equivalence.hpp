@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include <tessera/kernels/dispatch.hpp>
@@ -267,6 +268,12 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
       with_output_type(out_pick, [&](auto out_v) {
         using TIn = decltype(in_v);
         using TOut = decltype(out_v);
+        // The padding reads the input's zero point: 0 (symmetric), any value, or an extreme.
+        const int pad_pick = r.range(0, 9);
+        d.pad_value = pad_pick < 4 ? 0
+                      : pad_pick == 8 ? std::numeric_limits<TIn>::min()
+                      : pad_pick == 9 ? std::numeric_limits<TIn>::max()
+                                      : r.range(std::numeric_limits<TIn>::min(), std::numeric_limits<TIn>::max());
         const std::size_t in_count = std::size_t(d.in_h) * d.in_w * d.in_c;
         const std::size_t w_count = std::size_t(d.out_c) * d.kernel_h * d.kernel_w * (d.in_c / d.groups);
         const std::size_t out_bytes = std::size_t(d.out_h) * d.out_w * d.out_c * sizeof(TOut);

@@ -23,6 +23,9 @@ struct conv_attrs {
   int dilation_h = 1, dilation_w = 1;
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int groups = 1;
+  /// The stored value the padding reads: the input's zero point (the true value 0), which
+  /// onnx2hpp writes for an asymmetric input; each kernel family pads with it in place.
+  std::int32_t pad_value = 0;
   /// Every weight is -1, 0 or 1 (checked against the weights): an analog engine whose rules
   /// ask for ternary weights may run the layer (target/engine.hpp). onnx2hpp sets it.
   bool ternary_weights = false;
@@ -49,7 +52,7 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     const auto in = detail::as_nhwc(T[A.input].dims);
     const auto out = detail::as_nhwc(T[A.output].dims);
     return {in[0], in[1], in[2], in[3], out[1], out[2], out[3], A.kernel_h, A.kernel_w, A.stride_h, A.stride_w,
-            A.dilation_h, A.dilation_w, A.pad_top, A.pad_left, A.groups};
+            A.dilation_h, A.dilation_w, A.pad_top, A.pad_left, A.groups, A.pad_value};
   }
 
   template <auto const& T>
@@ -67,6 +70,7 @@ struct conv : unary_node<Name, op_kind::conv, A> {
       if (Bias.size() != static_cast<std::size_t>(f)) return {check_error::constant_size};
     }
     if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
+    if (A.pad_value < min_of(in.type) || A.pad_value > max_of(in.type)) return {check_error::dtype};
     if (A.ternary_weights)
       for (std::size_t i = 0; i < Weights.size(); ++i)
         if (Weights.data()[i] < -1 || Weights.data()[i] > 1) return {check_error::constant_value};
@@ -113,7 +117,7 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     const auto& d = dims_of<T>;
     const bool dw = is_depthwise<T>;
     return {1, rows, cols, dw ? c : d.in_c, h, w, c, A.kernel_h, A.kernel_w, A.stride_h, A.stride_w,
-            A.dilation_h, A.dilation_w, pad_top, pad_left, dw ? c : A.groups};
+            A.dilation_h, A.dilation_w, pad_top, pad_left, dw ? c : A.groups, A.pad_value};
   }
 
   template <auto const& T>
@@ -150,6 +154,7 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     g.kernel_h = A.kernel_h, g.kernel_w = A.kernel_w, g.stride_h = A.stride_h, g.stride_w = A.stride_w;
     g.dilation_h = A.dilation_h, g.dilation_w = A.dilation_w;
     g.pad_top = A.pad_top, g.pad_left = A.pad_left, g.pad_bottom = A.pad_bottom, g.pad_right = A.pad_right;
+    g.pad_value = kernels::reference::reads_padding(d) ? A.pad_value : 0;
     g.in_elem_bytes = static_cast<int>(size_of(T[A.input].type));
     g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
     g.weight_bytes_per_channel = Weights.bytes() / static_cast<std::size_t>(d.out_c);

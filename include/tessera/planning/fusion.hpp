@@ -45,6 +45,7 @@ constexpr tile_geometry fused_geometry(const tile_geometry& dw, const tile_geome
   g.kernel_h = dw.kernel_h, g.kernel_w = dw.kernel_w, g.stride_h = dw.stride_h, g.stride_w = dw.stride_w;
   g.dilation_h = dw.dilation_h, g.dilation_w = dw.dilation_w;
   g.pad_top = dw.pad_top, g.pad_left = dw.pad_left, g.pad_bottom = dw.pad_bottom, g.pad_right = dw.pad_right;
+  g.pad_value = dw.pad_value;
   g.channel_lockstep = false;
   g.channel_step = pw.out_c;
   g.const_bytes_fixed += dw.const_bytes_fixed + dw.const_bytes_per_channel * static_cast<std::size_t>(dw.out_c);

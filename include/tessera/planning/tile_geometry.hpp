@@ -30,6 +30,8 @@ struct tile_geometry {
   int channel_step = 1;
   int kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  /// The stored value a convolution's padding reads when not 0 (its input's zero point).
+  int pad_value = 0;
   int in_elem_bytes = 1, out_elem_bytes = 4;
   int in_operands = 1;                       ///< inputs tiled identically (2 for Add/Sub)
   std::size_t weight_bytes_per_channel = 0;  ///< filter bytes per output channel
@@ -114,7 +116,7 @@ constexpr tile_geometry consumer_of(const tile_geometry& g) {
   c.in_h = g.out_h, c.in_w = g.out_w, c.in_c = g.intermediate_channels;
   c.in_elem_bytes = g.intermediate_elem_bytes;
   c.kernel_h = c.kernel_w = c.stride_h = c.stride_w = c.dilation_h = c.dilation_w = 1;
-  c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = 0;
+  c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = c.pad_value = 0;
   c.intermediate_channels = c.intermediate_elem_bytes = 0;
   c.producer_weight_bytes = 0;
   return c;

@@ -64,7 +64,7 @@ enum class rule : std::uint8_t {
   kernel_size,       ///< not a supported square kernel
   stride,            ///< not a supported stride, or different in x and y
   dilation,          ///< dilated kernel
-  padding,           ///< more padding than the engine adds, or asymmetric
+  padding,           ///< more padding than the engine adds, asymmetric, or not zeros
   channel_multiple,  ///< output channels not a multiple of the array
   width_multiple,    ///< output width not a multiple of the array
   array_rows,        ///< C * FX * FY beyond the array's rows
@@ -149,6 +149,7 @@ constexpr rule first_broken_rule(const engine_desc& e, const node_summary& n) {
     const int most_x = g.pad_left > g.pad_right ? g.pad_left : g.pad_right;
     if ((most > most_x ? most : most_x) > r.max_padding) return rule::padding;
     if (!r.asymmetric_padding && (g.pad_top != g.pad_bottom || g.pad_left != g.pad_right)) return rule::padding;
+    if (g.pad_value != 0) return rule::padding;  // engines pad with 0, not a zero point
   }
   if (r.channel_multiple > 0 && g.out_c % r.channel_multiple != 0) return rule::channel_multiple;
   if (r.width_multiple > 0 && g.out_w % r.width_multiple != 0) return rule::width_multiple;

@@ -51,6 +51,7 @@ struct conv {
   window2d window;
   std::int64_t groups = 1;
   std::vector<std::int64_t> weights;  ///< [F][KH][KW][C/groups]
+  std::int64_t pad_value = 0;         ///< the stored value the padding reads
   std::optional<std::vector<std::int64_t>> bias;
   std::optional<requant_table> rq;
 };

@@ -203,6 +203,7 @@ class header_writer {
     if (w.dilation[0] != 1 || w.dilation[1] != 1) f.add("dilation_h", w.dilation[0]).add("dilation_w", w.dilation[1]);
     f.add("pad_top", w.pad_begin[0]).add("pad_left", w.pad_begin[1]).add("pad_bottom", w.pad_end[0]);
     f.add("pad_right", w.pad_end[1]).add("groups", o.groups);
+    if (o.pad_value != 0) f.add("pad_value", o.pad_value);
     // Weights that are all -1, 0 or 1, both signs present: a ternary layer, which an analog
     // engine may run (target/engine.hpp); the node checks the claim against the weights at
     // compile time. Both signs: the all-ones convolutions that average pools lower to are not

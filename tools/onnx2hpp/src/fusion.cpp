@@ -57,7 +57,7 @@ void fold_pads_into_convs(graph& g) {
   std::vector<bool> removed(g.nodes.size(), false);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const auto* pad = std::get_if<ops::pad>(&g.nodes[i].operation);
-    if (pad == nullptr || pad->value != 0) continue;
+    if (pad == nullptr) continue;
     const std::size_t rank = pad->before.size();
     if ((rank != 3 && rank != 4) || pad->before[0] != 0 || pad->before[1] != 0 || pad->after[0] != 0 ||
         pad->after[1] != 0)
@@ -66,6 +66,11 @@ void fold_pads_into_convs(graph& g) {
     if (c < 0) continue;
     auto* conv = std::get_if<ops::conv>(&g.nodes[static_cast<std::size_t>(c)].operation);
     if (conv == nullptr) continue;
+    // The conv's own padding reads conv->pad_value: the two fold when they pad with one value.
+    const bool conv_pads = conv->window.pad_begin != std::array<std::int64_t, 2>{0, 0} ||
+                           conv->window.pad_end != std::array<std::int64_t, 2>{0, 0};
+    if (conv_pads && conv->pad_value != pad->value) continue;
+    conv->pad_value = pad->value;
     const std::size_t first = 4 - rank;  // a 1D map pads the width slot only
     for (std::size_t axis = 2; axis < rank; ++axis) {
       conv->window.pad_begin[first + axis - 2] += pad->before[axis];

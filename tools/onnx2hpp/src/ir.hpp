@@ -77,6 +77,7 @@ namespace ops {
 struct conv {
   window2d window;
   std::int64_t groups = 1;
+  std::int64_t pad_value = 0;     ///< the stored value the padding reads (the input's zero point)
   int_array weights;              ///< device order [F][KH][KW][C/groups], int8
   std::optional<int_array> bias;  ///< [F], int32
 };

@@ -293,35 +293,18 @@ quantized_value activation(lowering_context& cx, const node_context& where, cons
 
 // ---------------------------------------------------------------------------- integer ops
 
-/// The input of a conv over `x` (shape `xs`) with `window`'s padding: `x` itself, or, when the
-/// padding must read the real value 0 that the zero point zx stands for, an explicit Pad with
-/// value zx (then `window` loses its padding and the conv runs unpadded).
-tensor_ref padded_with_zero_point(lowering_context& cx, const node_context& where, const quantized_value& x,
-                                  const dims& xs, window2d& window) {
+/// The stored value a conv over `x` with `window`'s padding reads there: the zero point zx,
+/// which stands for the real value 0 that ONNX pads with (0 when the window does not pad; the
+/// conv node keeps the default then).
+std::int32_t padding_value(const quantized_value& x, const window2d& window) {
   const bool padded =
       window.pad_begin != std::array<std::int64_t, 2>{0, 0} || window.pad_end != std::array<std::int64_t, 2>{0, 0};
-  if (!padded || x.zero_point == 0) return x.tensor;
-  ops::pad pad;
-  pad.before.assign(xs.size(), 0);
-  pad.after.assign(xs.size(), 0);
-  pad.value = x.zero_point;
-  dims padded_shape = xs;
-  const std::size_t spatial = xs.size() - 2, first = 2 - spatial;
-  for (std::size_t i = 0; i < spatial; ++i) {
-    pad.before[2 + i] = window.pad_begin[first + i];
-    pad.after[2 + i] = window.pad_end[first + i];
-    padded_shape[2 + i] += pad.before[2 + i] + pad.after[2 + i];
-  }
-  const tensor_ref input = cx.new_tensor(padded_shape);
-  cx.add_node({where.name + "_pad_zero_point", where.op}, std::move(pad), {x.tensor}, {input});
-  window.pad_begin = {0, 0};
-  window.pad_end = {0, 0};
-  return input;
+  return padded ? static_cast<std::int32_t>(x.zero_point) : 0;
 }
 
 /// (x - zx) conv (w - zw) + bias as an int32 accumulator: weights stored as w - zw (int8, or
 /// int16 when they no longer fit), -zx * sum(w - zw) folded into the bias, and, when the conv
-/// pads and zx != 0, an explicit pad with zx in front of an unpadded conv. `bias` is in
+/// pads, padding that reads zx (the kernels pad in place). `bias` is in
 /// accumulator units. Returns the accumulator with scale s_x * s_w[f] per channel.
 quantized_value integer_conv(lowering_context& cx, const onnx::NodeProto& n, const node_context& where,
                              const quantized_value& x_value, const quantized_constant& w,
@@ -372,9 +355,9 @@ quantized_value integer_conv(lowering_context& cx, const onnx::NodeProto& n, con
   require_fits(*op.bias, tessera::dtype::s32, where, "bias with the input zero point folded in");
 
   const dims y = window_output(xs, filters, op.window, where);
-  const tensor_ref input = padded_with_zero_point(cx, where, x, xs, op.window);
+  op.pad_value = padding_value(x, op.window);
   const tensor_ref out = output(y);
-  cx.add_node(where, std::move(op), {input}, {out});
+  cx.add_node(where, std::move(op), {x.tensor}, {out});
 
   quantized_value acc;
   acc.tensor = out;
@@ -619,9 +602,9 @@ quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, 
   op.weights.shape = {channels, window.kernel[0], window.kernel[1], 1};
   op.weights.values.assign(static_cast<std::size_t>(channels * count), 1);
   op.bias = int_array{{channels}, std::vector<std::int64_t>(static_cast<std::size_t>(channels), -x.zero_point * count)};
-  const tensor_ref input = padded_with_zero_point(cx, where, x, xs, op.window);
+  op.pad_value = padding_value(x, op.window);
   const tensor_ref out = output(y);
-  cx.add_node(where, std::move(op), {input}, {out});
+  cx.add_node(where, std::move(op), {x.tensor}, {out});
   quantized_value acc;
   acc.tensor = out;
   acc.type = tessera::dtype::s32;

@@ -170,7 +170,7 @@ class layout_pass {
     const device::tensor_id in = in_layout(n.inputs[0], cl, where);
     const layout out_layout = plain_layout(shape_of(n.outputs[0]), cl);
     const device::tensor_id out = place_output(n, out_layout);
-    add_node(n.name, device::conv{in, out, o.window, o.groups, o.weights.values, values_of(o.bias),
+    add_node(n.name, device::conv{in, out, o.window, o.groups, o.weights.values, o.pad_value, values_of(o.bias),
                                   fused_table(n, out_layout)});
   }
 

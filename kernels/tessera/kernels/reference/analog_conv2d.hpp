@@ -25,7 +25,8 @@ struct analog_numerics {
 
 /// As conv2d, with the array's numerics (`a.exact()` false):
 ///   x'  = clamp(x, -2^(input_bits-1), 2^(input_bits-1) - 1)   (every input, u8 included)
-///   s   = sum_{c,i,j} x'[...] * w[f][i][j][c]                   (padding contributes 0)
+///   s   = sum_{c,i,j} x'[...] * w[f][i][j][c]                   (padding contributes 0:
+///                                                                 engines take pad_value 0 only)
 ///   out = rq.apply(bias[f] + clamp(s, adc_min, adc_max))
 /// The weights are ternary (-1, 0, 1) where the dispatcher sends a layer here; the kernel
 /// computes any int8 weights the same way.
@@ -43,7 +44,7 @@ constexpr void conv2d_analog(const conv2d_dims& d, const TIn* input, const TW* w
             std::int32_t v = static_cast<std::int32_t>(input[in_index]);
             v = v < in_lo ? in_lo : v > in_hi ? in_hi : v;
             sum += v * static_cast<std::int32_t>(weights[w_index]);
-          });
+          }, [](std::int64_t) {});
           const std::int32_t adc = sum < a.adc_min ? a.adc_min : sum > a.adc_max ? a.adc_max : sum;
           const std::int32_t acc = (bias != nullptr ? bias[f] : 0) + adc;
           const std::int64_t out_index = ((std::int64_t{n} * d.out_h + y) * d.out_w + x) * d.out_c + f;

@@ -114,7 +114,8 @@ struct family_traits<kernel_family::x86> {
 
   template <class TIn, class TW, class TOut>
   static constexpr bool conv2d_accepts(const reference::conv2d_dims& d, const requant_params&) {
-    return x86::is_8bit_int<TIn> && x86::is_8bit_int<TW> && x86::is_output_int<TOut> && d.groups == 1;
+    return (d.pad_value == 0 || !reference::reads_padding(d)) &&  // TODO(pad value): 0 in the padding
+           x86::is_8bit_int<TIn> && x86::is_8bit_int<TW> && x86::is_output_int<TOut> && d.groups == 1;
   }
   static constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
     return x86::conv2d_scratch(d).total;
@@ -122,7 +123,8 @@ struct family_traits<kernel_family::x86> {
 
   template <class TIn, class TW, class TOut>
   static constexpr bool depthwise_accepts(const reference::conv2d_dims& d, const requant_params&) {
-    return x86::is_8bit_int<TIn> && x86::is_8bit_int<TW> && x86::is_output_int<TOut> && d.groups == d.in_c &&
+    return (d.pad_value == 0 || !reference::reads_padding(d)) &&  // TODO(pad value): 0 in the padding
+           x86::is_8bit_int<TIn> && x86::is_8bit_int<TW> && x86::is_output_int<TOut> && d.groups == d.in_c &&
            d.out_c == d.in_c && d.kernel_h * d.kernel_w <= x86::max_depthwise_taps;
   }
   static constexpr std::size_t depthwise_hwc_scratch_bytes(const reference::conv2d_dims& d) {
