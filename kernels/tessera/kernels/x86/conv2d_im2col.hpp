@@ -15,12 +15,17 @@
 
 namespace tessera::kernels::x86 {
 
-/// im2col's `Pack` for x86: values widened to int16 (algorithm/im2col.hpp).
+/// `n` copies of `value` at `dst`; returns the end.
+inline std::int16_t* fill_i16(std::int16_t* dst, int n, std::int16_t value) {
+  for (int i = 0; i < n; ++i) dst[i] = value;
+  return dst + n;
+}
+
+/// im2col's `Pack` for x86: values widened to int16 (algorithm/im2col.hpp); taps in the
+/// padding read the input's zero point.
 struct widen_to_i16 {
-  static std::int16_t* zero(std::int16_t* dst, int n) {
-    for (int i = 0; i < n; ++i) dst[i] = 0;
-    return dst + n;
-  }
+  std::int16_t padding = 0;
+  std::int16_t* zero(std::int16_t* dst, int n) const { return fill_i16(dst, n, padding); }
   template <class T>
   static std::int16_t* copy(std::int16_t* dst, const T* src, int n) {
     int i = 0;
@@ -44,11 +49,11 @@ struct conv2d_im2col_atom {
 
   void pack(const TIn* image, int p0, int count) {
     if (p0 == 0) at = algorithm::pixel_cursor(d);
-    widen_to_i16 pack;
+    widen_to_i16 pack{static_cast<std::int16_t>(d.pad_value)};
     for (int r = 0; r < count; ++r, at.next()) {
       std::int16_t* row = rows + std::int64_t(r) * k_padded;
       std::int16_t* end = algorithm::im2col_pixel(d, image, at.y(), at.x(), row, pack);
-      widen_to_i16::zero(end, k_padded - static_cast<int>(end - row));  // the k-step padding
+      fill_i16(end, k_padded - static_cast<int>(end - row), 0);  // the k-step padding: no weights there
     }
   }
   void compute(int count, TOut* out, std::ptrdiff_t flat) {

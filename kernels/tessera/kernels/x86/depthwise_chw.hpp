@@ -1,5 +1,5 @@
 // x86 depthwise convolution, DORY's CHW variant: each channel's padded input plane is
-// reordered into scratch as int16 (zeros where the padding is), then output rows are computed
+// reordered into scratch as int16 (the input's zero point where the padding is), then output rows are computed
 // with SIMD over output columns (8 with SSE4.1, 16 with AVX2) and written back channels-last.
 //
 // Columns are stored split by stride phase (padded column x*stride + p is element x of phase
@@ -46,6 +46,7 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const TW* 
   tap_offset[taps] = tap_offset[taps - 1];
 
   const epilogue<TOut> ep(rq, 0, channels);
+  const auto padding = static_cast<std::int16_t>(d.pad_value);
   for (int n = 0; n < d.batch; ++n) {
     const TIn* image = input + std::int64_t(n) * d.in_h * d.in_w * channels;
     for (int c = 0; c < channels; ++c) {
@@ -54,13 +55,13 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const TW* 
           const int iy = r - d.pad_top;
           std::int16_t* dst = plane + (std::int64_t(ph) * rows + r) * row_len;
           if (iy < 0 || iy >= d.in_h) {
-            for (int k = 0; k < row_len; ++k) dst[k] = 0;
+            for (int k = 0; k < row_len; ++k) dst[k] = padding;
             continue;
           }
           const TIn* src = image + std::int64_t(iy) * d.in_w * channels + c;
           for (int k = 0; k < row_len; ++k) {
             const int ix = k * phases + ph - d.pad_left;
-            dst[k] = ix >= 0 && ix < d.in_w ? static_cast<std::int16_t>(src[std::int64_t(ix) * channels]) : 0;
+            dst[k] = ix >= 0 && ix < d.in_w ? static_cast<std::int16_t>(src[std::int64_t(ix) * channels]) : padding;
           }
         }
       }

@@ -36,10 +36,11 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const TW* 
   const int blocks = (channels + lanes - 1) / lanes;
   const std::size_t padded_channels = round_up(std::size_t(channels), channel_pad);
 
-  // Scratch: [zero row: padded_channels bytes][weights: pairs x blocks x {lo, hi} vectors].
+  // Scratch: [padding row: padded_channels bytes][weights: pairs x blocks x {lo, hi} vectors].
+  // Taps in the padding read the padding row: the input's zero point in every channel.
   const auto layout = depthwise_hwc_scratch(d);
-  auto* zero_row = layout.part<TIn>(scratch, 0);
-  for (std::size_t c = 0; c < padded_channels; ++c) zero_row[c] = 0;
+  auto* padding_row = layout.part<TIn>(scratch, 0);
+  for (std::size_t c = 0; c < padded_channels; ++c) padding_row[c] = static_cast<TIn>(d.pad_value);
   auto* wv = layout.part<unsigned char>(scratch, 1);
   auto weight_vec = [&](int p, int b, int part) { return wv + ((std::size_t(p) * blocks + b) * 2 + part) * ax::wide_bytes; };
   for (int p = 0; p < pairs; ++p) {
@@ -67,13 +68,13 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const TW* 
 
   const epilogue<TOut> ep(rq, 0, channels);
   const TIn* tap[max_depthwise_taps + 1];
-  tap[taps] = zero_row;  // the partner of an odd last tap (its weights are 0)
+  tap[taps] = padding_row;  // the partner of an odd last tap (its weights are 0)
 
   // Up to 8 channels with 128-bit vectors: a channel tail. Its weights are one 128-bit half of
   // the block's two weight vectors (AVX2 unpacks work per 128-bit half: arch::x86::wide_unpacklo16).
   auto block128 = [&](TOut* out, std::int64_t flat, int b, int c0, int nc, int half_index) {
     // A tail of a pixel with >= 8 channels is read as the 8 bytes ending at its last channel
-    // (the zero row is padded, so its taps may be read the same way).
+    // (the padding row is padded too, so its taps may be read the same way).
     auto load = [&](const TIn* p) {
       if (nc == 8) return ax::load64(p);
       return channels >= 8 ? ax::load64_tail(p, nc) : ax::load128_partial(p, nc);
@@ -109,7 +110,7 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const TW* 
             for (int j = 0; j < d.kernel_w; ++j) {
               const int ix = ix0 + j * d.dilation_w;
               const bool inside = iy >= 0 && iy < d.in_h && ix >= 0 && ix < d.in_w;
-              tap[i * d.kernel_w + j] = inside ? image + (std::int64_t(iy) * d.in_w + ix) * channels : zero_row;
+              tap[i * d.kernel_w + j] = inside ? image + (std::int64_t(iy) * d.in_w + ix) * channels : padding_row;
             }
           }
         }

@@ -38,7 +38,11 @@ using kernels::is_output_int;
 /// A 1x1 convolution: each output pixel reads one input pixel (or only padding), so it runs on
 /// the input rows directly, without im2col. Only the kernel size decides, never padding or
 /// extents: the ops size a tile's scratch without its border padding.
-constexpr bool conv2d_is_pointwise(const reference::conv2d_dims& d) { return d.kernel_h == 1 && d.kernel_w == 1; }
+/// 1x1 convolutions read their input rows in place, and a padding pixel is the bias alone: so
+/// only when the padding reads 0 (else the im2col kernel, whose rows hold the zero point).
+constexpr bool conv2d_is_pointwise(const reference::conv2d_dims& d) {
+  return d.kernel_h == 1 && d.kernel_w == 1 && (d.pad_value == 0 || !reference::reads_padding(d));
+}
 
 /// The x86 kernels read their scratch with unaligned loads: any start, parts back to back.
 inline constexpr scratch_alignment scratch_align{1, 1};
@@ -55,7 +59,7 @@ constexpr auto conv2d_scratch(const reference::conv2d_dims& d) {
   return carve(scratch_align, conv2d_is_pointwise(d) ? 0 : tile_pixels * std::size_t(conv2d_row_length(d)) * 2);
 }
 
-/// depthwise_hwc: a zero row of channels (the input of taps in the padding) | the int16
+/// depthwise_hwc: a padding row of channels (the input of taps in the padding: the zero point) | the int16
 /// weights, interleaved by tap pairs: (ceil(taps/2) * 2) * channels int16.
 /// Example: 3x3, 64 channels -> 64 + 10 * 64 * 2 = 1344 bytes.
 constexpr auto depthwise_hwc_scratch(const reference::conv2d_dims& d) {
@@ -114,8 +118,7 @@ struct family_traits<kernel_family::x86> {
 
   template <class TIn, class TW, class TOut>
   static constexpr bool conv2d_accepts(const reference::conv2d_dims& d, const requant_params&) {
-    return (d.pad_value == 0 || !reference::reads_padding(d)) &&  // TODO(pad value): 0 in the padding
-           x86::is_8bit_int<TIn> && x86::is_8bit_int<TW> && x86::is_output_int<TOut> && d.groups == 1;
+    return x86::is_8bit_int<TIn> && x86::is_8bit_int<TW> && x86::is_output_int<TOut> && d.groups == 1;
   }
   static constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
     return x86::conv2d_scratch(d).total;
@@ -123,8 +126,7 @@ struct family_traits<kernel_family::x86> {
 
   template <class TIn, class TW, class TOut>
   static constexpr bool depthwise_accepts(const reference::conv2d_dims& d, const requant_params&) {
-    return (d.pad_value == 0 || !reference::reads_padding(d)) &&  // TODO(pad value): 0 in the padding
-           x86::is_8bit_int<TIn> && x86::is_8bit_int<TW> && x86::is_output_int<TOut> && d.groups == d.in_c &&
+    return x86::is_8bit_int<TIn> && x86::is_8bit_int<TW> && x86::is_output_int<TOut> && d.groups == d.in_c &&
            d.out_c == d.in_c && d.kernel_h * d.kernel_w <= x86::max_depthwise_taps;
   }
   static constexpr std::size_t depthwise_hwc_scratch_bytes(const reference::conv2d_dims& d) {
