@@ -1,5 +1,7 @@
 #include "fusion.hpp"
 
+#include <algorithm>
+
 #include "shape_math.hpp"
 
 namespace tessera::onnx2hpp {
@@ -103,12 +105,63 @@ void fuse_requant_shifts(graph& g) {
   erase_nodes(g, removed);
 }
 
+/// Whether `rq` maps every value to itself before its clamp: mul = 2^shift, add = 0 (then
+/// (x * 2^shift + 2^(shift-1)) >> shift = x under either rounding).
+bool is_identity_but_clamp(const requant& rq) {
+  if (rq.shift < 0 || rq.shift > 62) return false;
+  const std::int64_t one = std::int64_t{1} << rq.shift;
+  return std::all_of(rq.mul.values.begin(), rq.mul.values.end(), [&](std::int64_t m) { return m == one; }) &&
+         std::all_of(rq.add.values.begin(), rq.add.values.end(), [](std::int64_t a) { return a == 0; });
+}
+
+/// The requantization a node's output went through (fused, or its own op), if any.
+requant* output_requant(node& n) {
+  if (n.fused_requant) return &*n.fused_requant;
+  if (auto* r = std::get_if<ops::requant_shift>(&n.operation)) return &r->rq;
+  return nullptr;
+}
+
+/// A requantization that only clamps (a Relu/Clip/Hardtanh between a QuantizeLinear and a
+/// DequantizeLinear of the same quantization: torch's ReLU6 keeps its input's scale) narrows the
+/// clamp of the requantization that produced its input instead of running as a pass of its own:
+/// clamp(clamp(v, a, b), c, d) = clamp(v, clamp(a, c, d), clamp(b, c, d)), exactly.
+bool fold_clamps_once(graph& g) {
+  std::vector<int> producer(g.tensors.size(), -1);
+  for (std::size_t n = 0; n < g.nodes.size(); ++n)
+    for (tensor_ref t : g.nodes[n].outputs) producer[static_cast<std::size_t>(t)] = static_cast<int>(n);
+  const auto consumers = g.consumers();
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const auto* clamp = std::get_if<ops::requant_shift>(&g.nodes[i].operation);
+    if (clamp == nullptr || !is_identity_but_clamp(clamp->rq)) continue;
+    const tensor_ref input = g.nodes[i].inputs[0];
+    if (g.tensors[static_cast<std::size_t>(input)].type != clamp->rq.type) continue;
+    const int p = producer[static_cast<std::size_t>(input)];
+    if (p < 0 || sole_consumer(g, consumers, input) != static_cast<int>(i)) continue;
+    node& source = g.nodes[static_cast<std::size_t>(p)];
+    requant* narrowed = output_requant(source);
+    if (narrowed == nullptr || narrowed->type != clamp->rq.type || source.outputs.size() != 1) continue;
+    auto within = [&](std::int64_t v) { return std::clamp(v, clamp->rq.lo, clamp->rq.hi); };
+    narrowed->lo = within(narrowed->lo);
+    narrowed->hi = within(narrowed->hi);
+    source.outputs[0] = g.nodes[i].outputs[0];
+    g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(i));
+    return true;
+  }
+  return false;
+}
+
+void fold_clamps_into_producers(graph& g) {
+  while (fold_clamps_once(g)) {
+  }
+}
+
 }  // namespace
 
 void fuse(graph& g) {
   fold_bias_adds(g);
   fold_pads_into_convs(g);
   fuse_requant_shifts(g);
+  fold_clamps_into_producers(g);
 }
 
 }  // namespace tessera::onnx2hpp

@@ -381,6 +381,21 @@ def qdq_cases(root):
     save_case(root, 'qdq_add_pools_reshape', b.nodes, b.inits, ['a', 'b'], ['sum', 'maxpool', 'avgpool', 'y'],
               [xa, xb])
 
+    # torch's ReLU6/Hardtanh after a quantized conv: Q -> DQ -> Clip -> Q with the input's scale
+    # and zero point (a clamp only; onnx2hpp narrows the conv's requantization clamp), twice in a
+    # row (the second a Hardtanh to [-1, 5]: a lower bound below the first's).
+    b = qdq_builder()
+    x = activations(np.uint8, (1, 3, 9, 9))
+    x_scale, x_zp = np.float32(0.04), np.uint8(120)
+    xd = b.dq('x', x_scale, x_zp)
+    y, y_scale, y_zp = qdq_conv(b, xd, qref.dequantize(x, x_scale, x_zp), x_scale, x_zp, 8, np.int8, False,
+                                np.uint8, None, kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    for lo, hi in ((0.0, 6.0), (-1.0, 5.0)):
+        yc = b.op('Clip', [b.dq(y, y_scale, y_zp), b.constant(np.float32(lo), 'min'), b.constant(np.float32(hi), 'max')])
+        y = b.q(yc, y_scale, y_zp)
+    b.nodes[-1].output[0] = 'y'
+    save_case(root, 'qdq_conv_then_relu6_same_scale', b.nodes, b.inits, ['x'], ['y'], [x])
+
 
 def qdq_elementwise_cases(root):
     # Mul of two int8 tensors, then of the product by a DequantizeLinear of a constant (the
