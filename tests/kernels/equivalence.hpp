@@ -43,6 +43,7 @@ struct equivalence_stats {
   int cases = 0;      ///< cases the family accepted and ran
   int rejected = 0;   ///< cases the family's traits declined (the reference would run them)
   int failures = 0;   ///< mismatches or writes out of bounds
+  int pad_value_cases = 0;  ///< of `cases`, convolutions whose padding holds a nonzero pad value
 };
 
 namespace equivalence_detail {
@@ -269,6 +270,7 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
     d.out_w = (d.in_w + d.pad_left + pad_right - d.dilation_w * (d.kernel_w - 1) - 1) / d.stride_w + 1;
     const bool in_signed = r.chance(60);
     const int out_pick = r.range(0, 4) == 0 ? 2 : r.range(0, 1);
+    const int ran = stats.cases;
     with_8bit_type(in_signed, [&](auto in_v) {
       with_output_type(out_pick, [&](auto out_v) {
         using TIn = decltype(in_v);
@@ -326,6 +328,7 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
                        });
       });
     });
+    if (d.pad_value != 0 && kernels::reference::reads_padding(d)) stats.pad_value_cases += stats.cases - ran;
   }
   return stats;
 }
@@ -691,8 +694,8 @@ template <kernels::kernel_family F>
 int run_all_equivalence_checks(std::uint32_t seed, int iterations) {
   int failures = 0;
   auto report = [&](const char* kind, equivalence_stats s) {
-    std::printf("%-10s %-12s %4d cases, %4d declined, %d failures\n", kernels::family_name(F), kind, s.cases,
-                s.rejected, s.failures);
+    std::printf("%-10s %-12s %4d cases, %4d declined, %d failures, %d with a pad value\n", kernels::family_name(F),
+                kind, s.cases, s.rejected, s.failures, s.pad_value_cases);
     failures += s.failures;
     if (leaves_to_reference<F>(kind)) {
       if (s.cases != 0) {

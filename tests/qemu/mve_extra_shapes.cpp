@@ -1,8 +1,10 @@
 // Extra bit-exactness checks of the arm_mve kernels on shapes the shared harness does not draw:
 // int16 outputs, batch > 1, depthwise 5x5 / 7x7 / wide planes, huge average-pool windows,
-// rank-3/4 Add/Sub with broadcast, batched MatMul with broadcast and large k*n, long Gemm rows.
+// rank-3/4 Add/Sub with broadcast, batched MatMul with broadcast and large k*n, long Gemm rows;
+// convolutions pad with drawn pad values (the input's zero point) on these shapes too.
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <tessera/kernels/dispatch.hpp>
 #include "../kernels/equivalence.hpp"
@@ -20,7 +22,8 @@ static std::uint8_t* const actual = actual_area + 64;
 static std::uint8_t* const scratch = scratch_area + 64;
 static std::int32_t bias[4096], mulv[4096], addv[4096];
 static rng R{4242};
-static int failures, cases;
+static rng P{4243};  // pad values: their own stream, so the shapes drawn from R stay the same
+static int failures, cases, pad_value_cases;
 
 template <class TT> void fill(void* p, std::size_t n) {
   auto* q = static_cast<TT*>(p);
@@ -84,9 +87,13 @@ static void conv_cases(int iterations, bool depthwise) {
     const std::size_t w_n = std::size_t(d.out_c) * d.kernel_h * d.kernel_w * (d.in_c / d.groups);
     const std::size_t out_n = std::size_t(d.batch) * d.out_h * d.out_w * d.out_c;
     if (in_n > sizeof ina || w_n > sizeof wts || out_n * 4 > sizeof expect) continue;
+    const int before = cases;
     with_in(R.chance(50), [&](auto iv) {
       with_out(R.range(0, 3), [&](auto ov) {
         using TIn = decltype(iv); using TOut = decltype(ov);
+        constexpr int lo = std::numeric_limits<TIn>::min(), hi = std::numeric_limits<TIn>::max();
+        const int pad_pick = P.range(0, 4);
+        d.pad_value = pad_pick == 0 ? 0 : pad_pick == 1 ? lo : pad_pick == 2 ? hi : P.range(lo, hi);
         fill<TIn>(ina, in_n); fill<std::int8_t>(wts, w_n);
         for (int c = 0; c < d.out_c; ++c) bias[c] = R.range(-(1 << 20), 1 << 20);
         const requant_params rq = make_rq<TOut>(d.out_c);
@@ -114,6 +121,7 @@ static void conv_cases(int iterations, bool depthwise) {
         }
       });
     });
+    if (d.pad_value != 0 && reference::reads_padding(d)) pad_value_cases += cases - before;
   }
 }
 
@@ -238,6 +246,7 @@ int main() {
   binary_cases(300);
   matmul_cases(200);
   gemm_cases(200);
-  std::printf("extra arm-mve checks: %d cases, %d failures\n", cases, failures);
+  std::printf("extra arm-mve checks: %d cases, %d failures, %d convolutions with a pad value\n", cases, failures,
+              pad_value_cases);
   return failures != 0;
 }

@@ -4,8 +4,9 @@
 // Y = in_t+1[c..c+3]; PKHBT/PKHTB regroup them as (x0 x1 y0 y1) and (x2 x3 y2 y3), and the
 // SXTB16 pair of each gives [x_k, y_k] per channel k, which one SMLAD multiplies by the
 // channel's weight pair [w_k(t), w_k(t+1)] (prepared once per call in scratch). A tap pair
-// costs 15 instructions for 8 MACs. Taps in the padding read a zero row instead of branching,
-// through a per-pixel table of tap pointers, so borders run the same loop.
+// costs 15 instructions for 8 MACs. Taps in the padding read a row of the pad value (the input's
+// zero point) instead of branching, through a per-pixel table of tap pointers, so borders run
+// the same loop.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +25,7 @@ namespace detail {
 
 /// Arguments of the asm channel-group loop (offsets are part of its code).
 struct hwc_args {
-  const std::uint8_t* const* taps;  // 0: 2*pairs input pointers of the pixel (zero row in the padding)
+  const std::uint8_t* const* taps;  // 0: 2*pairs input pointers of the pixel (pad row in the padding)
   int pairs;                        // 4: tap pairs (>= 1)
   const std::uint32_t* wpairs;      // 8: [group][pair][4] weight pair words
   std::int32_t* acc;                // 12: 4 accumulators per group
@@ -99,9 +100,9 @@ inline constexpr void (*hwc_groups)(const hwc_args*) = Signed ? &hwc_groups_s8 :
 /// - `rq`:      disabled (int32 output), per tensor or per channel.
 /// - `output`:  [batch][out_h][out_w][C].
 /// - `scratch`: depthwise_hwc_scratch(d).total bytes, any alignment.
-/// - `prepared`: `scratch` holds the weight pairs, zero row and requantization table of an
-///   earlier call with the same weights, bias, requantization and channels (every part of the
-///   layout depends on those alone, not on the map), so they are kept.
+/// - `prepared`: `scratch` holds the weight pairs and requantization table of an earlier call
+///   with the same weights, bias, requantization and channels (every part of the layout
+///   depends on those alone, not on the map), so they are kept; the pad row is written anyway.
 /// Bit-exact with reference::conv2d.
 template <class TIn, class TOut>
 void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
@@ -115,7 +116,7 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std:
   const int pairs = (taps + 1) / 2;
   const auto layout = depthwise_hwc_scratch(d);
   auto* wpairs = layout.part<std::uint32_t>(scratch, 0);           // [group][pair][4]
-  auto* zero_row = layout.part<std::uint8_t>(scratch, 1);          // c4 bytes
+  auto* pad_row = layout.part<std::uint8_t>(scratch, 1);           // c4 bytes
   auto* tap_ptr = layout.part<const std::uint8_t*>(scratch, 2);    // 2*pairs
   auto* acc = layout.part<std::int32_t>(scratch, 3);               // c4
   auto* table = layout.part<rq_entry>(scratch, 4);
@@ -137,7 +138,8 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std:
       }
     }
   }
-  for (int i = 0; i < c4; ++i) zero_row[i] = 0;
+  // Rewritten by every call, prepared or not: it costs c4 byte stores.
+  for (int i = 0; i < c4; ++i) pad_row[i] = static_cast<std::uint8_t>(d.pad_value);
 
   const auto* in_bytes = reinterpret_cast<const std::uint8_t*>(input);
   for (int n = 0; n < d.batch; ++n) {
@@ -145,7 +147,8 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std:
     TOut* out = output + std::int64_t{n} * d.out_h * d.out_w * channels;
     for (int y = 0; y < d.out_h; ++y) {
       for (int x = 0; x < d.out_w; ++x) {
-        // Tap pointers of this pixel (the zero row for taps in the padding and the pad tap).
+        // Tap pointers of this pixel: the pad row for taps in the padding, and for the pad tap
+        // that completes an odd last pair (its weight is 0: any row would do).
         int t = 0;
         for (int i = 0; i < d.kernel_h; ++i) {
           const int iy = y * d.stride_h + i * d.dilation_h - d.pad_top;
@@ -153,10 +156,10 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std:
           for (int j = 0; j < d.kernel_w; ++j, ++t) {
             const int ix = x * d.stride_w + j * d.dilation_w - d.pad_left;
             const bool valid = row_valid && ix >= 0 && ix < d.in_w;
-            tap_ptr[t] = valid ? in + (std::int64_t{iy} * d.in_w + ix) * channels : zero_row;
+            tap_ptr[t] = valid ? in + (std::int64_t{iy} * d.in_w + ix) * channels : pad_row;
           }
         }
-        if (t < 2 * pairs) tap_ptr[t] = zero_row;
+        if (t < 2 * pairs) tap_ptr[t] = pad_row;
         if (full > 0) {
           const detail::hwc_args args{tap_ptr, pairs, wpairs, acc, acc + full};
           detail::hwc_groups<std::is_signed_v<TIn>>(&args);

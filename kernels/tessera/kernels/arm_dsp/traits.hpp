@@ -72,9 +72,9 @@ constexpr auto conv2d_scratch(const reference::conv2d_dims& d) {
 constexpr std::size_t depthwise_taps(const reference::conv2d_dims& d) { return std::size_t(d.kernel_h) * d.kernel_w; }
 constexpr std::size_t depthwise_tap_pairs(const reference::conv2d_dims& d) { return (depthwise_taps(d) + 1) / 2; }
 
-/// depthwise_hwc: int16 weights paired by taps ([group][pair][4 channels] words) | a zero row of
-/// channels (what taps in the padding read) | one input pointer per tap and the pad tap (4
-/// bytes each on the target) | one pixel's accumulators | the epilogue table.
+/// depthwise_hwc: int16 weights paired by taps ([group][pair][4 channels] words) | a row of
+/// channels holding the pad value (what taps in the padding read) | one input pointer per tap
+/// and the pad tap (4 bytes each on the target) | one pixel's accumulators | the epilogue table.
 /// Example: 3x3, 64 channels: 5*64*4 + 64 + 10*4 + 64*4 + 64*12 + 7 = 2415 bytes.
 constexpr auto depthwise_hwc_scratch(const reference::conv2d_dims& d) {
   const std::size_t c4 = round_up(std::size_t(d.in_c), channel_lanes);
@@ -216,8 +216,7 @@ struct family_traits<kernel_family::arm_dsp> {
 
   template <class TIn, class TW, class TOut>
   static constexpr bool conv2d_accepts(const reference::conv2d_dims& d, const requant_params& rq) {
-    return (d.pad_value == 0 || !reference::reads_padding(d)) &&  // TODO(pad value): 0 in the padding
-           arm_dsp::is_8bit_int<TIn> && std::is_same_v<TW, std::int8_t> && arm_dsp::is_output_int<TOut> &&
+    return arm_dsp::is_8bit_int<TIn> && std::is_same_v<TW, std::int8_t> && arm_dsp::is_output_int<TOut> &&
            d.groups == 1 && is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
@@ -226,8 +225,7 @@ struct family_traits<kernel_family::arm_dsp> {
 
   template <class TIn, class TW, class TOut>
   static constexpr bool depthwise_accepts(const reference::conv2d_dims& d, const requant_params& rq) {
-    return (d.pad_value == 0 || !reference::reads_padding(d)) &&  // TODO(pad value): 0 in the padding
-           arm_dsp::is_8bit_int<TIn> && std::is_same_v<TW, std::int8_t> && arm_dsp::is_output_int<TOut> &&
+    return arm_dsp::is_8bit_int<TIn> && std::is_same_v<TW, std::int8_t> && arm_dsp::is_output_int<TOut> &&
            d.groups == d.in_c && d.out_c == d.in_c && is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t depthwise_hwc_scratch_bytes(const reference::conv2d_dims& d) {

@@ -37,4 +37,9 @@ inline void copy_as_s8(std::int8_t* dst, const T* src, int n) {
 template <class T>
 inline constexpr std::uint8_t zero_as_s8 = std::is_signed_v<T> ? 0x00 : 0x80;
 
+/// The int8 byte that stands for the stored value `v` (a T) in a row written by `copy_as_s8`:
+/// what the padding holds for a pad value v. Example: uint8 200 -> 0x48 (72 = 200 - 128).
+template <class T>
+constexpr std::uint8_t as_s8(int v) { return static_cast<std::uint8_t>(static_cast<std::uint8_t>(v) ^ zero_as_s8<T>); }
+
 }  // namespace tessera::kernels::arm_mve

@@ -99,11 +99,12 @@ inline void im2col_inside(const im2col_geometry& g, const TIn* src, std::int8_t*
 }
 
 /// im2col's `Pack` for arm_mve (algorithm/im2col.hpp): int8 rows, uint8 values as x - 128 and
-/// padding as the byte that stands for 0.
+/// padding as the byte that stands for the pad value (`pad`, as_s8 of the input's zero point).
 template <class TIn>
 struct copy_to_s8 {
-  static std::int8_t* zero(std::int8_t* dst, int n) {
-    if (n > 0) arch::mve::fill_bytes(dst, zero_as_s8<TIn>, n);
+  std::uint8_t pad;
+  std::int8_t* zero(std::int8_t* dst, int n) const {
+    if (n > 0) arch::mve::fill_bytes(dst, pad, n);
     return dst + n;
   }
   static std::int8_t* copy(std::int8_t* dst, const TIn* src, int n) {
@@ -113,11 +114,13 @@ struct copy_to_s8 {
 };
 
 /// The im2col row of a border pixel (some tap in the padding), by the generic walk (its window
-/// parameters in registers: a per-kernel-row call costs 12% on the 10x4 layer).
+/// parameters in registers: a per-kernel-row call costs 12% on the 10x4 layer). Flattened so
+/// that the pack, and its pad byte, stay in registers: when GCC left the dilated walk out of
+/// line, the pack lived on the stack and every padding run reloaded it (0.7% on that layer).
 template <class TIn>
-[[gnu::noinline]] void im2col_border(const reference::conv2d_dims& d, const TIn* image, int oy, int ox,
-                                     std::int8_t* dst) {
-  copy_to_s8<TIn> pack;
+[[gnu::noinline, gnu::flatten]] void im2col_border(const reference::conv2d_dims& d, const TIn* image, int oy,
+                                                   int ox, std::int8_t* dst) {
+  copy_to_s8<TIn> pack{as_s8<TIn>(d.pad_value)};
   algorithm::im2col_pixel(d, image, oy, ox, dst, pack);
 }
 

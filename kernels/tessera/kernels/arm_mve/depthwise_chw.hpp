@@ -14,8 +14,9 @@
 // Wide inputs are cut into vertical strips of output columns so that a window's gather offsets
 // fit in 8 bits; the plane holds one strip, so scratch does not grow with the width.
 //
-// uint8 inputs go into the plane as x - 128 (padding as -128, the true 0); the table adds
-// 128 * (sum of the channel's taps) back.
+// uint8 inputs go into the plane as x - 128 (padding as pad_value - 128: the pad value is the
+// input's zero point, stored like any input); the table adds 128 * (sum of the channel's taps)
+// back.
 #pragma once
 
 #include <cstdint>
@@ -324,7 +325,7 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::in
       const int sums_pitch = whole ? width : (width + 3) & ~3;
       // The padding is the same for every channel: fill the plane once per strip, then
       // overwrite the inside per channel.
-      arch::mve::fill_bytes(plane, zero_as_s8<TIn>, static_cast<int>(depthwise_chw_plane_bytes(d)));
+      arch::mve::fill_bytes(plane, as_s8<TIn>(d.pad_value), static_cast<int>(depthwise_chw_plane_bytes(d)));
       for (int c = 0; c < channels; ++c) {
         if (in_rows > 0 && x_in1 > x_in0)
           detail::gather_plane<!std::is_signed_v<TIn>>(plane + y0 * pitch + x_in0, pitch,

@@ -8,6 +8,10 @@
 // and epilogue overheads. uint8 inputs widen to 16 bits as they are, so no correction is needed
 // here. The CHW variant (depthwise_chw.hpp) is 3 to 5 times faster and takes every kernel up to
 // 16 taps wide; this one remains its fallback (wider kernels, more than 8191 channels).
+//
+// The tap loops visit the taps inside the input only; with a nonzero pad value (the input's
+// zero point) a border pixel then adds pad_value * w for each tap in the padding, a separate
+// pass so that interior pixels and zero-padded layers pay nothing for it.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +63,7 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const std::in
   const requant_plan plan = plan_requant(rq, channels, bias, no_correction{}, std::int64_t{taps} * 32640, table);
   const int c_full = channels & ~7;
   const std::ptrdiff_t pitch = std::ptrdiff_t(d.in_w) * channels;
+  const int16x8_t pad = vdupq_n_s16(static_cast<std::int16_t>(d.pad_value));
   for (int b = 0; b < d.batch; ++b) {
     const TIn* in_b = in + std::ptrdiff_t(b) * d.in_h * pitch;
     for (int y = 0; y < d.out_h; ++y) {
@@ -66,7 +71,7 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const std::in
       for (int x = 0; x < d.out_w; ++x, out += channels) {
         const auto tj = window::taps_inside(window::origin(x, d.stride_w, d.pad_left), d.kernel_w, d.dilation_w, d.in_w);
         // Sums of 8 channels: even channels in one vector, odd in the other (VMULLB/VMULLT).
-        auto group = [&]<bool Tail>(int c, mve_pred16_t p) {
+        auto group = [&]<bool Tail, bool Padded>(int c, mve_pred16_t p) {
           int32x4_t even = vdupq_n_s32(0), odd = vdupq_n_s32(0);
           for (int i = ti.begin; i < ti.end; ++i) {
             const int iy = y * d.stride_h + i * d.dilation_h - d.pad_top;
@@ -82,14 +87,30 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const std::in
               odd = vaddq_s32(odd, vmulltq_int_s16(xv, wv));
             }
           }
+          if constexpr (Padded) {
+            for (int i = 0; i < d.kernel_h; ++i) {
+              const bool row_inside = i >= ti.begin && i < ti.end;
+              for (int j = 0; j < d.kernel_w; ++j) {
+                if (row_inside && j >= tj.begin && j < tj.end) continue;
+                const int16x8_t wv = vldrhq_s16(wt + (i * d.kernel_w + j) * c8 + c);
+                even = vaddq_s32(even, vmullbq_int_s16(pad, wv));
+                odd = vaddq_s32(odd, vmulltq_int_s16(pad, wv));
+              }
+            }
+          }
           int32x4x2_t pair;
           pair.val[0] = even;
           pair.val[1] = odd;
           vst2q_s32(acc + c, pair);
         };
-        for (int c = 0; c < c_full; c += 8) group.template operator()<false>(c, 0);
-        if (c_full < channels)
-          group.template operator()<true>(c_full, vctp16q(static_cast<std::uint32_t>(channels - c_full)));
+        auto groups = [&]<bool Padded>() {
+          for (int c = 0; c < c_full; c += 8) group.template operator()<false, Padded>(c, 0);
+          if (c_full < channels)
+            group.template operator()<true, Padded>(c_full, vctp16q(static_cast<std::uint32_t>(channels - c_full)));
+        };
+        const bool padded = d.pad_value != 0 && (ti.count() < d.kernel_h || tj.count() < d.kernel_w);
+        if (padded) groups.template operator()<true>();
+        else groups.template operator()<false>();
         requant_row(plan, acc, acc_layout::contiguous, channels, out);
       }
     }

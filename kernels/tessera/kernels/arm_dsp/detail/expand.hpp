@@ -54,16 +54,21 @@ template <class TIn, int Stride>
 
 #undef TESSERA_DSP_EXPAND
 
-/// `groups` groups of zeros (padding taps).
+/// `groups` groups whose four int16 lanes all hold the pair word's value: padding taps (the pad
+/// value in both halves, pad_pair) or unused slots (0).
 template <int Stride>
-[[gnu::always_inline]] inline std::uint32_t* zero_groups(int groups, std::uint32_t* dst) {
+[[gnu::always_inline]] inline std::uint32_t* fill_groups(int groups, std::uint32_t pair, std::uint32_t* dst) {
   for (int g = 0; g < groups; ++g) {
-    dst[0] = 0;
-    dst[1] = 0;
+    dst[0] = pair;
+    dst[1] = pair;
     dst += Stride;
   }
   return dst;
 }
+
+/// The expanded word of two padding taps: the stored pad value (the input's zero point, already
+/// signed for int8 inputs) in both int16 halves. Example: int8 pad -5 -> 0xFFFBFFFB.
+constexpr std::uint32_t pad_pair(int pad_value) { return static_cast<std::uint16_t>(pad_value) * 0x00010001u; }
 
 /// `count` bytes as count/4 whole groups plus a zero-padded last group; reads only `count` bytes.
 template <class TIn, int Stride>
