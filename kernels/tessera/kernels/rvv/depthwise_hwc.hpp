@@ -58,13 +58,15 @@ void depthwise_pixels(const reference::conv2d_dims& d, const TIn* in, const std:
               a = arch::rvv::mac(a, L::load_widened<true>(cell, 1, vl), L::load16(wp, vl), vl);
           }
           if (pads) {
-            for (int i = 0; i < d.kernel_h; ++i) {
+            const std::int16_t* wrow = wt + c;
+            for (int i = 0; i < d.kernel_h; ++i, wrow += std::ptrdiff_t(d.kernel_w) * channels) {
+              // The row's taps in the padding: [0, j0) and [j1, kernel_w) (all of them outside ti).
               const bool row_inside = i >= ti.begin && i < ti.end;
-              const std::int16_t* wp = wt + std::ptrdiff_t(i) * d.kernel_w * channels + c;
-              for (int j = 0; j < d.kernel_w; ++j, wp += channels) {
-                if (row_inside && j >= tj.begin && j < tj.end) continue;
-                a = arch::rvv::mac(a, pad, L::load16(wp, vl), vl);
-              }
+              const int j0 = row_inside ? tj.begin : d.kernel_w, j1 = row_inside ? tj.end : d.kernel_w;
+              for (int j = 0; j < j0; ++j)
+                a = arch::rvv::mac(a, pad, L::load16(wrow + std::ptrdiff_t(j) * channels, vl), vl);
+              for (int j = j1; j < d.kernel_w; ++j)
+                a = arch::rvv::mac(a, pad, L::load16(wrow + std::ptrdiff_t(j) * channels, vl), vl);
             }
           }
           L::store32(acc + c, a, vl);
