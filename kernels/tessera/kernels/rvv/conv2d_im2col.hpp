@@ -39,8 +39,8 @@ struct interleaved_pack {
 
 /// The same with the padding as the stored byte `pad` (the input's zero point, d.pad_value),
 /// which the micro-kernel then multiplies like any input value. A separate type, so that a
-/// zero padding keeps the constant fill (a member read per call cost about 3 instructions per
-/// pixel of a 1x1 layer).
+/// layer whose padding is 0 or never read keeps the constant fill (a member read per call cost
+/// about 3 instructions per pixel of a 1x1 layer).
 template <class TIn>
 struct interleaved_pad_pack : interleaved_pack<TIn> {
   std::uint8_t pad;
@@ -61,6 +61,7 @@ struct conv2d_atom {
   row_requant rq;
   std::int32_t* acc;
   TIn* cols;
+  bool pads;  ///< some window reads a padding whose value is not 0
   int oy = 0, ox = 0;  ///< the next pixel to expand
 
   template <class Pack>
@@ -72,7 +73,7 @@ struct conv2d_atom {
   }
   [[gnu::always_inline]] void pack(const TIn* image, int p0, int count) {
     if (p0 == 0) oy = ox = 0;
-    if (d.pad_value == 0) expand(image, count, interleaved_pack<TIn>{});
+    if (!pads) expand(image, count, interleaved_pack<TIn>{});
     else expand(image, count, interleaved_pad_pack<TIn>{{}, static_cast<std::uint8_t>(d.pad_value)});
   }
   void compute(int count, TOut* out, std::ptrdiff_t) {
@@ -101,7 +102,8 @@ void conv2d_im2col(const reference::conv2d_dims& d, const TIn* in, const std::in
                                       bias,
                                       channel_requant_of(rq),
                                       layout.part<std::int32_t>(scratch, 1),
-                                      layout.part<TIn>(scratch, 0)};
+                                      layout.part<TIn>(scratch, 0),
+                                      d.pad_value != 0 && reference::reads_padding(d)};
   algorithm::conv2d_pixel_blocks(d, in, out, atom);
 }
 
