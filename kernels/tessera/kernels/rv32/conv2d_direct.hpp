@@ -10,8 +10,13 @@
 // what lets the family need no scratch at all: on a cluster every core runs its band of a tile
 // with nothing shared but the tile (tiled_executor runs a tile that needs scratch on one core),
 // where PULP-NN gives each core its own im2col buffer. Padding taps are skipped rather than
-// multiplied by zero, and two pixels whose windows are clipped differently (at a border, or a
-// pair that wraps to the next output row) are computed one at a time with the 4x1 kernel.
+// multiplied by the padding's value. When that value (the input's zero point, d.pad_value) is
+// not 0, a border pixel adds it times the sum of the skipped taps' weights (padding_weight_sums:
+// 2 to 3 instructions per skipped weight, against the micro-kernel's 3 per MAC and pixel had it
+// multiplied the padding): a pair with the same taps folds that into the bias it starts from
+// (compute_padded), so the 4x2 loop and interior pixels are unchanged. Two pixels whose windows
+// are clipped differently (at a border, or a pair that wraps to the next output row) are
+// computed one at a time with the 4x1 kernel, each adding its own padding terms.
 //
 // Cost: 2.97 instructions per MAC in the 4x2 loop (95 per 32 MACs), plus per pixel pair and
 // group of 4 channels the set-up around it, the runs' last n % 4 elements and the 8 stores:
@@ -33,10 +38,12 @@
 namespace tessera::kernels::rv32 {
 
 /// The part of an output pixel's window inside the input: kernel rows [i0, i1), kernel columns
-/// [j0, j1), and the input offset of tap (i0, j0) in its image.
+/// [j0, j1), and the input offset of tap (i0, j0) in its image. `pads`: some tap lies in the
+/// padding and the padding's value is not 0, so the skipped taps still add to the sum.
 struct clipped_window {
   std::ptrdiff_t offset = 0;
   int i0 = 0, i1 = 0, j0 = 0, j1 = 0;
+  bool pads = false;
 
   bool same_taps(const clipped_window& o) const { return i0 == o.i0 && i1 == o.i1 && j0 == o.j0 && j1 == o.j1; }
 };
@@ -50,7 +57,36 @@ inline clipped_window clip_window(const reference::conv2d_dims& d, int oy, int o
   if (rows.count() > 0 && cols.count() > 0) {
     w.offset = (std::ptrdiff_t(iy0 + rows.begin * d.dilation_h) * d.in_w + (ix0 + cols.begin * d.dilation_w)) * d.in_c;
   }
+  w.pads = d.pad_value != 0 && (rows.count() < d.kernel_h || cols.count() < d.kernel_w);
   return w;
+}
+
+/// s[q] = the sum of filter q's weights at the taps of window `w` that lie in the padding (what
+/// the padding's value multiplies), for C filters `filter_step` apart, each
+/// [kernel_h][kernel_w][c] (c values per tap: in_c for a convolution, 1 for depthwise).
+/// Out of line: only border pixels with a nonzero padding value call it, and the callers'
+/// micro-kernels keep their registers.
+template <int C, class TW>
+[[gnu::noinline]] void padding_weight_sums(const reference::conv2d_dims& d, const clipped_window& w, const TW* filter,
+                                           std::ptrdiff_t filter_step, int c, std::int32_t (&s)[C]) {
+#pragma GCC unroll 4
+  for (int q = 0; q < C; ++q) s[q] = 0;
+  const auto add = [&](const TW* from, int n) {
+    for (int t = 0; t < n; ++t) {
+#pragma GCC unroll 4
+      for (int q = 0; q < C; ++q) s[q] += from[q * filter_step + t];
+    }
+  };
+  const int row = d.kernel_w * c;
+  const bool none_inside = w.i1 <= w.i0 || w.j1 <= w.j0;
+  for (int i = 0; i < d.kernel_h; ++i, filter += row) {
+    if (none_inside || i < w.i0 || i >= w.i1) {
+      add(filter, row);
+    } else {
+      add(filter, w.j0 * c);
+      add(filter + w.j1 * c, row - w.j1 * c);
+    }
+  }
 }
 
 /// Runs `dot_window` over the taps of window `w`: all its kernel rows at once without
@@ -100,14 +136,26 @@ struct conv2d_atom {
     }
   }
 
-  /// Channels [c, c + C) of the `count` packed pixels.
+  /// acc[i] += pad_value * (filter i's weights at window `wnd`'s padding): the taps
+  /// window_taps skipped, for one pixel. Constant indices, so that `acc` stays in registers.
   template <int C>
-  [[gnu::always_inline]] void channels(int c, int count, TOut* out) {
+  [[gnu::always_inline]] void add_padding(const clipped_window& wnd, const TW* filter, std::int32_t (&acc)[C]) {
+    std::int32_t s[C];
+    padding_weight_sums<C>(d, wnd, filter, k, d.in_c, s);
+#pragma GCC unroll 4
+    for (int i = 0; i < C; ++i) acc[i] += d.pad_value * s[i];
+  }
+
+  /// Channels [c, c + C) of the `count` packed pixels; `b`: the bias of channel c first, or
+  /// nullptr.
+  template <int C>
+  [[gnu::always_inline]] void channels(int c, const std::int32_t* b, int count, TOut* out) {
     std::int32_t acc[C * 2];
 #pragma GCC unroll 4
-    for (int i = 0; i < C; ++i) acc[2 * i] = acc[2 * i + 1] = bias != nullptr ? bias[c + i] : 0;
+    for (int i = 0; i < C; ++i) acc[2 * i] = acc[2 * i + 1] = b != nullptr ? b[i] : 0;
     const TW* w = weights + std::ptrdiff_t(c) * k;
     if (count == 2 && win[0].same_taps(win[1])) {
+      // A padding's terms, the same for both pixels, are in `b` already (compute_padded).
       const TIn* a[2] = {image + win[0].offset, image + win[1].offset};
       window_taps<C, 2>(d, win[0], a, w, k, acc);
     } else {
@@ -117,6 +165,7 @@ struct conv2d_atom {
         for (int i = 0; i < C; ++i) one[i] = acc[2 * i + p];  // the bias: pixel p is not computed yet
         const TIn* a[1] = {image + win[p].offset};
         window_taps<C, 1>(d, win[p], a, w, k, one);
+        if (win[p].pads) add_padding<C>(win[p], w, one);
 #pragma GCC unroll 4
         for (int i = 0; i < C; ++i) acc[2 * i + p] = one[i];
       }
@@ -124,10 +173,41 @@ struct conv2d_atom {
     store_block<C, 2>(acc, plan, 0, c, count, out + c, d.out_c);
   }
 
-  [[gnu::noinline]] void compute(int count, TOut* out, std::ptrdiff_t) {
-    int c = 0;
-    for (; c + 4 <= d.out_c; c += 4) channels<4>(c, count, out);
-    for (; c < d.out_c; ++c) channels<1>(c, count, out);
+  /// Channels [c0, c1); `b`: the bias of channel c0 first, or nullptr.
+  [[gnu::noinline]] void channel_range(int c0, int c1, const std::int32_t* b, int count, TOut* out) {
+    int c = c0;
+    for (; c + 4 <= c1; c += 4) channels<4>(c, b != nullptr ? b + (c - c0) : b, count, out);
+    for (; c < c1; ++c) channels<1>(c, b != nullptr ? b + (c - c0) : b, count, out);
+  }
+
+  /// start[c - c0 + i] = bias[c + i] + pad_value * (filter c + i's weights at the padding of
+  /// window 0), i < C.
+  template <int C>
+  void fold_padding(int c, int c0, std::int32_t* start) {
+    std::int32_t s[C];
+    padding_weight_sums<C>(d, win[0], weights + std::ptrdiff_t(c) * k, k, d.in_c, s);
+#pragma GCC unroll 4
+    for (int i = 0; i < C; ++i) start[c - c0 + i] = (bias != nullptr ? bias[c + i] : 0) + d.pad_value * s[i];
+  }
+
+  /// A pair of pixels whose windows have the same taps in a nonzero padding: its terms are the
+  /// same for both pixels, so they join the bias (`chunk` channels at a time on the stack) and
+  /// the pair takes the 4x2 kernel with no other change.
+  [[gnu::noinline]] void compute_padded(int count, TOut* out) {
+    constexpr int chunk = 32;
+    std::int32_t start[chunk];
+    for (int c0 = 0; c0 < d.out_c; c0 += chunk) {
+      const int c1 = d.out_c - c0 < chunk ? d.out_c : c0 + chunk;
+      int c = c0;
+      for (; c + 4 <= c1; c += 4) fold_padding<4>(c, c0, start);
+      for (; c < c1; ++c) fold_padding<1>(c, c0, start);
+      channel_range(c0, c1, start, count, out);
+    }
+  }
+
+  void compute(int count, TOut* out, std::ptrdiff_t) {
+    if (count == 2 && win[0].pads && win[0].same_taps(win[1])) return compute_padded(count, out);
+    channel_range(0, d.out_c, bias, count, out);
   }
 };
 

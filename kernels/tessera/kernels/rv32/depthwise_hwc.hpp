@@ -4,7 +4,8 @@
 // 4 channels, each tap inside both windows loads the 4 channels of each pixel (one run of 4
 // bytes of the input: immediate offsets) and the 4 channels' weights (4 rows of the
 // [c][kernel_h][kernel_w] filter), then 8 mul + 8 add: 20 loads and arithmetic plus 6 pointer
-// steps per 8 MACs. Taps in the padding are skipped, as in conv2d_direct.hpp.
+// steps per 8 MACs. Taps in the padding are skipped, and a nonzero padding value added as the
+// sum of their weights times it, as in conv2d_direct.hpp.
 //
 // PULP-NN and DORY run depthwise layers on CHW planes reordered in scratch (each core its own);
 // the HWC form keeps the family scratch-free, so a cluster shares these tiles too.
@@ -83,6 +84,20 @@ struct depthwise_atom {
     for (int i = 0; i < C * P; ++i) acc[i] = s[i];
   }
 
+  /// acc[i*P + p] += pad_value * (channel c + i's weights at window `wnd`'s padding): the taps
+  /// `taps` skipped. Constant indices, so that the accumulators stay in registers.
+  template <int C, int P>
+  [[gnu::always_inline]] void add_padding(const clipped_window& wnd, int c, std::int32_t (&acc)[C * P]) {
+    const int taps_per_filter = d.kernel_h * d.kernel_w;
+    std::int32_t s[C];
+    padding_weight_sums<C>(d, wnd, weights + std::ptrdiff_t(c) * taps_per_filter, taps_per_filter, 1, s);
+#pragma GCC unroll 4
+    for (int i = 0; i < C; ++i) {
+#pragma GCC unroll 2
+      for (int p = 0; p < P; ++p) acc[i * P + p] += d.pad_value * s[i];
+    }
+  }
+
   template <int C>
   [[gnu::always_inline]] void channels(int c, int count, TOut* out) {
     std::int32_t acc[C * 2];
@@ -91,6 +106,7 @@ struct depthwise_atom {
     if (count == 2 && win[0].same_taps(win[1])) {
       const TIn* a[2] = {image + win[0].offset, image + win[1].offset};
       if (win[0].j1 > win[0].j0) taps<C, 2>(win[0], a, c, acc);
+      if (win[0].pads) add_padding<C, 2>(win[0], c, acc);
     } else {
       for (int p = 0; p < count; ++p) {
         std::int32_t one[C];
@@ -98,6 +114,7 @@ struct depthwise_atom {
         for (int i = 0; i < C; ++i) one[i] = acc[2 * i + p];
         const TIn* a[1] = {image + win[p].offset};
         if (win[p].j1 > win[p].j0) taps<C, 1>(win[p], a, c, one);
+        if (win[p].pads) add_padding<C, 1>(win[p], c, one);
 #pragma GCC unroll 4
         for (int i = 0; i < C; ++i) acc[2 * i + p] = one[i];
       }

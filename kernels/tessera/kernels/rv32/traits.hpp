@@ -58,8 +58,7 @@ struct family_traits<kernel_family::rv32> {
 
   template <class TIn, class TW, class TOut>
   static constexpr bool conv2d_accepts(const reference::conv2d_dims& d, const requant_params& rq) {
-    return (d.pad_value == 0 || !reference::reads_padding(d)) &&  // TODO(pad value): 0 in the padding
-           rv32::is_8bit_int<TIn> && rv32::is_8bit_int<TW> && rv32::is_output_int<TOut> && d.groups == 1 &&
+    return rv32::is_8bit_int<TIn> && rv32::is_8bit_int<TW> && rv32::is_output_int<TOut> && d.groups == 1 &&
            is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
@@ -69,8 +68,7 @@ struct family_traits<kernel_family::rv32> {
   /// Depthwise: one HWC kernel without scratch (depthwise_hwc.hpp), never the CHW variant.
   template <class TIn, class TW, class TOut>
   static constexpr bool depthwise_accepts(const reference::conv2d_dims& d, const requant_params& rq) {
-    return (d.pad_value == 0 || !reference::reads_padding(d)) &&  // TODO(pad value): 0 in the padding
-           rv32::is_8bit_int<TIn> && rv32::is_8bit_int<TW> && rv32::is_output_int<TOut> && d.groups == d.in_c &&
+    return rv32::is_8bit_int<TIn> && rv32::is_8bit_int<TW> && rv32::is_output_int<TOut> && d.groups == d.in_c &&
            d.out_c == d.in_c && is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t depthwise_hwc_scratch_bytes(const reference::conv2d_dims&) { return 0; }

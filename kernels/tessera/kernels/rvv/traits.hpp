@@ -92,8 +92,7 @@ struct family_traits<kernel_family::rvv> {
 
   template <class TIn, class TW, class TOut>
   static constexpr bool conv2d_accepts(const reference::conv2d_dims& d, const requant_params& rq) {
-    return (d.pad_value == 0 || !reference::reads_padding(d)) &&  // TODO(pad value): 0 in the padding
-           rvv::is_8bit_int<TIn> && std::is_same_v<TW, std::int8_t> && rvv::is_output_int<TOut> && d.groups == 1 &&
+    return rvv::is_8bit_int<TIn> && std::is_same_v<TW, std::int8_t> && rvv::is_output_int<TOut> && d.groups == 1 &&
            is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
@@ -102,8 +101,7 @@ struct family_traits<kernel_family::rvv> {
 
   template <class TIn, class TW, class TOut>
   static constexpr bool depthwise_accepts(const reference::conv2d_dims& d, const requant_params& rq) {
-    return (d.pad_value == 0 || !reference::reads_padding(d)) &&  // TODO(pad value): 0 in the padding
-           rvv::is_8bit_int<TIn> && std::is_same_v<TW, std::int8_t> && rvv::is_output_int<TOut> &&
+    return rvv::is_8bit_int<TIn> && std::is_same_v<TW, std::int8_t> && rvv::is_output_int<TOut> &&
            d.groups == d.in_c && d.out_c == d.in_c && is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t depthwise_hwc_scratch_bytes(const reference::conv2d_dims& d) {
