@@ -1,11 +1,14 @@
 // im2col, written once: the receptive field of an output pixel laid out as one reduction row
-// ([kernel_h][kernel_w][in_c], the weights' order), taps in the padding as the true value 0.
+// ([kernel_h][kernel_w][in_c], the weights' order), taps in the padding as the true value 0
+// (the stored conv2d_dims::pad_value).
 //
 // The walk (which taps of a kernel row lie inside the input, where the padding starts) is the
 // same for every instruction set; what differs is how a run of channels is written: widened to
 // int16 (x86), copied as bytes to be expanded later (arm_dsp), copied as int8 with uint8 values
 // shifted by -128 (arm_mve). A family passes that as a `Pack`:
-//   Dst zero(Dst dst, int n)                 writes n zeros (in the family's representation)
+//   Dst zero(Dst dst, int n)                 writes n padding values: the true 0, which is the
+//                                            stored pad_value (the input's zero point), in
+//                                            the family's representation
 //   Dst copy(Dst dst, const TIn* src, int n) writes n input values
 // both returning dst advanced past what they wrote.
 #pragma once
