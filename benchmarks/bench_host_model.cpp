@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, row>> sorted(rows.begin(), rows.end());
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.us > b.second.us; });
   fmt::print("{} on the host, {} ({} runs; arena {} bytes): {:.3f} ms per inference (median)\n",
-             model::meta::source_model, TESSERA_BENCH_ISA, runs, run_network::arena_bytes, median(totals));
+             TESSERA_BENCH_NAME, TESSERA_BENCH_ISA, runs, run_network::arena_bytes, median(totals));
   fmt::print("{:<28} {:>6} {:>10} {:>7}\n", "op / kernel", "nodes", "us", "share");
   for (const auto& [key, r] : sorted)
     fmt::print("{:<28} {:>6} {:>10.1f} {:>6.1f}%\n", key, r.nodes, r.us, node_sum > 0 ? 100.0 * r.us / node_sum : 0.0);

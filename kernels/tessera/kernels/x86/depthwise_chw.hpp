@@ -88,7 +88,7 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const TW* 
           vwide first, second;
           ax::wide_unpermute(lo, hi, first, second);
           const int nx = d.out_w - x0 < lanes ? d.out_w - x0 : lanes;
-          TOut values[lanes];
+          TOut values[lanes]{};  // initialised: GCC cannot see that store_channel writes the first nx
           const std::int64_t pixel = (std::int64_t(n) * d.out_h + y) * d.out_w + x0;
           const std::int64_t flat = pixel * channels + c;
           ep.store_channel(values, first, c, nx < half ? nx : half, flat, channels);
