@@ -130,6 +130,8 @@ static_assert([] {
   return refusal(with_rules(r), 0) == rule::padding && engine_of(with_rules(r), 2) == 1 &&
          refusal(diana8k, 3) == rule::padding;
 }());
+// padding that reads a zero point: the engines pad with 0, so the layer stays on the CPU.
+static_assert(refusal_in(edited(0, [](auto& g) { g.pad_value = 3; }), diana8k, 0) == rule::padding);
 // channel multiple: 16 (conv has 8 output channels).
 static_assert([] {
   tessera::engine_rules r = digital_rules;
