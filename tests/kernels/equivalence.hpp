@@ -328,7 +328,7 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
                        });
       });
     });
-    if (d.pad_value != 0 && kernels::reference::reads_padding(d)) stats.pad_value_cases += stats.cases - ran;
+    if (kernels::reference::reads_pad_value(d)) stats.pad_value_cases += stats.cases - ran;
   }
   return stats;
 }

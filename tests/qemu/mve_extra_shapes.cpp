@@ -121,7 +121,7 @@ static void conv_cases(int iterations, bool depthwise) {
         }
       });
     });
-    if (d.pad_value != 0 && reference::reads_padding(d)) pad_value_cases += cases - before;
+    if (reference::reads_pad_value(d)) pad_value_cases += cases - before;
   }
 }
 

@@ -154,7 +154,7 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     g.kernel_h = A.kernel_h, g.kernel_w = A.kernel_w, g.stride_h = A.stride_h, g.stride_w = A.stride_w;
     g.dilation_h = A.dilation_h, g.dilation_w = A.dilation_w;
     g.pad_top = A.pad_top, g.pad_left = A.pad_left, g.pad_bottom = A.pad_bottom, g.pad_right = A.pad_right;
-    g.pad_value = kernels::reference::reads_padding(d) ? A.pad_value : 0;
+    g.pad_value = kernels::reference::reads_pad_value(d) ? A.pad_value : 0;
     g.in_elem_bytes = static_cast<int>(size_of(T[A.input].type));
     g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
     g.weight_bytes_per_channel = Weights.bytes() / static_cast<std::size_t>(d.out_c);

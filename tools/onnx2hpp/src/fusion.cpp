@@ -69,9 +69,7 @@ void fold_pads_into_convs(graph& g) {
     auto* conv = std::get_if<ops::conv>(&g.nodes[static_cast<std::size_t>(c)].operation);
     if (conv == nullptr) continue;
     // The conv's own padding reads conv->pad_value: the two fold when they pad with one value.
-    const bool conv_pads = conv->window.pad_begin != std::array<std::int64_t, 2>{0, 0} ||
-                           conv->window.pad_end != std::array<std::int64_t, 2>{0, 0};
-    if (conv_pads && conv->pad_value != pad->value) continue;
+    if (conv->window.pads() && conv->pad_value != pad->value) continue;
     conv->pad_value = pad->value;
     const std::size_t first = 4 - rank;  // a 1D map pads the width slot only
     for (std::size_t axis = 2; axis < rank; ++axis) {

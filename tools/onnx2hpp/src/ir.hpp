@@ -71,6 +71,10 @@ struct window2d {
   std::array<std::int64_t, 2> dilation{1, 1};
   std::array<std::int64_t, 2> pad_begin{0, 0};  ///< top, left
   std::array<std::int64_t, 2> pad_end{0, 0};    ///< bottom, right
+
+  bool pads() const {
+    return pad_begin != std::array<std::int64_t, 2>{0, 0} || pad_end != std::array<std::int64_t, 2>{0, 0};
+  }
 };
 
 namespace ops {

@@ -297,9 +297,7 @@ quantized_value activation(lowering_context& cx, const node_context& where, cons
 /// which stands for the real value 0 that ONNX pads with (0 when the window does not pad; the
 /// conv node keeps the default then).
 std::int32_t padding_value(const quantized_value& x, const window2d& window) {
-  const bool padded =
-      window.pad_begin != std::array<std::int64_t, 2>{0, 0} || window.pad_end != std::array<std::int64_t, 2>{0, 0};
-  return padded ? static_cast<std::int32_t>(x.zero_point) : 0;
+  return window.pads() ? static_cast<std::int32_t>(x.zero_point) : 0;
 }
 
 /// (x - zx) conv (w - zw) + bias as an int32 accumulator: weights stored as w - zw (int8, or
@@ -561,9 +559,7 @@ quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, 
     apply_ceil_mode(n, where, xs, window, include_pad);
   }
   const dims y = window_output(xs, xs[1], window, where);
-  const bool padded =
-      window.pad_begin != std::array<std::int64_t, 2>{0, 0} || window.pad_end != std::array<std::int64_t, 2>{0, 0};
-  if (padded && !include_pad) {
+  if (window.pads() && !include_pad) {
     // The count varies at the borders, so the zero point cannot be folded into a bias: the
     // input is first rescaled exactly to int16, x16 = 128 * (x - zx) (scale s_x / 128, zero
     // point 0, |x16| <= 32640), Tessera's average pool rounds mean(x16) half up, and the

@@ -19,8 +19,7 @@ struct conv2d_dims {
   int pad_top, pad_left;        // bottom/right padding is implied by out_h/out_w
   int groups;                   // in_c % groups == 0 and out_c % groups == 0; depthwise: groups == in_c
   /// The stored value the padding reads: the input's zero point, whose true value is 0 (ONNX
-  /// pads a quantized convolution's input with real zeros). 0 for symmetric inputs; the
-  /// converter used to put a separate Pad node in front of the conv for any other value.
+  /// pads a quantized convolution's input with real zeros); 0 for symmetric inputs.
   int pad_value = 0;
 };
 
@@ -30,6 +29,10 @@ constexpr bool reads_padding(const conv2d_dims& d) {
          (d.out_h - 1) * d.stride_h + (d.kernel_h - 1) * d.dilation_h + 1 - d.pad_top > d.in_h ||
          (d.out_w - 1) * d.stride_w + (d.kernel_w - 1) * d.dilation_w + 1 - d.pad_left > d.in_w;
 }
+
+/// Whether some window reads a padding whose value is not 0: the case the optimized kernels
+/// handle apart (a pad row or fill of that value, or the skipped taps' weights times it).
+constexpr bool reads_pad_value(const conv2d_dims& d) { return d.pad_value != 0 && reads_padding(d); }
 
 /// Scratch needed by `conv2d`: none (the reference kernel reads its operands in place).
 constexpr std::size_t conv2d_scratch_bytes(const conv2d_dims&) { return 0; }

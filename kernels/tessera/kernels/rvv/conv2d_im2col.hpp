@@ -103,7 +103,7 @@ void conv2d_im2col(const reference::conv2d_dims& d, const TIn* in, const std::in
                                       channel_requant_of(rq),
                                       layout.part<std::int32_t>(scratch, 1),
                                       layout.part<TIn>(scratch, 0),
-                                      d.pad_value != 0 && reference::reads_padding(d)};
+                                      reference::reads_pad_value(d)};
   algorithm::conv2d_pixel_blocks(d, in, out, atom);
 }
 

@@ -103,7 +103,7 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const std::in
       c += int(vl);
     }
   const row_requant q = channel_requant_of(rq);
-  if (d.pad_value != 0 && reference::reads_padding(d)) detail::depthwise_pixels<true>(d, in, wt, bias, q, acc, out);
+  if (reference::reads_pad_value(d)) detail::depthwise_pixels<true>(d, in, wt, bias, q, acc, out);
   else detail::depthwise_pixels<false>(d, in, wt, bias, q, acc, out);
 }
 

@@ -1,6 +1,7 @@
 // x86 depthwise convolution, DORY's CHW variant: each channel's padded input plane is
-// reordered into scratch as int16 (the input's zero point where the padding is), then output rows are computed
-// with SIMD over output columns (8 with SSE4.1, 16 with AVX2) and written back channels-last.
+// reordered into scratch as int16 (the pad value, the input's zero point, in the padding), then
+// output rows are computed with SIMD over output columns (8 with SSE4.1, 16 with AVX2) and
+// written back channels-last.
 //
 // Columns are stored split by stride phase (padded column x*stride + p is element x of phase
 // p), so every tap of a strided or dilated filter reads one contiguous vector. Taps go in

@@ -4,8 +4,9 @@
 // PMADDWD against the pair's interleaved weights adds both products per channel, exact in
 // int32. The weights are widened and interleaved once per call into scratch, in exactly the
 // lane order the unpacks produce; taps that fall in the padding read a row of the pad value
-// (the zero point) from scratch, so every pixel runs the same loop. Example (3x3, AVX2): 5 pairs x (2 loads, 2 unpacks,
-// 2 PMADDWD, 2 adds) per 16 channels of one output pixel, the 10th tap with weight 0.
+// (the zero point) from scratch, so every pixel runs the same loop. Example (3x3, AVX2): 5
+// pairs x (2 loads, 2 unpacks, 2 PMADDWD, 2 adds) per 16 channels of one output pixel, the 10th
+// tap with weight 0.
 //
 // Scratch: depthwise_hwc_scratch_bytes (traits.hpp).
 #pragma once

@@ -36,12 +36,12 @@ using kernels::is_8bit_int;  // common/micro_tile.hpp
 using kernels::is_output_int;
 
 /// A 1x1 convolution: each output pixel reads one input pixel (or only padding), so it runs on
-/// the input rows directly, without im2col. Only the kernel size decides, never padding or
-/// extents: the ops size a tile's scratch without its border padding.
-/// 1x1 convolutions read their input rows in place, and a padding pixel is the bias alone: so
-/// only when the padding reads 0 (else the im2col kernel, whose rows hold the zero point).
+/// the input rows directly, without im2col; a pixel in the padding is then the bias alone, so
+/// only when the padding reads 0 (else the im2col kernel, whose rows hold the pad value). Only
+/// the kernel size and the layer's pad value decide, never padding or extents: the ops size a
+/// tile's scratch without its border padding.
 constexpr bool conv2d_is_pointwise(const reference::conv2d_dims& d) {
-  return d.kernel_h == 1 && d.kernel_w == 1 && (d.pad_value == 0 || !reference::reads_padding(d));
+  return d.kernel_h == 1 && d.kernel_w == 1 && d.pad_value == 0;
 }
 
 /// The x86 kernels read their scratch with unaligned loads: any start, parts back to back.
@@ -59,8 +59,8 @@ constexpr auto conv2d_scratch(const reference::conv2d_dims& d) {
   return carve(scratch_align, conv2d_is_pointwise(d) ? 0 : tile_pixels * std::size_t(conv2d_row_length(d)) * 2);
 }
 
-/// depthwise_hwc: a padding row of channels (the input of taps in the padding: the zero point) | the int16
-/// weights, interleaved by tap pairs: (ceil(taps/2) * 2) * channels int16.
+/// depthwise_hwc: a padding row of channels (the input of taps in the padding: the pad value) |
+/// the int16 weights, interleaved by tap pairs: (ceil(taps/2) * 2) * channels int16.
 /// Example: 3x3, 64 channels -> 64 + 10 * 64 * 2 = 1344 bytes.
 constexpr auto depthwise_hwc_scratch(const reference::conv2d_dims& d) {
   const std::size_t c = round_up(std::size_t(d.in_c), channel_pad);
