@@ -1,12 +1,15 @@
-// Convolutions whose padding reads a pad value (the input's zero point): the tile solver sizes a
+// Convolutions whose padding reads a pad value (the input's zero point). (1) The tile solver sizes a
 // tile's kernel scratch from the layer's kernel variant on the tile's shape without its bottom
 // and right padding (op::conv::tile_scratch), so no family's scratch may grow when a tile at
 // the bottom border reads that padding. Compile-only: every family's traits compile on every
-// host.
+// host. (2) A layer tells its kernels at compile time whether any window reads a nonzero pad
+// value (op::conv::reads_pad_value, passed as ReadsPadValue), so that zero-padded networks carry
+// no pad-value code (benchmarks/qemu/check_zero_pad_code.cmake checks the firmware).
 #include <cstdint>
 
 #include <tessera/graph/constant.hpp>
 #include <tessera/kernels/dispatch.hpp>
+#include <tessera/tessera.hpp>
 
 namespace {
 
@@ -43,5 +46,30 @@ static_assert(holds<kernel_family::arm_dsp>());
 static_assert(holds<kernel_family::arm_mve>());
 static_assert(holds<kernel_family::rv32>());
 static_assert(holds<kernel_family::rvv>());
+
+// (2) Three 3x3 convolutions over a uint8 map: padded with the zero point 5, padded with 0, and
+// with zero point 5 but no padding (no window reads it).
+inline constexpr tessera::constant<std::int8_t, 8 * 3 * 3 * 8> weights{};
+inline constexpr tessera::tensor_table<4> tensors{{{
+    {"in", tessera::dtype::u8, {1, 6, 6, 8}},
+    {"a", tessera::dtype::u8, {1, 6, 6, 8}},
+    {"b", tessera::dtype::u8, {1, 6, 6, 8}},
+    {"c", tessera::dtype::u8, {1, 4, 4, 8}},
+}}};
+template <tessera::fixed_name Name, int In, int Pad, int PadValue>
+using conv3x3 = tessera::op::conv<Name,
+                                  {.input = In, .output = In + 1, .kernel_h = 3, .kernel_w = 3, .pad_top = Pad,
+                                   .pad_left = Pad, .pad_bottom = Pad, .pad_right = Pad, .pad_value = PadValue},
+                                  weights, tessera::none, to_u8>;
+using zero_point_padded = conv3x3<"a", 0, 1, 5>;
+using zero_padded = conv3x3<"b", 1, 1, 0>;
+using unpadded = conv3x3<"c", 2, 0, 5>;
+using net = tessera::network<tensors, tessera::graph_inputs<0>, tessera::graph_outputs<3>, zero_point_padded,
+                             zero_padded, unpadded>;
+static_assert(net::layers_valid);
+static_assert(zero_point_padded::reads_pad_value<tensors>);
+static_assert(!zero_padded::reads_pad_value<tensors> && !unpadded::reads_pad_value<tensors>);
+static_assert(zero_point_padded::tile_geometry_of<tensors>().pad_value == 5);
+static_assert(unpadded::tile_geometry_of<tensors>().pad_value == 0);
 
 }  // namespace

@@ -139,6 +139,10 @@ struct conv : unary_node<Name, op_kind::conv, A> {
   static constexpr kernels::reference::conv2d_dims dims_of = dims<T>();
   template <auto const& T>
   static constexpr bool is_depthwise = depthwise<T>();
+  /// Whether some window reads a nonzero pad value: the kernels instantiate padding with the
+  /// pad value only then (every tile reads a part of the layer's padding at most).
+  template <auto const& T>
+  static constexpr bool reads_pad_value = kernels::reference::reads_pad_value(dims_of<T>);
 
   template <auto const& T>
   static constexpr tile_geometry tile_geometry_of() {
@@ -154,7 +158,7 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     g.kernel_h = A.kernel_h, g.kernel_w = A.kernel_w, g.stride_h = A.stride_h, g.stride_w = A.stride_w;
     g.dilation_h = A.dilation_h, g.dilation_w = A.dilation_w;
     g.pad_top = A.pad_top, g.pad_left = A.pad_left, g.pad_bottom = A.pad_bottom, g.pad_right = A.pad_right;
-    g.pad_value = kernels::reference::reads_pad_value(d) ? A.pad_value : 0;
+    g.pad_value = reads_pad_value<T> ? A.pad_value : 0;
     g.in_elem_bytes = static_cast<int>(size_of(T[A.input].type));
     g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
     g.weight_bytes_per_channel = Weights.bytes() / static_cast<std::size_t>(d.out_c);
@@ -172,7 +176,7 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     constexpr auto d = dims<T>();
     const auto td = tile_dims<T>(t.in_rows, t.in_cols, t.h, t.w, t.c, t.pad_top, t.pad_left);
     const std::int32_t* bias = Bias.data() != nullptr ? Bias.data() + t.c0 : nullptr;
-    kernels::conv2d<run_family, variant<T, run_family>>(
+    kernels::conv2d<run_family, variant<T, run_family>, reads_pad_value<T>>(
         td, static_cast<const in_t<T>*>(t.input[0]), static_cast<const w_t*>(t.weights), bias,
         requant_for_tile(Requant.params(), d.out_c, t.y0, t.c0, t.h, t.c), static_cast<out_t<T>*>(t.output), t.scratch,
         t.prepared);
@@ -196,7 +200,7 @@ struct conv : unary_node<Name, op_kind::conv, A> {
   static void run(void* const* in, void* const* out, void* scratch) {
     constexpr auto run_family = kernels::runnable(F);
     static constexpr auto d = dims<T>();
-    kernels::conv2d<run_family, variant<T, run_family>>(d, static_cast<const in_t<T>*>(in[0]), Weights.data(),
+    kernels::conv2d<run_family, variant<T, run_family>, reads_pad_value<T>>(d, static_cast<const in_t<T>*>(in[0]), Weights.data(),
                                                         Bias.data(), Requant.params(), static_cast<out_t<T>*>(out[0]),
                                                         scratch);
   }

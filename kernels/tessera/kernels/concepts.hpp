@@ -47,6 +47,12 @@ concept family_traits_complete =
 
 /// The kernels a runnable family implements, with the reference kernels' names and signatures
 /// (checked for int8 activations, weights and outputs).
+///
+/// The three convolution kernels take a leading `bool ReadsPadValue` (default true): false
+/// promises that no call reads a nonzero pad value (reference::reads_pad_value(d) is false:
+/// the layer's padding is 0 or no window reaches it), so the kernel need not instantiate what
+/// padding with a zero point costs. The ops pass the layer's property, the same for every tile
+/// (a tile reads a part of the layer's padding at most); a family may ignore it.
 template <class K>
 concept family_kernels_complete =
     requires(const reference::conv2d_dims& conv, const reference::gemm_dims& gemm, const reference::matmul_dims& mm,
@@ -55,6 +61,9 @@ concept family_kernels_complete =
       K::conv2d(conv, in, in, bias, rq, out, scratch);
       K::depthwise_hwc(conv, in, in, bias, rq, out, scratch);
       K::depthwise_chw(conv, in, in, bias, rq, out, scratch);
+      K::template conv2d<false>(conv, in, in, bias, rq, out, scratch);
+      K::template depthwise_hwc<false>(conv, in, in, bias, rq, out, scratch);
+      K::template depthwise_chw<false>(conv, in, in, bias, rq, out, scratch);
       K::gemm(gemm, in, in, bias, rq, out, scratch);
       K::matmul(mm, in, in, rq, out, scratch);
       K::binary(reference::binary_op::add, bin, in, in, rq, out, scratch);

@@ -96,26 +96,29 @@ constexpr std::size_t conv2d_scratch_bytes(conv_variant v, const reference::conv
 /// what the previous call derived from the same weights, bias and requantization over the same
 /// output channels (tiles of one filter block, see tile_args::prepared); a family whose im2col
 /// convolution kernel takes it may skip that work (concepts.hpp: *_keeps_prepared_scratch).
-template <kernel_family F, conv_variant V, class TIn, class TW, class TOut>
+/// `ReadsPadValue`: the layer's reference::reads_pad_value, known at compile time, so that a
+/// network whose padding is 0 carries none of the code a zero point's padding takes.
+template <kernel_family F, conv_variant V, bool ReadsPadValue = true, class TIn, class TW, class TOut>
 void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
             const requant_params& rq, TOut* out, void* scratch, bool prepared = false) {
   static_assert(family_available(F), "conv2d: kernel family not available in this build");
+  using K = family_kernels<F>;
   if constexpr (V == conv_variant::reference) reference::conv2d(d, in, w, bias, rq, out, scratch);
   else if constexpr (V == conv_variant::im2col) {
-    if constexpr (conv2d_keeps_prepared_scratch<family_kernels<F>, TIn, TW, TOut>)
-      family_kernels<F>::conv2d(d, in, w, bias, rq, out, scratch, prepared);
+    if constexpr (conv2d_keeps_prepared_scratch<K, TIn, TW, TOut>)
+      K::template conv2d<ReadsPadValue>(d, in, w, bias, rq, out, scratch, prepared);
     else
-      family_kernels<F>::conv2d(d, in, w, bias, rq, out, scratch);
+      K::template conv2d<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   } else if constexpr (V == conv_variant::depthwise_hwc) {
-    if constexpr (depthwise_hwc_keeps_prepared_scratch<family_kernels<F>, TIn, TW, TOut>)
-      family_kernels<F>::depthwise_hwc(d, in, w, bias, rq, out, scratch, prepared);
+    if constexpr (depthwise_hwc_keeps_prepared_scratch<K, TIn, TW, TOut>)
+      K::template depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch, prepared);
     else
-      family_kernels<F>::depthwise_hwc(d, in, w, bias, rq, out, scratch);
+      K::template depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   } else {
-    if constexpr (depthwise_chw_keeps_prepared_scratch<family_kernels<F>, TIn, TW, TOut>)
-      family_kernels<F>::depthwise_chw(d, in, w, bias, rq, out, scratch, prepared);
+    if constexpr (depthwise_chw_keeps_prepared_scratch<K, TIn, TW, TOut>)
+      K::template depthwise_chw<ReadsPadValue>(d, in, w, bias, rq, out, scratch, prepared);
     else
-      family_kernels<F>::depthwise_chw(d, in, w, bias, rq, out, scratch);
+      K::template depthwise_chw<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   }
 }
 

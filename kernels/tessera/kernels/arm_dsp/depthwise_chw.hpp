@@ -319,8 +319,10 @@ template <class TIn>
 /// - `scratch`: depthwise_chw_scratch(d).total bytes, any alignment.
 /// - `prepared`: `scratch` holds the requantization table of an earlier call with the same
 ///   bias, requantization and channels (the layout's first part, so the map does not move it).
+/// - `ReadsPadValue`: false when no call reads a nonzero pad value (concepts.hpp); the planes'
+///   padding is then zeroed with memset and fill_padding's general path is not instantiated.
 /// Bit-exact with reference::conv2d.
-template <class TIn, class TOut>
+template <bool ReadsPadValue = true, class TIn, class TOut>
 void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
                    const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch,
                    bool prepared = false) {
@@ -363,7 +365,8 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
 
   const int planes = depthwise_chw_planes(d);
   const std::ptrdiff_t plane_elems = std::ptrdiff_t{rows} * pitch;
-  detail::fill_padding(walk, rows, pitch, planes, plane_elems, plane, d.pad_value);
+  if constexpr (ReadsPadValue) detail::fill_padding(walk, rows, pitch, planes, plane_elems, plane, d.pad_value);
+  else std::memset(plane, 0, static_cast<std::size_t>(planes * plane_elems) * 2);
   for (int n = 0; n < d.batch; ++n) {
     const TIn* in = input + std::int64_t{n} * d.in_h * d.in_w * channels;
     TOut* out = output + std::int64_t{n} * d.out_h * d.out_w * channels;

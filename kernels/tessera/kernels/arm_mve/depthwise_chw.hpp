@@ -269,11 +269,13 @@ template <class TOut>
 /// - `in`: [batch][in_h][in_w][C] int8 or uint8; `w`: [C][kernel_h][kernel_w] int8.
 /// - `bias`: [C] int32 or null; `rq`: disabled, per tensor or per channel.
 /// - `out`: [batch][out_h][out_w][C]; `scratch`: depthwise_chw_scratch(d).total bytes.
-template <class TIn, class TOut>
+/// - `ReadsPadValue`: passed on to the depthwise_hwc fallback (concepts.hpp); the plane's
+///   padding is one fill with the pad value's byte either way.
+template <bool ReadsPadValue = true, class TIn, class TOut>
 void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
                    const requant_params& rq, TOut* out, void* scratch) {
   if (!depthwise_chw_window_fits(d)) {
-    depthwise_hwc(d, in, w, bias, rq, out, scratch);
+    depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
     return;
   }
   if (d.out_h <= 0 || d.out_c <= 0) return;  // the row loops below run at least once

@@ -27,20 +27,20 @@ namespace tessera::kernels {
 
 template <>
 struct family_kernels<kernel_family::arm_mve> {
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                      const requant_params& rq, TOut* out, void* scratch) {
     arm_mve::conv2d_im2col(d, in, w, bias, rq, out, scratch);
   }
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
-    arm_mve::depthwise_hwc(d, in, w, bias, rq, out, scratch);
+    arm_mve::depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   }
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
-    arm_mve::depthwise_chw(d, in, w, bias, rq, out, scratch);
+    arm_mve::depthwise_chw<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   }
   template <class TA, class TW, class TOut>
   static void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::int32_t* bias,

@@ -56,17 +56,17 @@ struct family_traits<kernel_family::reference> {
 /// The reference kernels under the family interface (depthwise variants are plain conv2d).
 template <>
 struct family_kernels<kernel_family::reference> {
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                      const requant_params& rq, TOut* out, void* scratch) {
     reference::conv2d(d, in, w, bias, rq, out, scratch);
   }
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
     reference::conv2d(d, in, w, bias, rq, out, scratch);
   }
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
     reference::conv2d(d, in, w, bias, rq, out, scratch);

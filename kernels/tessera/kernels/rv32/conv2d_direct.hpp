@@ -115,7 +115,8 @@ template <int C, int P, class TIn, class TW>
 
 /// The convolution's atom (algorithm/conv2d.hpp): pairs of output pixels, found by `pack` (no
 /// copy), then every group of 4 channels through the 4x2 micro-kernel and the store.
-template <class TIn, class TW, class TOut>
+/// `ReadsPadValue` false (concepts.hpp): no window pads, and the padding's code is not instantiated.
+template <bool ReadsPadValue, class TIn, class TW, class TOut>
 struct conv2d_atom {
   static constexpr int pixels = 2;
   const reference::conv2d_dims& d;
@@ -165,7 +166,9 @@ struct conv2d_atom {
         for (int i = 0; i < C; ++i) one[i] = acc[2 * i + p];  // the bias: pixel p is not computed yet
         const TIn* a[1] = {image + win[p].offset};
         window_taps<C, 1>(d, win[p], a, w, k, one);
-        if (win[p].pads) add_padding<C>(win[p], w, one);
+        if constexpr (ReadsPadValue) {
+          if (win[p].pads) add_padding<C>(win[p], w, one);
+        }
 #pragma GCC unroll 4
         for (int i = 0; i < C; ++i) acc[2 * i + p] = one[i];
       }
@@ -206,7 +209,9 @@ struct conv2d_atom {
   }
 
   void compute(int count, TOut* out, std::ptrdiff_t) {
-    if (count == 2 && win[0].pads && win[0].same_taps(win[1])) return compute_padded(count, out);
+    if constexpr (ReadsPadValue) {
+      if (count == 2 && win[0].pads && win[0].same_taps(win[1])) return compute_padded(count, out);
+    }
     channel_range(0, d.out_c, bias, count, out);
   }
 };
@@ -219,14 +224,14 @@ struct conv2d_atom {
 /// - `output`:  [batch][out_h][out_w][out_c].
 /// - `scratch`: none (conv2d_scratch(d).total == 0).
 /// Bit-exact with reference::conv2d whenever the int32 sum does not overflow (the reference's
-/// own precondition).
-template <class TIn, class TW, class TOut>
+/// own precondition). `ReadsPadValue`: see conv2d_atom.
+template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
 void conv2d_direct(const reference::conv2d_dims& d, const TIn* input, const TW* weights, const std::int32_t* bias,
                    const requant_params& rq, TOut* output, void* /*scratch*/) {
   const int k = d.kernel_h * d.kernel_w * d.in_c;
   high_form table[table_capacity];
   const store_plan plan = make_plan(rq, d.out_c, false, acc_bound<TIn, TW>(k, bias, d.out_c), table);
-  conv2d_atom<TIn, TW, TOut> atom{d, weights, bias, plan, k};
+  conv2d_atom<ReadsPadValue, TIn, TW, TOut> atom{d, weights, bias, plan, k};
   algorithm::conv2d_pixel_blocks(d, input, output, atom);
 }
 

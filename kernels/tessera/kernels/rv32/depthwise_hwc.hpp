@@ -24,8 +24,8 @@
 namespace tessera::kernels::rv32 {
 
 /// The depthwise atom: pairs of output pixels (windows found by `pack`, as conv2d_atom's), then
-/// groups of 4 channels.
-template <class TIn, class TW, class TOut>
+/// groups of 4 channels. `ReadsPadValue` as conv2d_atom's.
+template <bool ReadsPadValue, class TIn, class TW, class TOut>
 struct depthwise_atom {
   static constexpr int pixels = 2;
   const reference::conv2d_dims& d;
@@ -106,7 +106,9 @@ struct depthwise_atom {
     if (count == 2 && win[0].same_taps(win[1])) {
       const TIn* a[2] = {image + win[0].offset, image + win[1].offset};
       if (win[0].j1 > win[0].j0) taps<C, 2>(win[0], a, c, acc);
-      if (win[0].pads) add_padding<C, 2>(win[0], c, acc);
+      if constexpr (ReadsPadValue) {
+        if (win[0].pads) add_padding<C, 2>(win[0], c, acc);
+      }
     } else {
       for (int p = 0; p < count; ++p) {
         std::int32_t one[C];
@@ -114,7 +116,9 @@ struct depthwise_atom {
         for (int i = 0; i < C; ++i) one[i] = acc[2 * i + p];
         const TIn* a[1] = {image + win[p].offset};
         if (win[p].j1 > win[p].j0) taps<C, 1>(win[p], a, c, one);
-        if (win[p].pads) add_padding<C, 1>(win[p], c, one);
+        if constexpr (ReadsPadValue) {
+          if (win[p].pads) add_padding<C, 1>(win[p], c, one);
+        }
 #pragma GCC unroll 4
         for (int i = 0; i < C; ++i) acc[2 * i + p] = one[i];
       }
@@ -136,13 +140,14 @@ struct depthwise_atom {
 /// - `rq`:      disabled (int32 output), per tensor or per channel.
 /// - `output`:  [batch][out_h][out_w][C].
 /// - `scratch`: none.
-template <class TIn, class TW, class TOut>
+/// - `ReadsPadValue`: see conv2d_atom.
+template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
 void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const TW* weights, const std::int32_t* bias,
                    const requant_params& rq, TOut* output, void* /*scratch*/) {
   const int taps = d.kernel_h * d.kernel_w;
   high_form table[table_capacity];
   const store_plan plan = make_plan(rq, d.out_c, false, acc_bound<TIn, TW>(taps, bias, d.out_c), table);
-  depthwise_atom<TIn, TW, TOut> atom{d, weights, bias, plan};
+  depthwise_atom<ReadsPadValue, TIn, TW, TOut> atom{d, weights, bias, plan};
   algorithm::conv2d_pixel_blocks(d, input, output, atom);
 }
 

@@ -30,20 +30,20 @@ namespace tessera::kernels {
 
 template <>
 struct family_kernels<kernel_family::rv32> : family_kernels<kernel_family::reference> {
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                      const requant_params& rq, TOut* out, void* scratch) {
-    rv32::conv2d_direct(d, in, w, bias, rq, out, scratch);
+    rv32::conv2d_direct<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   }
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
-    rv32::depthwise_hwc(d, in, w, bias, rq, out, scratch);
+    rv32::depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   }
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
-    rv32::depthwise_hwc(d, in, w, bias, rq, out, scratch);
+    rv32::depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   }
   template <class TA, class TW, class TOut>
   static void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::int32_t* bias,

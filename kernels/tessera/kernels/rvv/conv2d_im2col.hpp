@@ -50,8 +50,8 @@ struct interleaved_pad_pack : interleaved_pack<TIn> {
   }
 };
 
-/// The convolution's atom (algorithm/conv2d.hpp).
-template <class TIn, class TOut>
+/// The convolution's atom (algorithm/conv2d.hpp); `ReadsPadValue` as conv2d_im2col's.
+template <bool ReadsPadValue, class TIn, class TOut>
 struct conv2d_atom {
   static constexpr int pixels = block_rows;
   const reference::conv2d_dims& d;
@@ -74,7 +74,8 @@ struct conv2d_atom {
   [[gnu::always_inline]] void pack(const TIn* image, int p0, int count) {
     if (p0 == 0) oy = ox = 0;
     if (!pads) expand(image, count, interleaved_pack<TIn>{});
-    else expand(image, count, interleaved_pad_pack<TIn>{{}, static_cast<std::uint8_t>(d.pad_value)});
+    else if constexpr (ReadsPadValue)
+      expand(image, count, interleaved_pad_pack<TIn>{{}, static_cast<std::uint8_t>(d.pad_value)});
   }
   void compute(int count, TOut* out, std::ptrdiff_t) {
     const int n = d.out_c;
@@ -91,19 +92,21 @@ struct conv2d_atom {
 /// - `bias`: [out_c] int32 or null; `rq`: disabled, per tensor or per output channel.
 /// - `out`: [batch][out_h][out_w][out_c]; 8/16-bit outputs requantized, int32 raw when disabled.
 /// - `scratch`: conv2d_scratch(d).total bytes, any alignment.
-template <class TIn, class TOut>
+/// - `ReadsPadValue`: false when no call reads a nonzero pad value (concepts.hpp): the pad
+///   value's pack is then not instantiated.
+template <bool ReadsPadValue = true, class TIn, class TOut>
 void conv2d_im2col(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
                    const requant_params& rq, TOut* out, void* scratch) {
   const int k = d.kernel_h * d.kernel_w * d.in_c;
   const auto layout = conv2d_scratch(d);
-  detail::conv2d_atom<TIn, TOut> atom{d,
+  detail::conv2d_atom<ReadsPadValue, TIn, TOut> atom{d,
                                       {w, k, 1},
                                       k,
                                       bias,
                                       channel_requant_of(rq),
                                       layout.part<std::int32_t>(scratch, 1),
                                       layout.part<TIn>(scratch, 0),
-                                      reference::reads_pad_value(d)};
+                                      ReadsPadValue && reference::reads_pad_value(d)};
   algorithm::conv2d_pixel_blocks(d, in, out, atom);
 }
 

@@ -85,7 +85,9 @@ void depthwise_pixels(const reference::conv2d_dims& d, const TIn* in, const std:
 /// - `in`: [batch][in_h][in_w][C] int8 or uint8; `w`: [C][kernel_h][kernel_w] int8.
 /// - `bias`: [C] int32 or null; `rq`: disabled, per tensor or per channel.
 /// - `out`: [batch][out_h][out_w][C]; `scratch`: depthwise_scratch(d).total bytes.
-template <class TIn, class TOut>
+/// - `ReadsPadValue`: false when no call reads a nonzero pad value (concepts.hpp): the padded
+///   pixel loop is then not instantiated.
+template <bool ReadsPadValue = true, class TIn, class TOut>
 void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
                    const requant_params& rq, TOut* out, void* scratch) {
   using L = arch::rvv::lmul4;
@@ -103,8 +105,10 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const std::in
       c += int(vl);
     }
   const row_requant q = channel_requant_of(rq);
-  if (reference::reads_pad_value(d)) detail::depthwise_pixels<true>(d, in, wt, bias, q, acc, out);
-  else detail::depthwise_pixels<false>(d, in, wt, bias, q, acc, out);
+  if constexpr (ReadsPadValue) {
+    if (reference::reads_pad_value(d)) return detail::depthwise_pixels<true>(d, in, wt, bias, q, acc, out);
+  }
+  detail::depthwise_pixels<false>(d, in, wt, bias, q, acc, out);
 }
 
 }  // namespace tessera::kernels::rvv

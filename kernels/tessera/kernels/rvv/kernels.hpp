@@ -26,21 +26,21 @@ namespace tessera::kernels {
 
 template <>
 struct family_kernels<kernel_family::rvv> {
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                      const requant_params& rq, TOut* out, void* scratch) {
-    rvv::conv2d_im2col(d, in, w, bias, rq, out, scratch);
+    rvv::conv2d_im2col<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   }
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
-    rvv::depthwise_hwc(d, in, w, bias, rq, out, scratch);
+    rvv::depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   }
   /// Channels in lanes need no CHW reorder: the HWC kernel (traits: depthwise_prefers_chw is false).
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
-    rvv::depthwise_hwc(d, in, w, bias, rq, out, scratch);
+    rvv::depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   }
   template <class TA, class TW, class TOut>
   static void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::int32_t* bias,

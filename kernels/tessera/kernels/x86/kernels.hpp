@@ -24,17 +24,17 @@ namespace tessera::kernels {
 
 template <>
 struct family_kernels<kernel_family::x86> {
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                      const requant_params& rq, TOut* out, void* scratch) {
     x86::conv2d_im2col(d, in, w, bias, rq, out, scratch);
   }
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
     x86::depthwise_hwc(d, in, w, bias, rq, out, scratch);
   }
-  template <class TIn, class TW, class TOut>
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
     x86::depthwise_chw(d, in, w, bias, rq, out, scratch);
