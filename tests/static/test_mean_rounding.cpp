@@ -1,6 +1,7 @@
 // The rounding of means (docs/semantics.md, "Rounding of means"): every kernel family's dispatch
-// runs the reference kernel for a half-to-even requantization, and the family's own kernel for
-// the same requantization rounded half up (where its traits accept the case). Compile-only:
+// runs the reference kernel for a half-to-even requantization (or one with a divisor: exact
+// means), and the family's own kernel for the same requantization rounded half up (where its
+// traits accept the case); the rule itself, round_divide's cases included. Compile-only:
 // the traits of every family compile on every host.
 #include <cstdint>
 
@@ -55,5 +56,23 @@ static_assert(tessera::requantize(10, 1, 0, 2, -128, 127) == 3);                
 static_assert(tessera::requantize(10, 1, 4, 2, -128, 127, rounding::half_even, 1) == 3);  // 3.5 = 2.5 + 1: 2 + 1
 static_assert(tessera::requantize(-6, 1, 0, 2, -128, 127, rounding::half_even) == -2);    // -1.5 -> -2
 static_assert(tessera::requantize(1 << 20, 1, 0, 2, 0, 255, rounding::half_even, 255) == 255);  // clamp
+
+// Exact means: t / (divisor * 2^shift). A 2x3 window (count 6 = 3 * 2) of equal scales is mul 1,
+// shift 1, divisor 3: sums 6k + 3 are exact ties, rounded to the even neighbour (half up: up).
+static_assert(tessera::round_divide(9, 3, 1, rounding::half_even) == 2);     // 1.5 -> 2
+static_assert(tessera::round_divide(15, 3, 1, rounding::half_even) == 2);    // 2.5 -> 2
+static_assert(tessera::round_divide(15, 3, 1) == 3);                         // half up: 3
+static_assert(tessera::round_divide(-3, 3, 1, rounding::half_even) == 0);    // -0.5 -> 0
+static_assert(tessera::round_divide(-9, 3, 1, rounding::half_even) == -2);   // -1.5 -> -2
+static_assert(tessera::round_divide(-9, 3, 1) == -1);                        // half up: -1
+static_assert(tessera::round_divide(-10, 3, 1, rounding::half_even) == -2);  // -1.67 -> -2
+static_assert(tessera::round_divide(-8, 3, 1, rounding::half_even) == -1);   // -1.33 -> -1
+static_assert(tessera::round_divide(7, 9, 0, rounding::half_even) == 1);     // odd divisor, no shift: 0.78 -> 1
+static_assert(tessera::round_divide(10, 1, 2, rounding::half_even) == 2);    // divisor 1: round_shift's rule
+// The zero point counts the parity from it, as above: add = zy * 6 (t = 15 + 6: 2.5 + 1 -> 3).
+static_assert(tessera::requantize(15, 1, 6, 1, -128, 127, rounding::half_even, 1, 3) == 3);
+// A requantization with a divisor runs the reference kernel in every family, half up or not.
+inline constexpr tessera::requant_constants<1> divided{{1}, {0}, 1, -128, 127, 1, rounding::half_up, 0, 3};
+static_assert(!tessera::kernels::families_round_like(divided.params()));
 
 }  // namespace

@@ -10,6 +10,11 @@
 // pools and means of standard ONNX, where a window of 4 equal-scale values ties on a quarter of
 // the outputs (sum/4 = k + 1/2) and half up reads one unit more than ONNX on half of those.
 // `x * mul + add` needs 64 bits in general: `mul` reaches 1.3e8 in the corpus.
+//
+// A `divisor` above 1 (only for such means) divides by `divisor * 2^shift` instead: the mean of
+// a window of 6 or 12 cells (2x3, 3x4, a 6x6 global pool) of equal scales is M = 1/count, which
+// no mul / 2^shift equals, so its exact ties would become near ties; with count = odd * 2^e,
+// mul / (odd * 2^shift) equals M exactly (docs/semantics.md, "Rounding of means").
 #pragma once
 
 #include <cstdint>
@@ -38,11 +43,27 @@ constexpr std::int64_t round_shift(std::int64_t t, int shift, rounding mode = ro
   return q + (up ? 1 : 0);
 }
 
-/// Requantizes one accumulator. `shift` in [0, 62]; `lo <= hi`.
+/// `t / (divisor * 2^shift)` rounded by `mode` as round_shift rounds `t / 2^shift`, for
+/// `divisor >= 1` with `divisor * 2^shift < 2^61`. Example: t = 9, divisor 3, shift 1 (9 / 6 =
+/// 1.5) gives 2 half up and half even (zero_point 0); t = 15 (2.5) gives 3 half up, 2 half even.
+constexpr std::int64_t round_divide(std::int64_t t, std::int32_t divisor, int shift, rounding mode = rounding::half_up,
+                                    std::int32_t zero_point = 0) {
+  if (divisor <= 1) return round_shift(t, shift, mode, zero_point);
+  const std::int64_t d = std::int64_t{divisor} << shift;
+  std::int64_t q = t / d;
+  std::int64_t rem = t - q * d;
+  if (rem < 0) rem += d, --q;  // floor, rem in [0, d)
+  const bool up = mode == rounding::half_up
+                      ? 2 * rem >= d
+                      : 2 * rem > d || (2 * rem == d && ((q - zero_point) & 1) != 0);
+  return q + (up ? 1 : 0);
+}
+
+/// Requantizes one accumulator. `shift` in [0, 62]; `lo <= hi`; `divisor` as round_divide's.
 constexpr std::int32_t requantize(std::int64_t acc, std::int32_t mul, std::int32_t add, int shift,
                                   std::int32_t lo, std::int32_t hi, rounding mode = rounding::half_up,
-                                  std::int32_t zero_point = 0) {
-  std::int64_t y = round_shift(acc * mul + add, shift, mode, zero_point);
+                                  std::int32_t zero_point = 0, std::int32_t divisor = 1) {
+  std::int64_t y = round_divide(acc * mul + add, divisor, shift, mode, zero_point);
   if (y < lo) y = lo;
   if (y > hi) y = hi;
   return static_cast<std::int32_t>(y);
@@ -55,7 +76,8 @@ constexpr std::int32_t requantize(std::int64_t acc, std::int32_t mul, std::int32
 ///   per-row of a (M, N) matrix: length M, inner N.
 /// `enabled == false` means "no requantization": the kernel stores the raw int32 accumulator.
 /// `mode` and `zero_point` are `requantize`'s rounding; the optimized kernel families implement
-/// half_up only, so `kernels::choose_*` runs the reference kernel for a half_even requantization.
+/// half_up only, so `kernels::choose_*` runs the reference kernel for a half_even requantization
+/// (or one with a divisor).
 struct requant_params {
   bool enabled = false;
   const std::int32_t* mul = nullptr;
@@ -67,11 +89,12 @@ struct requant_params {
   std::int32_t hi = 0;
   rounding mode = rounding::half_up;
   std::int32_t zero_point = 0;  ///< half_even only: ties go to the y with y - zero_point even
+  std::int32_t divisor = 1;     ///< > 1 only for exact means: y = round(t / (divisor * 2^shift))
 
   constexpr std::int32_t apply(std::int64_t acc, std::int64_t flat_index) const {
     if (!enabled) return static_cast<std::int32_t>(acc);
     const auto k = static_cast<std::int32_t>((flat_index / inner) % length);
-    return requantize(acc, mul[k], add[k], shift, lo, hi, mode, zero_point);
+    return requantize(acc, mul[k], add[k], shift, lo, hi, mode, zero_point, divisor);
   }
 };
 

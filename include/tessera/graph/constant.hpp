@@ -38,11 +38,12 @@ struct requant_constants {
   std::int32_t inner = 1;
   rounding mode = rounding::half_up;  ///< half_even: onnx2hpp's standard-ONNX average pools and means
   std::int32_t zero_point = 0;        ///< half_even ties go to the y with y - zero_point even
+  std::int32_t divisor = 1;           ///< exact means: t / (divisor * 2^shift) (core/requant.hpp)
 
   static constexpr std::size_t length() { return L; }
   static constexpr std::size_t bytes() { return 2 * L * sizeof(std::int32_t); }
   constexpr requant_params params() const {
-    return {true, mul.data(), add.data(), static_cast<std::int32_t>(L), inner, shift, lo, hi, mode, zero_point};
+    return {true, mul.data(), add.data(), static_cast<std::int32_t>(L), inner, shift, lo, hi, mode, zero_point, divisor};
   }
 };
 

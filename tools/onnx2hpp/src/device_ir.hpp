@@ -44,6 +44,7 @@ struct requant_table {
   std::int64_t inner = 1;
   tessera::rounding rounding = tessera::rounding::half_up;
   std::int64_t zero_point = 0;  ///< half_even ties go to the y with y - zero_point even
+  std::int64_t divisor = 1;     ///< exact means: t / (divisor * 2^shift)
 };
 
 struct conv {

@@ -147,11 +147,19 @@ class header_writer {
 
   std::string requant(const std::string& id, const device::requant_table& rq) {
     // The rounding is written only when it is not the default half up (the corpus headers keep
-    // their text): `tessera::rounding::half_even, zero_point` after `inner`.
-    const bool even = rq.rounding == tessera::rounding::half_even;
-    const std::string tail = fmt::format("{}, {}, {}, {}", rq.shift, rq.lo, rq.hi, rq.inner) +
-                             (even ? fmt::format(", tessera::rounding::half_even, {}", rq.zero_point) : "");
-    const char* legend = even ? "mul, add, shift, lo, hi, inner, rounding, zero point" : "mul, add, shift, lo, hi, inner";
+    // their text): `tessera::rounding::half_even, zero_point` after `inner`, then an exact
+    // mean's divisor when it is not 1.
+    const bool even = rq.rounding == tessera::rounding::half_even || rq.divisor != 1;
+    const bool divides = rq.divisor != 1;
+    const std::string tail =
+        fmt::format("{}, {}, {}, {}", rq.shift, rq.lo, rq.hi, rq.inner) +
+        (even ? fmt::format(", tessera::rounding::{}, {}",
+                            rq.rounding == tessera::rounding::half_even ? "half_even" : "half_up", rq.zero_point)
+              : "") +
+        (divides ? fmt::format(", {}", rq.divisor) : "");
+    const char* legend = divides ? "mul, add, shift, lo, hi, inner, rounding, zero point, divisor"
+                         : even  ? "mul, add, shift, lo, hi, inner, rounding, zero point"
+                                 : "mul, add, shift, lo, hi, inner";
     if (rq.mul.size() <= requant_numbers_per_line) {
       constants_ += fmt::format("inline constexpr tessera::requant_constants<{}> {}{{{}, {}, {}}};  // {}\n",
                                 rq.mul.size(), id, braced(rq.mul), braced(rq.add), tail, legend);

@@ -106,7 +106,7 @@ void fuse_requant_shifts(graph& g) {
 /// Whether `rq` maps every value to itself before its clamp: mul = 2^shift, add = 0 (then
 /// (x * 2^shift + 2^(shift-1)) >> shift = x under either rounding).
 bool is_identity_but_clamp(const requant& rq) {
-  if (rq.shift < 0 || rq.shift > 62) return false;
+  if (rq.shift < 0 || rq.shift > 62 || rq.divisor != 1) return false;
   const std::int64_t one = std::int64_t{1} << rq.shift;
   return std::all_of(rq.mul.values.begin(), rq.mul.values.end(), [&](std::int64_t m) { return m == one; }) &&
          std::all_of(rq.add.values.begin(), rq.add.values.end(), [](std::int64_t a) { return a == 0; });

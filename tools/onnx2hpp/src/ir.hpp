@@ -62,6 +62,9 @@ struct requant {
   /// (docs/semantics.md, "Rounding of means").
   tessera::rounding rounding = tessera::rounding::half_up;
   std::int64_t zero_point = 0;
+  /// > 1 only for an exact mean: y = round((acc * mul + add) / (divisor * 2^shift)) (the odd
+  /// part of a window count, core/requant.hpp); passes that recompute mul leave such a requant.
+  std::int64_t divisor = 1;
 };
 
 /// Height/width pairs of a 1D or 2D window op; a 1D op has height 1 (no padding, stride 1).

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -171,14 +172,48 @@ void require_axis(const quantized_constant& c, int axis, std::int64_t extent, co
 
 // ---------------------------------------------------------------------------- requantization
 
+/// The exact requantization of a mean (docs/semantics.md, "Rounding of means"): when the sum of
+/// `count` cells has scale s_x / count and s_x / s_y = 2^k (equal scales, or a power-of-two
+/// ratio), M = 2^(k-e) / odd for count = odd * 2^e, so mul / (odd * 2^shift) is M exactly:
+/// mul = 2^(k-e) and shift 0, or mul 1 and shift e - k. Empty when the scales do not allow it,
+/// the count is a power of two (mul / 2^shift is exact already) or add leaves int32.
+std::optional<integer_multipliers> exact_mean_multiplier(const quantized_value& v, double scale_out,
+                                                         std::int64_t zero_out, std::int64_t& divisor) {
+  if (!v.mean || v.mean_count <= 1 || v.mean_input_scale <= 0) return std::nullopt;
+  std::int64_t odd = v.mean_count;
+  int e = 0;
+  while (odd % 2 == 0) odd /= 2, ++e;
+  if (odd == 1 || odd > (std::int64_t{1} << 20)) return std::nullopt;
+  // Both scales come from float32 values: their double quotient is a power of two exactly when
+  // the real ratio is one (a ratio off by one part in 2^48 is not rounded onto 2^k).
+  int exponent = 0;
+  const double mantissa = std::frexp(v.mean_input_scale / scale_out, &exponent);
+  if (mantissa != 0.5) return std::nullopt;
+  const int j = exponent - 1 - e;  // M * odd = 2^j
+  if (j > 30 || j < -30) return std::nullopt;
+  integer_multipliers r;
+  r.shift = j >= 0 ? 0 : -j;
+  const std::int64_t mul = j >= 0 ? std::int64_t{1} << j : 1;
+  const std::int64_t add = zero_out * odd * (std::int64_t{1} << r.shift) - v.zero_point * mul;
+  if (add < std::numeric_limits<std::int32_t>::min() || add > std::numeric_limits<std::int32_t>::max())
+    return std::nullopt;
+  r.mul = {mul};
+  r.add = {add};
+  divisor = odd;
+  return r;
+}
+
 /// A requant_shift from `v` into `output`: y = saturate(round(real(v) / s_y) + z_y), with the
 /// pending clamp of `v` (Relu/Clip) applied on the quantized bounds.
 void emit_requant(lowering_context& cx, const node_context& where, const quantized_value& v, double scale_out,
                   std::int64_t zero_out, tessera::dtype type, tensor_ref output) {
-  const integer_multipliers im = integer_requant(v.scale, v.zero_point, scale_out, zero_out, where);
+  std::int64_t divisor = 1;
+  const std::optional<integer_multipliers> exact = exact_mean_multiplier(v, scale_out, zero_out, divisor);
+  const integer_multipliers im = exact ? *exact : integer_requant(v.scale, v.zero_point, scale_out, zero_out, where);
   const dims& shape = cx.ir().tensors[static_cast<std::size_t>(output)].shape;
   requant rq;
   rq.shift = im.shift;
+  rq.divisor = divisor;
   rq.type = type;
   rq.lo = tessera::min_of(type);
   rq.hi = tessera::max_of(type);
@@ -606,6 +641,8 @@ quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, 
   acc.type = tessera::dtype::s32;
   acc.scale = {x.scale.front() / static_cast<double>(count)};
   acc.mean = true;
+  acc.mean_count = count;
+  acc.mean_input_scale = x.scale.front();
   return acc;
 }
 

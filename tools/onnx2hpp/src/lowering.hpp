@@ -40,6 +40,11 @@ struct quantized_value {
   /// The accumulator of an average pool or mean: the QuantizeLinear that reads it rounds half
   /// to even (ONNX's rounding of the float mean), every other requantization half up.
   bool mean = false;
+  /// For the exact sum of a window of a constant `mean_count` cells of an input of scale
+  /// `mean_input_scale` (`scale` is their ratio): the QuantizeLinear divides exactly when the
+  /// scales allow it (emit_requant). 0: not such a sum.
+  std::int64_t mean_count = 0;
+  double mean_input_scale = 0;
 };
 
 /// A DequantizeLinear of a constant (weights, biases): integers with their scale and zero point.

@@ -28,6 +28,7 @@ device::requant_table make_requant_table(const requant& rq, const dims& logical,
   table.hi = rq.hi;
   table.rounding = rq.rounding;
   table.zero_point = rq.zero_point;
+  table.divisor = rq.divisor;
   if (is_scalar(rq.mul) && is_scalar(rq.add)) {
     table.mul = rq.mul.values;
     table.add = rq.add.values;

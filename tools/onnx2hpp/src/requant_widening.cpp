@@ -53,6 +53,7 @@ int varying_axis(const int_array& a) {
 /// alone allows, moving the excess of add into p's bias; leaves both unchanged when the wider
 /// form does not fit (bias or accumulator beyond int32, per-channel layout not along p's channels).
 void widen(requant& rq, node& producer, const graph& g, const node_context& where) {
+  if (rq.divisor != 1) return;  // an exact mean's mul is exact already (and a power of two)
   const requant_source& src = *rq.source;
   const tensor& out = g.tensors[static_cast<std::size_t>(producer.outputs.front())];
   const std::optional<producer_view> p = view_of(producer, out.shape.size());

@@ -24,7 +24,10 @@ not from the converter's code:
   output type's range narrowed by a Relu (lo = zy) or Clip (round_half_even(bound / s_y) + zy);
   the QuantizeLinear of an average pool's sum rounds half to even instead: t = acc * mul + add,
   y = floor(t / 2^shift) plus one when the remainder is above half, or exactly half and
-  floor(t / 2^shift) - zy is odd (ONNX rounds x / s_y before adding zy);
+  floor(t / 2^shift) - zy is odd (ONNX rounds x / s_y before adding zy); and when the mean's
+  window has count = odd * 2^e cells, odd > 1, and s_x / s_y = 2^k exactly, the divisor is
+  odd * 2^shift with mul = 2^(k-e) (shift 0) or mul = 1 (shift e - k), add = zy * odd * 2^shift,
+  so that t / (odd * 2^shift) is the real mean / s_y + zy exactly;
   a QuantizeLinear that keeps scale, zero point and type after data movement changes nothing;
 - MaxPool, Flatten, Reshape, Pad (with the zero point), Cast and the like move the integers;
 - Resize (nearest, linear) works on the integers of one quantization: per axis the input
@@ -33,6 +36,8 @@ not from the converter's code:
   two neighbours with the remainder in 11-bit fixed point rounded half up, the four products
   summed and rounded half up by >> 22 (docs/semantics.md, "Resize").
 """
+import math
+
 import numpy as np
 import onnx
 from onnx import numpy_helper
@@ -43,6 +48,10 @@ INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
 # The QuantizeLinear of a mean rounds half to even (docs/semantics.md, "Rounding of means");
 # False evaluates the rule before it (half up), which make_tie_models.py measures.
 MEANS_ROUND_HALF_EVEN = True
+# The QuantizeLinear of a mean over an even window count that is not a power of two divides by
+# the count's odd part exactly where the scales allow it (exact_mean); False evaluates the rule
+# before it (a fixed-point mul / 2^shift), which make_tie_models.py measures.
+EXACT_MEANS = True
 RANGES = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255), np.dtype(np.int16): (-32768, 32767)}
 
 
@@ -57,7 +66,9 @@ class quantized:
         # For a Conv/Gemm accumulator: (device bias[c], sum|w[c] - zw|, max|x|) of the op, where the
         # device bias holds the zero-point term -zx * sum(w[c] - zw) (the kernel reads raw x).
         self.producer = producer
-        # The sum of an average pool: its QuantizeLinear rounds half to even.
+        # The sum of an average pool: its QuantizeLinear rounds half to even. (count, s_x) for the
+        # exact sum of a constant window of `count` cells of an input of scale s_x (see
+        # exact_mean), True for Tessera's int16 average pool.
         self.mean = mean
 
     def with_q(self, q):
@@ -111,9 +122,36 @@ def quantize_real(r, scale, zero_point):
     return int(np.rint(r / scale)) + zero_point
 
 
+def exact_mean(v, scale_out, zero_out):
+    """(mul, add, shift, divisor) of an exact mean (docs/semantics.md, "Rounding of means"), or
+    None: the sum of `count` cells of an input of scale s_x, s_x / s_y = 2^k exactly, count =
+    odd * 2^e with odd > 1: M = 2^(k-e) / odd, so y = round((acc * mul + add) / (odd * 2^shift))
+    with mul = 2^(k-e), shift 0 (k >= e) or mul 1, shift e - k, add = zy * odd * 2^shift."""
+    if not EXACT_MEANS or not isinstance(v.mean, tuple):
+        return None
+    count, input_scale = v.mean
+    odd, e = count, 0
+    while odd % 2 == 0:
+        odd, e = odd // 2, e + 1
+    mantissa, exponent = math.frexp(input_scale / float(scale_out))
+    if odd == 1 or mantissa != 0.5 or not -30 <= exponent - 1 - e <= 30:
+        return None
+    j = exponent - 1 - e
+    mul, shift = (2 ** j, 0) if j >= 0 else (1, -j)
+    add = zero_out * odd * 2 ** shift - v.zero_point * mul
+    if not INT32_MIN <= add <= INT32_MAX:
+        return None
+    return [mul], [add], shift, odd
+
+
 def requantize(v, scale_out, zero_out, dtype):
     """The RequantShift from the accumulator (or 8-bit tensor) `v` to (scale_out, zero_out, dtype)."""
-    mul, add, shift = widened(v, scale_out, zero_out) or multipliers(v.scale, v.zero_point, scale_out, zero_out)
+    exact = exact_mean(v, scale_out, zero_out)
+    divisor = 1
+    if exact is not None:
+        mul, add, shift, divisor = exact
+    else:
+        mul, add, shift = widened(v, scale_out, zero_out) or multipliers(v.scale, v.zero_point, scale_out, zero_out)
     lo, hi = RANGES[np.dtype(dtype)]
     if np.isfinite(v.lo):
         lo = max(lo, quantize_real(v.lo, scale_out, zero_out))
@@ -126,21 +164,22 @@ def requantize(v, scale_out, zero_out, dtype):
     mul = np.array(mul, np.int64).reshape(shape)
     add = np.array(add, np.int64).reshape(shape)
     even = zero_out if v.mean and MEANS_ROUND_HALF_EVEN else None
-    return np.clip(round_shift(v.q * mul + add, shift, even), lo, hi)
+    return np.clip(round_shift(v.q * mul + add, shift, even, divisor), lo, hi)
 
 
-def round_shift(t, shift, even_zero_point=None):
-    """t / 2^shift rounded half up, or with `even_zero_point` half to even counted from it (the
-    tie goes to the y with y - zero point even). |acc * mul| < 2^62, |add| < 2^55: int64 is exact."""
+def round_shift(t, shift, even_zero_point=None, divisor=1):
+    """t / (divisor * 2^shift) rounded half up, or with `even_zero_point` half to even counted
+    from it (the tie goes to the y with y - zero point even). |acc * mul| < 2^62, |add| < 2^55:
+    int64 is exact."""
     t = np.asarray(t, np.int64)
-    if shift == 0:
+    d = divisor << shift
+    if d == 1:
         return t
+    q = t // d  # floor
+    rem = t - q * d
     if even_zero_point is None:
-        return (t + (1 << (shift - 1))) >> shift
-    q = t >> shift
-    rem = t - (q << shift)
-    half = 1 << (shift - 1)
-    return q + ((rem > half) | ((rem == half) & ((q - even_zero_point) % 2 == 1)))
+        return q + (2 * rem >= d)
+    return q + ((2 * rem > d) | ((2 * rem == d) & ((q - even_zero_point) % 2 == 1)))
 
 
 def materialized(v):
@@ -243,7 +282,8 @@ def average(x, kernel, strides, pads, include_pad):
             acc += q[:, :, i:i + strides[0] * (ho - 1) + 1:strides[0], j:j + strides[1] * (wo - 1) + 1:strides[1]]
     count = kernel[0] * kernel[1]
     return quantized(acc, [x.scale[0] / count], 0, np.int32,
-                     producer=device_terms(x, np.ones((c, count), np.int64), np.zeros(c, np.int64)), mean=True)
+                     producer=device_terms(x, np.ones((c, count), np.int64), np.zeros(c, np.int64)),
+                     mean=(count, float(x.scale[0])))
 
 
 def padded_average(x, kernel, strides, pads):
@@ -426,7 +466,7 @@ def run(model, inputs, quantized_tensors=None):
             y = average(ins[0], ins[0].q.shape[2:], [1, 1], [0, 0, 0, 0], False)
             if not a.get('keepdims', 1):
                 y = quantized(y.q.reshape(y.q.shape[:2]), y.scale, y.zero_point, y.dtype, producer=y.producer,
-                              mean=True)
+                              mean=y.mean)
         elif op in ('QLinearGlobalAveragePool', 'QLinearAveragePool'):  # com.microsoft
             x = quantized(ins[0].q, [np.float64(np.asarray(ins[1]).reshape(-1)[0])],
                           int(np.asarray(ins[2]).reshape(-1)[0]), ins[0].dtype)

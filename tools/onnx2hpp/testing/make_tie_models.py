@@ -22,9 +22,14 @@ are 0.0372 (as a ResNet-18 export has) or a power of two, and each case's output
 float reference exactly (tolerance 0) in Tessera (tests/corpus, ties/*), and ONNX Runtime's
 exactly (ort/ties/*) where its float32 arithmetic keeps the ties exact.
 
+The exact_means cases are windows of 6, 12 and 36 cells (2x3, 3x4, a 6x6 global pool) with
+equal scales or a ratio of 2: their requantization divides by the count's odd part, since no
+mul / 2^shift equals 1/6 (a fixed-point multiplier makes the exact ties near ties).
+
 `check` exits 0 when the integer rule equals the float reference on every case, ONNX Runtime
 equals it within the case's ort_tolerance (0 but for the float32 misses of the scale 0.0372),
-and the rule before the change does not (so the cases still tell the two apart), 1
+and the rule before the change does not (half up for the first cases, half to even over a
+fixed-point 1/count for exact_means: so the cases still tell the rules apart), 1
 otherwise, 77 (ctest's SKIP_RETURN_CODE) when node or onnxruntime-node is missing (after the
 numpy half has passed).
 """
@@ -110,6 +115,28 @@ def cases(root):
              helper.make_node('QLinearAveragePool', ['x', 's', 'z', 's', 'z7'], ['p'], name='qavg',
                               domain='com.microsoft', **two)]
     save(root, 'qlinear_average_pools_u8', nodes, inits, ['x'], ['g', 'p'], [x], microsoft=True)
+    # Exact means: windows whose count is even but not a power of two (2x3: 6, 3x4: 12, a 6x6
+    # global pool: 36, as MobileNetV2 at 192x192 ends), equal scales and a ratio of 2. No
+    # mul / 2^shift equals 1/6, so a fixed-point multiplier turns the exact ties (sum = 6k + 3)
+    # into near ties; the requantization divides by the count's odd part instead. (A multiplier
+    # below 1/count moves a tie toward 0, right for +-0.5 but not for +-1.5: the sums must
+    # reach those, hence the wider spread.)
+    x = tie_inputs(rng, np.int8, (1, 64, 6, 6), 0, spread=12)
+    inits = [t('s', DYADIC), t('z', np.int8(0)), t('s2', np.float32(2 * DYADIC)), t('z2', np.int8(-1))]
+    nodes = [helper.make_node('DequantizeLinear', ['x', 's', 'z'], ['d'], name='dq'),
+             helper.make_node('AveragePool', ['d'], ['a'], name='avg_2x3', kernel_shape=[2, 3], strides=[2, 3]),
+             helper.make_node('QuantizeLinear', ['a', 's', 'z'], ['aq'], name='q_avg_2x3'),
+             helper.make_node('AveragePool', ['d'], ['b'], name='avg_3x4', kernel_shape=[3, 4], strides=[3, 2]),
+             helper.make_node('QuantizeLinear', ['b', 's2', 'z2'], ['bq'], name='q_avg_3x4_half'),
+             helper.make_node('GlobalAveragePool', ['d'], ['g'], name='gap_6x6'),
+             helper.make_node('QuantizeLinear', ['g', 's', 'z'], ['gq'], name='q_gap_6x6')]
+    save(root, 'exact_means_s8', nodes, inits, ['x'], ['aq', 'bq', 'gq'], [x])
+    x = tie_inputs(rng, np.uint8, (1, 256, 2, 3), 3)
+    inits = [t('s', DYADIC), t('z', np.uint8(3))]
+    nodes = [helper.make_node('DequantizeLinear', ['x', 's', 'z'], ['d'], name='dq'),
+             helper.make_node('ReduceMean', ['d'], ['m'], name='mean_2x3', axes=[2, 3], keepdims=0),
+             helper.make_node('QuantizeLinear', ['m', 's', 'z'], ['mq'], name='q_mean_2x3')]
+    save(root, 'exact_means_u8', nodes, inits, ['x'], ['mq'], [x])
 
 
 def share(a, b):
@@ -129,11 +156,14 @@ def check(work):
         typed = [x.astype(np.uint8 if i.type.tensor_type.elem_type == TensorProto.UINT8 else np.int8)
                  for x, i in zip(inputs, model.graph.input)]
         spec = ort_oracle.load_npz(os.path.join(directory, 'outputs.npz'))
-        iref.MEANS_ROUND_HALF_EVEN = True
+        iref.MEANS_ROUND_HALF_EVEN, iref.EXACT_MEANS = True, True
         new = [np.asarray(y, np.int64) for y in iref.run(model, typed)]
-        iref.MEANS_ROUND_HALF_EVEN = False
+        # The rule before the exact means (half to even over a fixed-point 1/count) for the
+        # exact_means cases, before the half-to-even rounding (half up) for the others.
+        exact_case = name.startswith('exact_means')
+        iref.MEANS_ROUND_HALF_EVEN, iref.EXACT_MEANS = exact_case, False
         old = [np.asarray(y, np.int64) for y in iref.run(model, typed)]
-        iref.MEANS_ROUND_HALF_EVEN = True
+        iref.MEANS_ROUND_HALF_EVEN, iref.EXACT_MEANS = True, True
         feeds = []
         for k, (x, i) in enumerate(zip(typed, model.graph.input)):
             file = os.path.join(work, '%s_in%d.raw' % (name, k))
@@ -159,8 +189,8 @@ def check(work):
             failures.append('%s/%s: ONNX Runtime differs from the float reference by more than %d'
                             % (name, out, ort_tolerance))
         if not np.any(old != spec):
-            failures.append('%s/%s: the half-up rule equals the float reference: the case has no ties it '
-                            'rounds differently' % (name, out))
+            failures.append('%s/%s: the rule before the change equals the float reference: the case has no '
+                            'ties it rounds differently' % (name, out))
     for f in failures:
         print('FAIL: ' + f)
     if failures:
