@@ -18,8 +18,8 @@
 //   bounds are integers and rounding is monotone.
 // - NaN becomes qmin (the clamp's `!(v >= lo)` takes it to the lower bound), as ONNX Runtime
 //   does: its MAXPS/FMAXNM return the non-NaN operand (measured with onnxruntime-node 1.30 on
-//   x86-64, vector body and scalar tail alike: NaN -> -128 for int8, 0 for uint8). +inf
-//   saturates to qmax, -inf to qmin; so does any float beyond the range (1e30 -> qmax).
+//   x86-64, tensors of 1 to 37 elements, zero points 0, 3 and 128: NaN -> -128 for int8, 0 for
+//   uint8). +inf saturates to qmax, -inf to qmin; so does any float beyond the range.
 // - Rounding half to even is done on the float's own bits, not with std::nearbyint: it does not
 //   depend on the floating-point environment's rounding mode (an RTOS or a library may leave it
 //   changed; soft-float targets have none to set) and needs no libm. For |v| < 2^17 (every
