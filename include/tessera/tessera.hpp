@@ -2,12 +2,14 @@
 #pragma once
 
 #include <tessera/core/dtype.hpp>
+#include <tessera/core/float_boundary.hpp>
 #include <tessera/core/fixed_name.hpp>
 #include <tessera/core/integer_division.hpp>
 #include <tessera/core/integer_math.hpp>
 #include <tessera/core/requant.hpp>
 #include <tessera/core/shape.hpp>
 #include <tessera/graph/constant.hpp>
+#include <tessera/graph/float_ends.hpp>
 #include <tessera/graph/network.hpp>
 #include <tessera/graph/node.hpp>
 #include <tessera/graph/tensor.hpp>
@@ -34,6 +36,7 @@
 #include <tessera/planning/arena_plan.hpp>
 #include <tessera/planning/fusion.hpp>
 #include <tessera/runtime/executor.hpp>
+#include <tessera/runtime/float_executor.hpp>
 #include <tessera/graph/origin.hpp>
 #include <tessera/dma/memcpy_policy.hpp>
 #include <tessera/dma/transfer.hpp>

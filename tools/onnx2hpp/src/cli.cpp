@@ -28,12 +28,18 @@ options:
   --batch N                  fix a dynamic batch (first) dimension of the graph inputs to N
   --shape NAME=D1,D2,...     fix the whole shape of graph input NAME (dynamic dimensions, or
                              a static shape checked against the model's)
+  --float-boundary           also emit float_ends: with tessera::float_executor the device
+                             takes float inputs and returns float outputs, quantizing and
+                             dequantizing the float ends below as ONNX Runtime does (an error
+                             when the model has no float input or output)
   -h, --help                 print this help
 
 A float graph input read by one QuantizeLinear, and a float graph output written by a
 DequantizeLinear of an 8-bit tensor, are taken off: the network takes and returns the
 integer tensors, and the header documents their scales and zero points
-(meta::input_quantization, meta::output_quantization).
+(meta::input_quantization, meta::output_quantization). With --float-boundary the
+header also describes them for tessera::float_executor, which quantizes and dequantizes them on
+the device; integer inputs and outputs of the same model stay integer.
 
 Input types come from --input-type, else --sample-inputs, else the model's integer input type.
 )";
@@ -114,6 +120,8 @@ options parse_command_line(int argc, const char* const* argv) {
       o.help = true;
     } else if (arg == "--no-fuse") {
       o.fuse = false;
+    } else if (arg == "--float-boundary") {
+      o.float_boundary = true;
     } else if (option_value(arg, "-o", i, argc, argv, value) || option_value(arg, "--output", i, argc, argv, value)) {
       o.output_path = value;
     } else if (option_value(arg, "--namespace", i, argc, argv, value)) {

@@ -25,6 +25,8 @@ struct options {
   std::int64_t batch = 0;
   /// --shape NAME=D1,D2,...: the whole shape of graph input NAME, in command-line order.
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes;
+  /// --float-boundary: also emit `float_ends` (float in, float out on the device).
+  bool float_boundary = false;
   bool help = false;
 };
 

@@ -83,7 +83,12 @@ std::string convert_model(onnx::ModelProto model, const options& o, const std::s
   propagate_types(g);
   widen_requant_shifts(g);
   if (o.fuse) fuse(g);
-  return emit_header(to_device(g), ns);
+  // Asked for float ends the model does not have: say so here rather than emit a header whose
+  // float_executor call fails to compile (float_ends missing) in the user's build.
+  if (o.float_boundary && g.boundaries.empty())
+    fail("--float-boundary: the model has no float ends (no float graph input read by a QuantizeLinear, no float "
+         "graph output written by a DequantizeLinear): its inputs and outputs are integer tensors already");
+  return emit_header(to_device(g), ns, o.float_boundary);
 }
 
 std::string namespace_of(const options& o) {

@@ -102,7 +102,8 @@ std::string node_text(const std::string& op, const std::string& name, const fiel
 
 class header_writer {
  public:
-  header_writer(const device::graph& g, std::string ns) : g_(g), ns_(std::move(ns)) {
+  header_writer(const device::graph& g, std::string ns, bool float_boundary)
+      : g_(g), ns_(std::move(ns)), float_boundary_(float_boundary) {
     for (const auto& t : g.tensors) tensor_names_.push_back(tensor_namer_.claim(t.name, "tensor"));
     for (const auto& n : g.nodes) layer_names_.push_back(layer_namer_.claim(n.name, "layer"));
   }
@@ -124,6 +125,7 @@ class header_writer {
     out_ += constants_;
     write_tensor_table();
     write_network(node_types);
+    if (float_boundary_) write_float_ends();
     write_origins();
     out_ += fmt::format("}}  // namespace {}\n", ns_);
     return std::move(out_);
@@ -484,8 +486,47 @@ class header_writer {
     }
   }
 
+  /// --float-boundary: `float_ends`, which tells tessera::float_executor which graph inputs and
+  /// outputs are float and their float32 scale and zero point (the same numbers as
+  /// meta::input_quantization / meta::output_quantization). Nothing else in the header changes.
+  void write_float_ends() {
+    const auto rows = [&](bool input, std::size_t count) {
+      std::vector<std::string> items(count, "{}");
+      std::vector<std::string> notes(count, "integer: passed as it is");
+      for (const auto& b : g_.boundaries) {
+        if (b.input != input) continue;
+        const auto i = static_cast<std::size_t>(b.index);
+        items[i] = fmt::format("{{.is_float = true, .scale = {}, .zero_point = {}}}",
+                               float_literal(static_cast<float>(b.scale)), b.zero_point);
+        notes[i] = fmt::format("float {}, {} on the device", comment_text(b.onnx_name), c_type_name(b.type));
+      }
+      std::size_t width = 0;
+      for (const auto& item : items) width = std::max(width, item.size() + 1);
+      std::string text;
+      for (std::size_t i = 0; i < count; ++i)
+        text += fmt::format("        {:<{}}  // {}: {}\n", items[i] + ",", width, i, notes[i]);
+      return text;
+    };
+    out_ += fmt::format(
+        "// The float ends, quantized and dequantized on the device (onnx2hpp --float-boundary), bit-exact with\n"
+        "// ONNX Runtime's QuantizeLinear and DequantizeLinear (tessera/core/float_boundary.hpp):\n"
+        "//   tessera::float_executor<network, float_ends>::run(arena, {{inputs...}}, {{outputs...}});\n"
+        "// takes const float* for a float input and float* for a float output, in the tensor's physical shape.\n"
+        "inline constexpr tessera::float_ends<{}, {}> float_ends{{\n    .inputs = {{{{\n{}    }}}},\n"
+        "    .outputs = {{{{\n{}    }}}}}};\n\n",
+        g_.inputs.size(), g_.outputs.size(), rows(true, g_.inputs.size()), rows(false, g_.outputs.size()));
+  }
+
+  /// A float as the shortest C++ literal that reads back as exactly that float: 0.1f, 1.0f, 1e-05f.
+  static std::string float_literal(float v) {
+    std::string text = fmt::format("{}", v);
+    if (text.find_first_of(".e") == std::string::npos) text += ".0";
+    return text + "f";
+  }
+
   const device::graph& g_;
   std::string ns_;
+  bool float_boundary_ = false;
   unique_names tensor_namer_, layer_namer_;
   std::vector<std::string> tensor_names_, layer_names_;
   std::string constants_;  ///< constant definitions, in node order
@@ -494,6 +535,8 @@ class header_writer {
 
 }  // namespace
 
-std::string emit_header(const device::graph& g, const std::string& ns) { return header_writer(g, ns).run(); }
+std::string emit_header(const device::graph& g, const std::string& ns, bool float_boundary) {
+  return header_writer(g, ns, float_boundary).run();
+}
 
 }  // namespace tessera::onnx2hpp

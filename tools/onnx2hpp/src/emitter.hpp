@@ -8,7 +8,9 @@
 
 namespace tessera::onnx2hpp {
 
-/// The header text; `ns` is a valid namespace (naming.hpp).
-std::string emit_header(const device::graph& g, const std::string& ns);
+/// The header text; `ns` is a valid namespace (naming.hpp). `float_boundary` (--float-boundary)
+/// adds `float_ends` after the network type, for tessera::float_executor; the graph must have
+/// float ends (g.boundaries), which the converter checks.
+std::string emit_header(const device::graph& g, const std::string& ns, bool float_boundary = false);
 
 }  // namespace tessera::onnx2hpp

@@ -1,0 +1,42 @@
+// Which graph inputs and outputs of a network are float on the caller's side, and their
+// quantization: what onnx2hpp --float-boundary emits beside the network (`float_ends`), for
+// tessera::float_executor to quantize and dequantize on the device.
+//
+//     inline constexpr tessera::float_ends<2, 1> float_ends{
+//         .inputs = {{{.is_float = true, .scale = 0.0235294122f, .zero_point = -3},  // 0: "x"
+//                     {}}},                                                          // 1: integer
+//         .outputs = {{{.is_float = true, .scale = 0.125f, .zero_point = 0}}}};      // 0: "y"
+//
+// The scale is the model's float32 scale exactly (a shortest round-trip literal); the integer
+// type is the network tensor's.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace tessera {
+
+/// One graph input or output: float on the caller's side (`real = scale * (q - zero_point)`),
+/// or an integer tensor passed as it is (`is_float == false`, the other fields unused).
+struct float_end {
+  bool is_float = false;
+  float scale = 1.0f;           ///< > 0, finite
+  std::int32_t zero_point = 0;  ///< within the tensor's type
+};
+
+/// One `float_end` per graph input and per graph output, in the network's order.
+template <std::size_t Inputs, std::size_t Outputs>
+struct float_ends {
+  std::array<float_end, Inputs> inputs{};
+  std::array<float_end, Outputs> outputs{};
+
+  constexpr std::size_t float_count() const {
+    std::size_t n = 0;
+    for (const auto& e : inputs) n += e.is_float ? 1 : 0;
+    for (const auto& e : outputs) n += e.is_float ? 1 : 0;
+    return n;
+  }
+};
+
+}  // namespace tessera
