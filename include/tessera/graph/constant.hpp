@@ -38,7 +38,7 @@ struct requant_constants {
   std::int32_t inner = 1;
   rounding mode = rounding::half_up;  ///< half_even: onnx2hpp's standard-ONNX average pools and means
   std::int32_t zero_point = 0;        ///< half_even ties go to the y with y - zero_point even
-  std::int32_t divisor = 1;           ///< exact means: t / (divisor * 2^shift) (core/requant.hpp)
+  std::int32_t divisor = 0;           ///< exact means (> 1): t / (divisor * 2^shift); 0 or 1: none (core/requant.hpp)
 
   static constexpr std::size_t length() { return L; }
   static constexpr std::size_t bytes() { return 2 * L * sizeof(std::int32_t); }

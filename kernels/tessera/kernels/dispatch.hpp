@@ -60,7 +60,7 @@ constexpr bool is_depthwise(const reference::conv2d_dims& d) {
 /// average pools and means, core/requant.hpp) runs the reference kernel, whose `requantize` has
 /// both modes. Decided here, once, for every family and every op that takes a requantization.
 constexpr bool families_round_like(const requant_params& rq) {
-  return !rq.enabled || (rq.mode == rounding::half_up && rq.divisor == 1);
+  return !rq.enabled || (rq.mode == rounding::half_up && rq.divisor <= 1);
 }
 
 template <kernel_family F, class TIn, class TW, class TOut>
