@@ -27,7 +27,6 @@ to ONNX Runtime's QuantizeLinear output, and (b) every float output equal to ONN
 within the case's tolerance times the output scale (exactly equal floats where it is 0).
 Exit 0 when all agree, 1 otherwise, 77 (skipped) without node or onnxruntime-node.
 """
-import json
 import os
 import subprocess
 import sys
@@ -183,16 +182,16 @@ def check_case(runner, d, work):
     outputs = [o.name for o in cut.graph.output]
     job = {'model': cut_path, 'optimized': False, 'inputs': job_inputs,
            'outputs': [{'name': o, 'file': os.path.join(work, '%s.%s.ort' % (name, o))} for o in outputs]}
-    jobs_path = os.path.join(work, name + '.json')
-    with open(jobs_path, 'w') as f:
-        json.dump({'jobs': [job]}, f)
-    r = subprocess.run(['node', ort_oracle.RUNNER, jobs_path], capture_output=True, text=True)
-    if r.returncode != 0:
-        print('%s: ONNX Runtime failed: %s' % (name, r.stderr.strip()))
+    try:
+        ort_oracle.run_jobs([job], work)
+    except (RuntimeError, ort_oracle.OrtCannotRun) as e:
+        print('%s: %s' % (name, e))
         return False
 
     def ort(o, dtype):
-        return np.fromfile(os.path.join(work, '%s.%s.ort' % (name, o)), dtype=dtype)
+        values = ort_oracle.read_output(os.path.join(work, '%s.%s.ort' % (name, o))).reshape(-1)
+        assert values.dtype == dtype, (o, values.dtype, dtype)
+        return values
 
     ok = True
     # (a) the device's quantized float inputs against ONNX Runtime's QuantizeLinear, exactly.
