@@ -112,8 +112,10 @@ def riscv_main():
     if "<!-- qemu-begin -->" in doc_text:
         block = doc_text[doc_text.index("<!-- qemu-begin -->"):doc_text.index("<!-- qemu-end -->")]
         for line in block.splitlines():
+            # The first table (layer, shape, MACs, M4, M7, M55 i/MAC); the cycle table below it
+            # has other columns.
             a = re.match(r"(L\w+)\s+.*?\s(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s", line)
-            if a:
+            if a and a.group(1) not in arm:
                 arm[a.group(1)] = (float(a.group(3)), float(a.group(5)))
     clusters = []
     for m in RISCV_MODELS:

@@ -44,6 +44,7 @@ struct equivalence_stats {
   int rejected = 0;   ///< cases the family's traits declined (the reference would run them)
   int failures = 0;   ///< mismatches or writes out of bounds
   int pad_value_cases = 0;  ///< of `cases`, convolutions whose padding holds a nonzero pad value
+  int flash_cases = 0;      ///< of `cases`, convolutions run with their constants as a whole layer takes them from flash
 };
 
 namespace equivalence_detail {
@@ -233,6 +234,77 @@ void as_tiles_of_one_block(const kernels::reference::conv2d_dims& d, const TIn* 
   else run.template operator()<false>();
 }
 
+/// Whether family `F`'s whole layers take what the kernels derive from a layer's constants from
+/// flash (kernels::conv2d_layer; its traits then size that scratch).
+template <kernels::kernel_family F>
+inline constexpr bool family_takes_flash = requires(const kernels::reference::conv2d_dims& d) {
+  kernels::family_traits<F>::conv2d_flash_scratch_bytes(d);
+};
+
+#if TESSERA_KERNELS_ARM_DSP
+// What with_flash_constants derives per case (the largest case's table and expanded weights).
+inline kernels::arm_dsp::rq_entry flash_table[64];
+inline std::uint32_t flash_words[8192];
+#endif
+
+/// Variant `V` as a whole layer runs it when its family takes what the kernel derives from the
+/// weights, bias and requantization from flash (kernels::conv2d_layer): the constants derived
+/// here at run time by the function the compiler runs for a layer (arm_dsp::derive_flash), and
+/// nullptr for the weights, bias and requantization arrays where conv2d_layer passes nullptr
+/// (so a kernel that still read them would fault or mismatch). Returns false, running nothing,
+/// when the case's constants exceed the buffers above.
+template <kernels::kernel_family F, kernels::conv_variant V, class TIn, class TOut>
+bool with_flash_constants([[maybe_unused]] const kernels::reference::conv2d_dims& d, [[maybe_unused]] const TIn* in,
+                          [[maybe_unused]] const std::int8_t* w, [[maybe_unused]] const std::int32_t* bias,
+                          [[maybe_unused]] const requant_params& rq, [[maybe_unused]] TOut* out) {
+#if TESSERA_KERNELS_ARM_DSP
+  if constexpr (F == kernels::kernel_family::arm_dsp && V != kernels::conv_variant::reference) {
+    namespace a = kernels::arm_dsp;
+    constexpr a::flash_kernel k = V == kernels::conv_variant::im2col          ? a::flash_kernel::conv2d
+                                  : V == kernels::conv_variant::depthwise_hwc ? a::flash_kernel::depthwise_hwc
+                                                                              : a::flash_kernel::depthwise_chw;
+    if (d.out_c > 64 || a::flash_weight_words(k, d) > 8192) return false;
+    const a::flash_constants flash = a::derive_flash<TIn, TOut>(k, d, w, bias, rq, flash_table, flash_words);
+    const std::int8_t* weights = a::flash_needs_weights(k, d) ? w : nullptr;
+    const bool needs_requant = flash.kind == a::epilogue_kind::raw || flash.kind == a::epilogue_kind::exact;
+    requant_params r = rq;
+    if (!needs_requant) r.mul = r.add = nullptr;
+    const std::int32_t* b = needs_requant ? bias : nullptr;
+    using K = kernels::family_kernels<F>;
+    const auto run = [&]<bool ReadsPadValue>() {
+      if constexpr (V == kernels::conv_variant::im2col) K::template conv2d<ReadsPadValue>(d, in, weights, b, r, out, scratch, flash);
+      else if constexpr (V == kernels::conv_variant::depthwise_hwc)
+        K::template depthwise_hwc<ReadsPadValue>(d, in, weights, b, r, out, scratch, flash);
+      else K::template depthwise_chw<ReadsPadValue>(d, in, weights, b, r, out, scratch, flash);
+    };
+    if (kernels::reference::reads_pad_value(d)) run.template operator()<true>();
+    else run.template operator()<false>();
+    return true;
+  }
+#endif
+  return false;
+}
+
+/// The case of variant `V` with flash constants, for a family that takes them (else nothing).
+template <kernels::kernel_family F, kernels::conv_variant V, class TIn, class TOut>
+void check_flash(equivalence_stats& stats, const char* kernel, int case_index, std::size_t out_bytes,
+                 const kernels::reference::conv2d_dims& d, const TIn* in, const std::int8_t* w,
+                 const std::int32_t* bias, const requant_params& rq) {
+  if constexpr (family_takes_flash<F>) {
+    const std::size_t sb = kernels::conv2d_layer_scratch_bytes<F>(V, d);
+    if (sb > buffer_bytes) return;
+    bool ran = false;
+    arm_guards(out_bytes, sb);
+    current_kernel = kernel;
+    current_case = case_index;
+    ran = with_flash_constants<F, V>(d, in, w, bias, rq, reinterpret_cast<TOut*>(actual));
+    if (!ran) return;
+    ++stats.cases;
+    ++stats.flash_cases;
+    if (!verify(kernel, case_index, out_bytes, sb)) ++stats.failures;
+  }
+}
+
 }  // namespace equivalence_detail
 
 enum class conv_shape { standard, pointwise, depthwise };
@@ -317,6 +389,10 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
                              if (variant == 0) as_tiles_of_one_block<F, kernels::conv_variant::depthwise_hwc>(d, in, w, b, rq, reinterpret_cast<TOut*>(actual));
                              else as_tiles_of_one_block<F, kernels::conv_variant::depthwise_chw>(d, in, w, b, rq, reinterpret_cast<TOut*>(actual));
                            });
+            if (variant == 0)
+              check_flash<F, kernels::conv_variant::depthwise_hwc, TIn, TOut>(stats, "depthwise_hwc(flash)", it, out_bytes, d, in, w, b, rq);
+            else
+              check_flash<F, kernels::conv_variant::depthwise_chw, TIn, TOut>(stats, "depthwise_chw(flash)", it, out_bytes, d, in, w, b, rq);
           }
           return;
         }
@@ -332,6 +408,7 @@ equivalence_stats check_conv2d(std::uint32_t seed, int iterations, conv_shape sh
                        [&] {
                          as_tiles_of_one_block<F, kernels::conv_variant::im2col>(d, in, w, b, rq, reinterpret_cast<TOut*>(actual));
                        });
+        check_flash<F, kernels::conv_variant::im2col, TIn, TOut>(stats, "conv2d(flash)", it, out_bytes, d, in, w, b, rq);
       });
     });
     if (kernels::reference::reads_pad_value(d)) stats.pad_value_cases += stats.cases - ran;
@@ -703,6 +780,7 @@ int run_all_equivalence_checks(std::uint32_t seed, int iterations) {
     std::printf("%-10s %-12s %4d cases, %4d declined, %d failures", kernels::family_name(F), kind, s.cases, s.rejected,
                 s.failures);
     if (pads) std::printf(", %d with a pad value", s.pad_value_cases);
+    if (s.flash_cases > 0) std::printf(", %d with flash constants", s.flash_cases);
     std::printf("\n");
     failures += s.failures;
     if (leaves_to_reference<F>(kind)) {
@@ -721,6 +799,11 @@ int run_all_equivalence_checks(std::uint32_t seed, int iterations) {
   // those cases (leaving them to the reference) would pass the lines above unnoticed.
   auto report_conv = [&](const char* kind, equivalence_stats s) {
     report(kind, s, true);
+    // A family whose whole layers take their constants from flash must run those cases too.
+    if (equivalence_detail::family_takes_flash<F> && s.flash_cases == 0) {
+      std::printf("%-10s %-12s ran no case with flash constants\n", kernels::family_name(F), kind);
+      ++failures;
+    }
     if (s.pad_value_cases == 0 && iterations >= 50) {
       std::printf("%-10s %-12s ran no case with a pad value\n", kernels::family_name(F), kind);
       ++failures;

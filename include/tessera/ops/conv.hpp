@@ -94,9 +94,10 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     return kernels::variant_name(variant<T, F>);
   }
 
+  /// The whole layer's scratch (run() below): without what the family takes from flash.
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
-    return kernels::conv2d_scratch_bytes<F>(variant<T, F>, dims<T>());
+    return kernels::conv2d_layer_scratch_bytes<F>(variant<T, F>, dims<T>());
   }
 
   /// Scratch of one output tile (for the tile solver): the layer's kernel on the tile's shape,
@@ -196,13 +197,13 @@ struct conv : unary_node<Name, op_kind::conv, A> {
                                       static_cast<out_t<T>*>(t.output), numerics);
   }
 
+  /// The whole layer: its constants are template arguments, so a family may take what its
+  /// kernel derives from them from flash (kernels::conv2d_layer).
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run(void* const* in, void* const* out, void* scratch) {
     constexpr auto run_family = kernels::runnable(F);
-    static constexpr auto d = dims<T>();
-    kernels::conv2d<run_family, variant<T, run_family>, reads_pad_value<T>>(d, static_cast<const in_t<T>*>(in[0]), Weights.data(),
-                                                        Bias.data(), Requant.params(), static_cast<out_t<T>*>(out[0]),
-                                                        scratch);
+    kernels::conv2d_layer<run_family, variant<T, run_family>, reads_pad_value<T>, dims_of<T>, Weights, Bias, Requant>(
+        static_cast<const in_t<T>*>(in[0]), static_cast<out_t<T>*>(out[0]), scratch);
   }
 };
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include <tessera/kernels/common/micro_tile.hpp>
 #include <tessera/kernels/concepts.hpp>
@@ -119,6 +120,75 @@ void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const s
       K::template depthwise_chw<ReadsPadValue>(d, in, w, bias, rq, out, scratch, prepared);
     else
       K::template depthwise_chw<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
+  }
+}
+
+/// The scratch of a whole layer run by conv2d_layer: smaller where the family takes what its
+/// kernel derives from the layer's constants from flash (traits' optional *_flash_scratch_bytes).
+template <kernel_family F>
+constexpr std::size_t conv2d_layer_scratch_bytes(conv_variant v, const reference::conv2d_dims& d) {
+  using traits = family_traits<F>;
+  if constexpr (requires { traits::conv2d_flash_scratch_bytes(d); }) {
+    switch (v) {
+      case conv_variant::reference: return reference::conv2d_scratch_bytes(d);
+      case conv_variant::im2col: return traits::conv2d_flash_scratch_bytes(d);
+      case conv_variant::depthwise_hwc: return traits::depthwise_hwc_flash_scratch_bytes(d);
+      case conv_variant::depthwise_chw: return traits::depthwise_chw_flash_scratch_bytes(d);
+    }
+  }
+  return conv2d_scratch_bytes<F>(v, d);
+}
+
+namespace detail {
+/// The kernel's compile-time constants for variant V (kernels/concepts.hpp, conv2d_flash), or
+/// void when the family has none.
+template <class K, conv_variant V, class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B,
+          auto const& R>
+constexpr auto flash_of() {
+  if constexpr (V == conv_variant::im2col && requires { typename K::template conv2d_flash<TIn, TOut, D, W, B, R>; })
+    return std::type_identity<typename K::template conv2d_flash<TIn, TOut, D, W, B, R>>{};
+  else if constexpr (V == conv_variant::depthwise_hwc &&
+                     requires { typename K::template depthwise_hwc_flash<TIn, TOut, D, W, B, R>; })
+    return std::type_identity<typename K::template depthwise_hwc_flash<TIn, TOut, D, W, B, R>>{};
+  else if constexpr (V == conv_variant::depthwise_chw &&
+                     requires { typename K::template depthwise_chw_flash<TIn, TOut, D, W, B, R>; })
+    return std::type_identity<typename K::template depthwise_chw_flash<TIn, TOut, D, W, B, R>>{};
+  else
+    return std::type_identity<void>{};
+}
+}  // namespace detail
+
+/// A whole layer whose dims `D`, weights `W`, bias `B` and requantization `R` are template
+/// arguments (the executors' whole-layer call; a tile takes `conv2d` with the DMA's copy of its
+/// filters). A family whose kernels declare `<kernel>_flash<TIn, TOut, D, W, B, R>` gets what the
+/// kernel derives from those constants (epilogue tables, expanded weights) computed at compile
+/// time into flash and passed as the kernel's last argument, with the scratch of
+/// conv2d_layer_scratch_bytes; the weights, requantization arrays and bias the kernel then no
+/// longer reads are passed as nullptr, so they are not linked. Other families run `conv2d`.
+template <kernel_family F, conv_variant V, bool ReadsPadValue, const reference::conv2d_dims& D, auto const& W,
+          auto const& B, auto const& R, class TIn, class TOut>
+void conv2d_layer(const TIn* in, TOut* out, void* scratch) {
+  using K = family_kernels<F>;
+  using flash = typename decltype(detail::flash_of<K, V, TIn, TOut, D, W, B, R>())::type;
+  if constexpr (std::is_void_v<flash>) {
+    conv2d<F, V, ReadsPadValue>(D, in, W.data(), B.data(), R.params(), out, scratch);
+  } else {
+    using TW = std::remove_cvref_t<decltype(*W.data())>;
+    const TW* w = nullptr;
+    if constexpr (flash::needs_weights) w = W.data();
+    // A compile-time copy without the arrays the kernel does not read: the scalars would
+    // otherwise be loaded from R at run time, which links R's arrays too.
+    static constexpr requant_params rq = [] {
+      requant_params r = R.params();
+      if (!flash::needs_requant) r.mul = r.add = nullptr;
+      return r;
+    }();
+    const std::int32_t* bias = nullptr;
+    if constexpr (flash::needs_requant) bias = B.data();
+    if constexpr (V == conv_variant::im2col) K::template conv2d<ReadsPadValue>(D, in, w, bias, rq, out, scratch, flash::constants);
+    else if constexpr (V == conv_variant::depthwise_hwc)
+      K::template depthwise_hwc<ReadsPadValue>(D, in, w, bias, rq, out, scratch, flash::constants);
+    else K::template depthwise_chw<ReadsPadValue>(D, in, w, bias, rq, out, scratch, flash::constants);
   }
 }
 

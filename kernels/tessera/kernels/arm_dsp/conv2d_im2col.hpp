@@ -149,27 +149,39 @@ struct conv2d_atom {
 /// - `prepared`: `scratch` holds the expanded weights and requantization table of an earlier
 ///   call with the same weights, bias, requantization and channels (only the map may differ):
 ///   the parts after the accumulators do not depend on the map, so they are kept.
+/// - `flash`: the table and expanded weights computed at compile time (conv2d_flash_constants);
+///   then `scratch` is conv2d_scratch(d, true).total bytes, and `weights` is read only where
+///   `flash->weights` is nullptr (it may be nullptr otherwise).
 /// Bit-exact with reference::conv2d whenever the int32 sum does not overflow (the reference's
 /// own precondition).
 template <class TIn, class TOut>
 void conv2d_im2col(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
                    const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch,
-                   bool prepared = false) {
+                   bool prepared = false, const flash_constants* flash = nullptr) {
   const int k = d.kernel_h * d.kernel_w * d.in_c;
   const int groups = (k + 3) / 4;
-  const auto layout = conv2d_scratch(d);
-  auto* table = layout.part<rq_entry>(scratch, 3);
-  auto* cache = layout.part<std::uint32_t>(scratch, 4);
-  const bool cached = conv2d_weight_cache_bytes(d) != 0 && groups > 0;
-  if (cached && !prepared) detail::expand_pairs(weights, k, d.out_c, cache);
+  const auto layout = conv2d_scratch(d, flash != nullptr);
+  const std::uint32_t* cache = flash != nullptr ? flash->weights : nullptr;
+  epilogue_plan plan{};
+  if (flash != nullptr) {
+    plan = flash->plan(bias, rq);
+  } else {
+    auto* table = layout.part<rq_entry>(scratch, 3);
+    plan = make_epilogue<TOut>(rq, d.out_c, table, bias, product_bound<TIn, std::int8_t>(k), prepared);
+    if (conv2d_weight_cache_bytes(d) != 0 && groups > 0) {
+      auto* expanded = layout.part<std::uint32_t>(scratch, 4);
+      if (!prepared) detail::expand_pairs(weights, k, d.out_c, expanded);
+      cache = expanded;
+    }
+  }
   conv2d_atom<TIn, TOut> atom{d,
                               groups,
                               layout.part<std::uint32_t>(scratch, 0),
                               layout.part<std::uint8_t>(scratch, 1),
                               layout.part<std::int32_t>(scratch, 2),
-                              make_epilogue<TOut>(rq, d.out_c, table, bias, product_bound<TIn, std::int8_t>(k), prepared),
+                              plan,
                               {reinterpret_cast<const std::uint8_t*>(weights), k / 4, k % 4},
-                              cached ? cache : nullptr};
+                              cache};
   algorithm::conv2d_pixel_blocks(d, input, output, atom);
 }
 

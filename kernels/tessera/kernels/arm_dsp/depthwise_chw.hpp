@@ -319,24 +319,27 @@ template <class TIn>
 /// - `scratch`: depthwise_chw_scratch(d).total bytes, any alignment.
 /// - `prepared`: `scratch` holds the requantization table of an earlier call with the same
 ///   bias, requantization and channels (the layout's first part, so the map does not move it).
+/// - `flash`: the table computed at compile time (conv2d_flash_constants); then `scratch` is
+///   depthwise_chw_scratch(d, true).total bytes.
 /// - `ReadsPadValue`: false when no call reads a nonzero pad value (concepts.hpp); the planes'
 ///   padding is then zeroed with memset and fill_padding's general path is not instantiated.
 /// Bit-exact with reference::conv2d.
 template <bool ReadsPadValue = true, class TIn, class TOut>
 void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
                    const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch,
-                   bool prepared = false) {
+                   bool prepared = false, const flash_constants* flash = nullptr) {
   namespace a = arch::arm_dsp;
   const int channels = d.in_c;
   const int taps = d.kernel_h * d.kernel_w;
-  const auto layout = depthwise_chw_scratch(d);
-  auto* table = layout.part<rq_entry>(scratch, 0);
+  const auto layout = depthwise_chw_scratch(d, flash != nullptr);
   auto* plane = layout.part<std::int16_t>(scratch, 1);
   auto* params = layout.part<std::uint32_t>(scratch, 2);
   auto* acc_row = layout.part<std::int32_t>(scratch, 3);
   auto* wtaps = layout.part<std::int16_t>(scratch, 4);
   const epilogue_plan plan =
-      make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps), prepared);
+      flash != nullptr ? flash->plan(bias, rq)
+                       : make_epilogue<TOut>(rq, channels, layout.part<rq_entry>(scratch, 0), bias,
+                                             product_bound<TIn, std::int8_t>(taps), prepared);
 
   // The row kernel stores TOut itself (direct) for saturating 8-bit epilogues, else int32
   // accumulators for store_fixed; a transposed plane is only used with the direct store.

@@ -93,38 +93,13 @@ inline constexpr void (*hwc_groups)(const hwc_args*) = Signed ? &hwc_groups_s8 :
 
 }  // namespace detail
 
-/// Depthwise convolution (groups == in_c == out_c), NHWC, vectorized over channels.
-/// - `input`:   [batch][in_h][in_w][C], int8 or uint8.
-/// - `weights`: [C][kernel_h][kernel_w] int8.
-/// - `bias`:    [C] int32 or nullptr.
-/// - `rq`:      disabled (int32 output), per tensor or per channel.
-/// - `output`:  [batch][out_h][out_w][C].
-/// - `scratch`: depthwise_hwc_scratch(d).total bytes, any alignment.
-/// - `prepared`: `scratch` holds the weight pairs and requantization table of an earlier call
-///   with the same weights, bias, requantization and channels (every part of the layout
-///   depends on those alone, not on the map), so they are kept; the pad row is written anyway.
-/// Bit-exact with reference::conv2d.
-template <class TIn, class TOut>
-void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
-                   const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch,
-                   bool prepared = false) {
-  namespace a = arch::arm_dsp;
-  const int channels = d.in_c;
-  const int c4 = static_cast<int>(round_up(std::size_t(channels), channel_lanes));
-  const int full = channels / channel_lanes * channel_lanes;  // channels of whole groups
-  const int taps = d.kernel_h * d.kernel_w;
+/// The weight pairs [w_k(t), w_k(t+1)] of `channels` filters of `taps` taps (zero past the last
+/// tap and the last channel), 4 channels per group: [group][pair][4] words, the scratch's first
+/// part. Also a constant expression (flash_constants.hpp bakes them at compile time).
+constexpr void pair_taps(const std::int8_t* weights, int channels, int taps, std::uint32_t* wpairs) {
   const int pairs = (taps + 1) / 2;
-  const auto layout = depthwise_hwc_scratch(d);
-  auto* wpairs = layout.part<std::uint32_t>(scratch, 0);           // [group][pair][4]
-  auto* pad_row = layout.part<std::uint8_t>(scratch, 1);           // c4 bytes
-  auto* tap_ptr = layout.part<const std::uint8_t*>(scratch, 2);    // 2*pairs
-  auto* acc = layout.part<std::int32_t>(scratch, 3);               // c4
-  auto* table = layout.part<rq_entry>(scratch, 4);
-  const epilogue_plan plan =
-      make_epilogue<TOut>(rq, channels, table, bias, product_bound<TIn, std::int8_t>(taps), prepared);
-
-  // Weight pairs [w_k(t), w_k(t+1)] (zero past the last tap), 4 channels per group.
-  for (int g = 0; g < c4 / channel_lanes && !prepared; ++g) {
+  const int groups = (channels + channel_lanes - 1) / channel_lanes;
+  for (int g = 0; g < groups; ++g) {
     for (int q = 0; q < pairs; ++q) {
       for (int k = 0; k < channel_lanes; ++k) {
         const int c = g * channel_lanes + k;
@@ -137,6 +112,48 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std:
         wpairs[(g * pairs + q) * channel_lanes + k] = v;
       }
     }
+  }
+}
+
+/// Depthwise convolution (groups == in_c == out_c), NHWC, vectorized over channels.
+/// - `input`:   [batch][in_h][in_w][C], int8 or uint8.
+/// - `weights`: [C][kernel_h][kernel_w] int8.
+/// - `bias`:    [C] int32 or nullptr.
+/// - `rq`:      disabled (int32 output), per tensor or per channel.
+/// - `output`:  [batch][out_h][out_w][C].
+/// - `scratch`: depthwise_hwc_scratch(d).total bytes, any alignment.
+/// - `prepared`: `scratch` holds the weight pairs and requantization table of an earlier call
+///   with the same weights, bias, requantization and channels (every part of the layout
+///   depends on those alone, not on the map), so they are kept; the pad row is written anyway.
+/// - `flash`: the weight pairs and table computed at compile time (conv2d_flash_constants); then
+///   `scratch` is depthwise_hwc_scratch(d, true).total bytes, and `weights` is read only for
+///   channels past the last group of 4 (it may be nullptr when there are none).
+/// Bit-exact with reference::conv2d.
+template <class TIn, class TOut>
+void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
+                   const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch,
+                   bool prepared = false, const flash_constants* flash = nullptr) {
+  namespace a = arch::arm_dsp;
+  const int channels = d.in_c;
+  const int c4 = static_cast<int>(round_up(std::size_t(channels), channel_lanes));
+  const int full = channels / channel_lanes * channel_lanes;  // channels of whole groups
+  const int taps = d.kernel_h * d.kernel_w;
+  const int pairs = (taps + 1) / 2;
+  const auto layout = depthwise_hwc_scratch(d, flash != nullptr);
+  auto* pad_row = layout.part<std::uint8_t>(scratch, 1);           // c4 bytes
+  auto* tap_ptr = layout.part<const std::uint8_t*>(scratch, 2);    // 2*pairs
+  auto* acc = layout.part<std::int32_t>(scratch, 3);               // c4
+  const std::uint32_t* wpairs = nullptr;                           // [group][pair][4]
+  epilogue_plan plan{};
+  if (flash != nullptr) {
+    wpairs = flash->weights;
+    plan = flash->plan(bias, rq);
+  } else {
+    auto* own = layout.part<std::uint32_t>(scratch, 0);
+    if (!prepared) pair_taps(weights, channels, taps, own);
+    wpairs = own;
+    plan = make_epilogue<TOut>(rq, channels, layout.part<rq_entry>(scratch, 4), bias,
+                               product_bound<TIn, std::int8_t>(taps), prepared);
   }
   // Rewritten by every call, prepared or not: it costs c4 byte stores.
   for (int i = 0; i < c4; ++i) pad_row[i] = static_cast<std::uint8_t>(d.pad_value);

@@ -60,6 +60,22 @@ struct epilogue_plan {
   requant_params rq{};                ///< the original parameters (exact kind, clamp bounds)
 };
 
+/// What a convolution kernel otherwise derives per call in its scratch, computed at compile time
+/// into flash for a layer whose weights, bias and requantization are template arguments
+/// (flash_constants.hpp): the epilogue's kind and table (bias folded in) and, where the kernel
+/// runs from them, the expanded weights (else nullptr: the kernel reads the 8-bit weights).
+struct flash_constants {
+  epilogue_kind kind = epilogue_kind::raw;
+  const rq_entry* table = nullptr;
+  const std::uint32_t* weights = nullptr;
+
+  /// The plan make_epilogue would have built: `bias` and `rq` serve the raw and exact kinds and
+  /// the clamp bounds.
+  constexpr epilogue_plan plan(const std::int32_t* bias, const requant_params& rq) const {
+    return {kind, table, bias, rq};
+  }
+};
+
 namespace detail {
 
 template <class TOut>
@@ -152,7 +168,7 @@ constexpr std::int64_t product_bound(std::int64_t terms) {
 namespace detail {
 
 /// make_epilogue for an output type with range [tmin, tmax] (one copy for every TOut).
-[[gnu::noinline]] inline epilogue_plan make_epilogue(const requant_params& rq, int channels, rq_entry* table,
+[[gnu::noinline]] constexpr epilogue_plan make_epilogue(const requant_params& rq, int channels, rq_entry* table,
                                                      const std::int32_t* bias, std::int64_t acc_bound,
                                                      std::int64_t tmin, std::int64_t tmax, bool table_ready) {
   epilogue_plan p{};
@@ -216,9 +232,10 @@ namespace detail {
 /// `is_channelwise`; `table` must hold `channels` entries, epilogue_table_bytes). `bias` has
 /// `channels` entries or is nullptr; `acc_bound` bounds |acc| before the bias. `table_ready`:
 /// `table` already holds these parameters' entries (an earlier call's, same arguments).
+/// Also a constant expression (flash_constants.hpp computes a layer's table at compile time).
 template <class TOut>
-epilogue_plan make_epilogue(const requant_params& rq, int channels, rq_entry* table, const std::int32_t* bias,
-                            std::int64_t acc_bound, bool table_ready = false) {
+constexpr epilogue_plan make_epilogue(const requant_params& rq, int channels, rq_entry* table,
+                                      const std::int32_t* bias, std::int64_t acc_bound, bool table_ready = false) {
   epilogue_plan p = detail::make_epilogue(rq, channels, table, bias, acc_bound, std::numeric_limits<TOut>::min(),
                                           std::numeric_limits<TOut>::max(), table_ready);
   // 32-bit outputs keep two loops (raw and the 64-bit path): requantizing into int32 is rare

@@ -22,6 +22,7 @@
 #include <tessera/kernels/arm_dsp/conv2d_im2col.hpp>
 #include <tessera/kernels/arm_dsp/depthwise_chw.hpp>
 #include <tessera/kernels/arm_dsp/depthwise_hwc.hpp>
+#include <tessera/kernels/arm_dsp/flash_constants.hpp>
 #include <tessera/kernels/arm_dsp/gemm_rows.hpp>
 #include <tessera/kernels/arm_dsp/matmul_transposed.hpp>
 #include <tessera/kernels/arm_dsp/max_pool2d.hpp>
@@ -46,6 +47,32 @@ struct family_kernels<kernel_family::arm_dsp> {
                             const requant_params& rq, TOut* out, void* scratch, bool prepared = false) {
     arm_dsp::depthwise_chw<ReadsPadValue>(d, in, w, bias, rq, out, scratch, prepared);
   }
+
+  // A whole layer's compile-time constants (flash_constants.hpp; kernels::conv2d_layer): the
+  // same kernels with `prepared` false and the constants as their last argument.
+  template <class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B, auto const& R>
+  using conv2d_flash = arm_dsp::layer_flash<arm_dsp::flash_kernel::conv2d, TIn, TOut, D, W, B, R>;
+  template <class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B, auto const& R>
+  using depthwise_hwc_flash = arm_dsp::layer_flash<arm_dsp::flash_kernel::depthwise_hwc, TIn, TOut, D, W, B, R>;
+  template <class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B, auto const& R>
+  using depthwise_chw_flash = arm_dsp::layer_flash<arm_dsp::flash_kernel::depthwise_chw, TIn, TOut, D, W, B, R>;
+
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
+  static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
+                     const requant_params& rq, TOut* out, void* scratch, const arm_dsp::flash_constants& flash) {
+    arm_dsp::conv2d_im2col(d, in, w, bias, rq, out, scratch, false, &flash);
+  }
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
+  static void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
+                            const requant_params& rq, TOut* out, void* scratch, const arm_dsp::flash_constants& flash) {
+    arm_dsp::depthwise_hwc(d, in, w, bias, rq, out, scratch, false, &flash);
+  }
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
+  static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
+                            const requant_params& rq, TOut* out, void* scratch, const arm_dsp::flash_constants& flash) {
+    arm_dsp::depthwise_chw<ReadsPadValue>(d, in, w, bias, rq, out, scratch, false, &flash);
+  }
+
   template <class TA, class TW, class TOut>
   static void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::int32_t* bias,
                    const requant_params& rq, TOut* out, void* scratch) {

@@ -62,10 +62,12 @@ constexpr std::size_t conv2d_weight_cache_bytes(const reference::conv2d_dims& d)
 /// (8 bytes per pixel and group of 4) | a byte staging row for reduction rows that do not split
 /// into whole words | the block's int32 accumulators | the epilogue table | the weight cache.
 /// Example: 3x3x16 -> 16 channels: 4*36*8 + 144 + 4*16*4 + 16*12 + 16*36*8 + 7 = 6359 bytes.
-constexpr auto conv2d_scratch(const reference::conv2d_dims& d) {
+/// `flash`: the table and the cache are compile-time constants in flash (flash_constants.hpp,
+/// a layer whose weights are template arguments), so those parts are empty: 1559 bytes above.
+constexpr auto conv2d_scratch(const reference::conv2d_dims& d, bool flash = false) {
   const std::size_t g = conv2d_groups(d);
   return carve(scratch_align, tile_pixels * g * 8, g * 4, tile_pixels * std::size_t(d.out_c) * 4,
-               epilogue_table_bytes(d.out_c), conv2d_weight_cache_bytes(d));
+               flash ? 0 : epilogue_table_bytes(d.out_c), flash ? 0 : conv2d_weight_cache_bytes(d));
 }
 
 /// Filter taps of a depthwise kernel and tap pairs (one SMLAD multiplies two taps of a channel).
@@ -75,11 +77,12 @@ constexpr std::size_t depthwise_tap_pairs(const reference::conv2d_dims& d) { ret
 /// depthwise_hwc: int16 weights paired by taps ([group][pair][4 channels] words) | a row of
 /// channels holding the pad value (what taps in the padding read) | one input pointer per tap
 /// and the pad tap (4 bytes each on the target) | one pixel's accumulators | the epilogue table.
-/// Example: 3x3, 64 channels: 5*64*4 + 64 + 10*4 + 64*4 + 64*12 + 7 = 2415 bytes.
-constexpr auto depthwise_hwc_scratch(const reference::conv2d_dims& d) {
+/// Example: 3x3, 64 channels: 5*64*4 + 64 + 10*4 + 64*4 + 64*12 + 7 = 2415 bytes; with `flash`
+/// (the weight pairs and the table compile-time constants) 64 + 10*4 + 64*4 + 7 = 367.
+constexpr auto depthwise_hwc_scratch(const reference::conv2d_dims& d, bool flash = false) {
   const std::size_t c4 = round_up(std::size_t(d.in_c), channel_lanes);
-  return carve(scratch_align, depthwise_tap_pairs(d) * c4 * 4, c4, 2 * depthwise_tap_pairs(d) * 4, c4 * 4,
-               epilogue_table_bytes(d.out_c));
+  return carve(scratch_align, flash ? 0 : depthwise_tap_pairs(d) * c4 * 4, c4, 2 * depthwise_tap_pairs(d) * 4,
+               c4 * 4, flash ? 0 : epilogue_table_bytes(d.out_c));
 }
 
 /// The padded one-channel plane of the CHW variant: rows and row pitch in int16. Rows cover
@@ -137,11 +140,11 @@ constexpr int depthwise_chw_planes(const reference::conv2d_dims& d) { return d.i
 /// of a layer can keep it) | the padded int16 planes | one channel's weights and requantization
 /// (64 bytes) | a row of accumulators (even length) | the int16 taps of other filters.
 /// Example: 3x3 stride 1 pad 1, 24x24, 64 channels: 64*12 + 4*26*26*2 + 64 + 24*4 + 10*2 + 7
-/// = 6363 bytes.
-constexpr auto depthwise_chw_scratch(const reference::conv2d_dims& d) {
+/// = 6363 bytes; with `flash` (the table a compile-time constant) 5595.
+constexpr auto depthwise_chw_scratch(const reference::conv2d_dims& d, bool flash = false) {
   const std::size_t planes = std::size_t(depthwise_chw_planes(d)) * depthwise_chw_plane_elems(d) * 2;
-  return carve(scratch_align, epilogue_table_bytes(d.out_c), planes, 64, round_up(std::size_t(d.out_w), 2) * 4,
-               round_up(depthwise_taps(d), 2) * 2);
+  return carve(scratch_align, flash ? 0 : epilogue_table_bytes(d.out_c), planes, 64,
+               round_up(std::size_t(d.out_w), 2) * 4, round_up(depthwise_taps(d), 2) * 2);
 }
 
 /// Whether the CHW variant is faster than the HWC one, from cost models fitted by least squares
@@ -236,6 +239,18 @@ struct family_traits<kernel_family::arm_dsp> {
   }
   static constexpr bool depthwise_prefers_chw(const reference::conv2d_dims& d) {
     return arm_dsp::depthwise_prefers_chw(d);
+  }
+  // Optional (concepts.hpp, conv_flash_scratch): the scratch of a layer whose weights, bias and
+  // requantization are template arguments, when the kernels take what they derive from them
+  // from flash (flash_constants.hpp) instead of building it per call.
+  static constexpr std::size_t conv2d_flash_scratch_bytes(const reference::conv2d_dims& d) {
+    return arm_dsp::conv2d_scratch(d, true).total;
+  }
+  static constexpr std::size_t depthwise_hwc_flash_scratch_bytes(const reference::conv2d_dims& d) {
+    return arm_dsp::depthwise_hwc_scratch(d, true).total;
+  }
+  static constexpr std::size_t depthwise_chw_flash_scratch_bytes(const reference::conv2d_dims& d) {
+    return arm_dsp::depthwise_chw_scratch(d, true).total;
   }
 
   template <class TA, class TW, class TOut>

@@ -444,13 +444,43 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
 #undef TESSERA_DSP_PAIR_HALF
 #undef TESSERA_DSP_PAIR_GROUP
 
+/// Two int16 lanes [lo, hi] of one word, as SXTB16 writes them.
+constexpr std::uint32_t lane_pair(std::int8_t lo, std::int8_t hi) {
+  return std::uint32_t{static_cast<std::uint16_t>(lo)} | std::uint32_t{static_cast<std::uint16_t>(hi)} << 16;
+}
+
 /// The expanded-weight cache of the 2x4 kernel: channel pairs with their rows interleaved per
 /// group as [c0 even, c1 even, c0 odd, c1 odd], then (odd `n`) the last row alone as [even, odd]
 /// words for the 1x4 kernel. `n` rows of `k` int8 weights, `groups` = ceil(k / 4) each; the last
-/// group zero-padded. Size: n * groups * 8 bytes, as conv2d_weight_cache_bytes reports.
-inline void expand_pairs(const std::int8_t* weights, int k, int n, std::uint32_t* dst) {
-  namespace a = arch::arm_dsp;
+/// group zero-padded. Size: n * groups * 8 bytes, as conv2d_weight_cache_bytes reports. This
+/// portable form is what a layer whose weights are template arguments gets at compile time in
+/// flash (flash_constants.hpp); expand_pairs below is the same with SXTB16 at run time (the
+/// kernel tests run the kernels on both).
+constexpr void expand_pairs_portable(const std::int8_t* weights, int k, int n, std::uint32_t* dst) {
   const int groups = (k + 3) / 4;
+  // Group g of row r as [even, odd] words: lanes (4g, 4g+2) and (4g+1, 4g+3), zero past k.
+  const auto at = [&](int r, int i) -> std::int8_t { return i < k ? weights[std::int64_t{r} * k + i] : 0; };
+  const auto even = [&](int r, int g) { return lane_pair(at(r, 4 * g), at(r, 4 * g + 2)); };
+  const auto odd = [&](int r, int g) { return lane_pair(at(r, 4 * g + 1), at(r, 4 * g + 3)); };
+  for (int c = 0; c + 1 < n; c += 2) {
+    for (int g = 0; g < groups; ++g) {
+      dst[0] = even(c, g);
+      dst[1] = even(c + 1, g);
+      dst[2] = odd(c, g);
+      dst[3] = odd(c + 1, g);
+      dst += 4;
+    }
+  }
+  for (int g = 0; n % 2 != 0 && g < groups; ++g) {
+    dst[0] = even(n - 1, g);
+    dst[1] = odd(n - 1, g);
+    dst += 2;
+  }
+}
+
+inline void expand_pairs(const std::int8_t* weights, int k, int n, std::uint32_t* dst) {
+  const int groups = (k + 3) / 4;
+  namespace a = arch::arm_dsp;
   for (int c = 0; c + 1 < n; c += 2) {
     const auto* r0 = reinterpret_cast<const std::uint8_t*>(weights) + std::int64_t{c} * k;
     const auto* r1 = r0 + k;

@@ -1,0 +1,112 @@
+// Compile-time constants of the arm_dsp convolutions: what a kernel otherwise derives per call
+// from a layer's weights, bias and requantization into its scratch (the epilogue table, 12 bytes
+// per channel; conv2d's expanded-weight cache; depthwise_hwc's weight pairs) computed by the
+// compiler into flash for a layer whose constants are template arguments, as every network's
+// are (onnx2hpp writes them so). The arena then holds only what depends on the feature map:
+// the keyword-spotting DS-CNN on a Cortex-M4 drops from 26,576 to 17,856 bytes of arena, and
+// no call spends instructions on the tables (docs/benchmarks.md).
+//
+// The same functions compute the constants here and in the kernels' per-call path (a tile,
+// whose weights a DMA brought to L1): make_epilogue, detail::expand_pairs and pair_taps are
+// constant expressions, so the two cannot disagree. What ends in flash: 12 bytes per output
+// channel for the table and, for conv2d, the expanded weights where conv2d_weight_cache_bytes
+// takes them (2 bytes per weight, rounded up to whole groups of 4 per filter) in place of the
+// 8-bit weights, which the kernel then no longer reads (kernels::conv2d_layer passes nullptr,
+// so the linker drops them); depthwise_hwc's pairs likewise when its channels are whole groups
+// of 4. The raw and exact epilogue kinds read the original requantization arrays and bias at
+// run time; the others read only the table.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <tessera/kernels/arm_dsp/conv2d_im2col.hpp>
+#include <tessera/kernels/arm_dsp/depthwise_hwc.hpp>
+#include <tessera/kernels/arm_dsp/epilogue.hpp>
+#include <tessera/kernels/arm_dsp/traits.hpp>
+
+namespace tessera::kernels::arm_dsp {
+
+/// The three convolution kernels that take flash_constants.
+enum class flash_kernel : std::uint8_t { conv2d, depthwise_hwc, depthwise_chw };
+
+/// Expanded weight words a kernel takes from flash: conv2d's cache where the budget takes it,
+/// depthwise_hwc's pairs; none for depthwise_chw (its per-channel taps are set up per channel).
+constexpr std::size_t flash_weight_words(flash_kernel k, const reference::conv2d_dims& d) {
+  switch (k) {
+    case flash_kernel::conv2d: return conv2d_weight_cache_bytes(d) / 4;
+    case flash_kernel::depthwise_hwc: return depthwise_tap_pairs(d) * round_up(std::size_t(d.in_c), channel_lanes);
+    case flash_kernel::depthwise_chw: return 0;
+  }
+  return 0;
+}
+
+/// |acc| bound before the bias that the kernel's per-call make_epilogue uses (the same number).
+template <class TIn>
+constexpr std::int64_t flash_acc_bound(flash_kernel k, const reference::conv2d_dims& d) {
+  const std::int64_t terms =
+      k == flash_kernel::conv2d ? std::int64_t{d.kernel_h} * d.kernel_w * d.in_c : std::int64_t{d.kernel_h} * d.kernel_w;
+  return product_bound<TIn, std::int8_t>(terms);
+}
+
+/// The storage behind a flash_constants: `Entries` table entries and `Words` weight words.
+template <std::size_t Entries, std::size_t Words>
+struct flash_storage {
+  epilogue_kind kind = epilogue_kind::raw;
+  rq_entry table[Entries > 0 ? Entries : 1]{};
+  std::uint32_t weights[Words > 0 ? Words : 1]{};
+};
+
+/// Fills `table` (d.out_c entries when `rq` is enabled) and `weights` (flash_weight_words) with
+/// what kernel `k` derives per call, and returns the constants that point at them. layer_flash
+/// calls it at compile time; the kernel tests call it at run time on random layers, so the
+/// portable expansion the compiler bakes is checked against the reference there too.
+template <class TIn, class TOut>
+constexpr flash_constants derive_flash(flash_kernel k, const reference::conv2d_dims& d, const std::int8_t* weights,
+                                       const std::int32_t* bias, const requant_params& rq, rq_entry* table,
+                                       std::uint32_t* weight_words) {
+  const epilogue_kind kind = make_epilogue<TOut>(rq, d.out_c, table, bias, flash_acc_bound<TIn>(k, d)).kind;
+  const std::size_t words = flash_weight_words(k, d);
+  if (k == flash_kernel::conv2d && words > 0)
+    detail::expand_pairs_portable(weights, d.kernel_h * d.kernel_w * d.in_c, d.out_c, weight_words);
+  if (k == flash_kernel::depthwise_hwc) pair_taps(weights, d.in_c, d.kernel_h * d.kernel_w, weight_words);
+  return {kind, rq.enabled ? table : nullptr, words > 0 ? weight_words : nullptr};
+}
+
+/// Whether kernel `k` reads the 8-bit weights when given flash constants (kernels::conv2d_layer
+/// passes nullptr otherwise, so the linker drops them): conv2d when its weights did not fit the
+/// cache budget, depthwise_hwc for channels past the last group of 4, depthwise_chw always.
+constexpr bool flash_needs_weights(flash_kernel k, const reference::conv2d_dims& d) {
+  switch (k) {
+    case flash_kernel::conv2d: return flash_weight_words(k, d) == 0;
+    case flash_kernel::depthwise_hwc: return d.in_c % channel_lanes != 0;
+    case flash_kernel::depthwise_chw: return true;
+  }
+  return true;
+}
+
+/// A layer's constants in flash: D, W, B and R are the op's dims, weights, bias and
+/// requantization (template arguments, so `storage` is computed once by the compiler).
+template <flash_kernel K, class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B,
+          auto const& R>
+struct layer_flash {
+  static constexpr requant_params rq = R.params();
+  static constexpr std::size_t entries = rq.enabled ? static_cast<std::size_t>(D.out_c) : 0;
+  static constexpr std::size_t words = flash_weight_words(K, D);
+
+  static constexpr flash_storage<entries, words> bake() {
+    flash_storage<entries, words> s{};
+    s.kind = derive_flash<TIn, TOut>(K, D, W.data(), B.data(), rq, s.table, s.weights).kind;
+    return s;
+  }
+  static constexpr flash_storage<entries, words> storage = bake();
+
+  /// Whether the kernel reads the requantization arrays and bias at run time (the raw and
+  /// exact kinds), and the 8-bit weights.
+  static constexpr bool needs_requant = storage.kind == epilogue_kind::raw || storage.kind == epilogue_kind::exact;
+  static constexpr bool needs_weights = flash_needs_weights(K, D);
+  static constexpr flash_constants constants{storage.kind, entries > 0 ? storage.table : nullptr,
+                                             words > 0 ? storage.weights : nullptr};
+};
+
+}  // namespace tessera::kernels::arm_dsp
