@@ -43,12 +43,13 @@ constexpr std::size_t conv2d_groups(const reference::conv2d_dims& d) {
 }
 
 /// Largest weight cache of conv2d: when all out_c rows of expanded weights (8 bytes per group)
-/// fit, the kernel expands them once per call into channel pairs and runs the 2 channels x 4
-/// pixels micro-kernel (17.5 instead of 22 estimated Cortex-M4 cycles per 16 MACs). The cache
-/// is kernel scratch, so it is RAM in the arena while the layer runs: the user states the
-/// budget per layer with TESSERA_ARM_DSP_WEIGHT_CACHE_BYTES (default 12 KiB; 0 turns the cache
-/// off; the same value in every translation unit of a program). docs/benchmarks.md shows the
-/// keyword-spotting RAM and cycles at 0, the default and a larger budget.
+/// fit, the kernel runs the 2 channels x 4 pixels micro-kernel from them (17.5 instead of 22
+/// estimated Cortex-M4 cycles per 16 MACs). A whole layer gets them computed at compile time
+/// into flash (flash_constants.hpp: 2 bytes per weight in place of the 8-bit weights); a tile
+/// expands them into its L1 scratch once per filter block. The user states the budget per
+/// layer with TESSERA_ARM_DSP_WEIGHT_CACHE_BYTES (default 12 KiB; 0 turns the cache off; the
+/// same value in every translation unit of a program). docs/benchmarks.md shows the
+/// keyword-spotting flash, RAM and cycles at 0, the default and a larger budget.
 #ifndef TESSERA_ARM_DSP_WEIGHT_CACHE_BYTES
 #define TESSERA_ARM_DSP_WEIGHT_CACHE_BYTES (12 * 1024)
 #endif
