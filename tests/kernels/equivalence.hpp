@@ -305,6 +305,36 @@ void check_flash(equivalence_stats& stats, const char* kernel, int case_index, s
   }
 }
 
+/// A whole Gemm layer's call with its table from flash (kernels::gemm_layer), the table derived
+/// at run time by arm_dsp::derive_gemm_flash, and nullptr for the requantization arrays and the
+/// bias where gemm_layer passes nullptr. Nothing for a family without flash constants.
+template <kernels::kernel_family F, class TA, class TOut>
+void check_gemm_flash([[maybe_unused]] equivalence_stats& stats, [[maybe_unused]] int case_index,
+                      [[maybe_unused]] std::size_t out_bytes, [[maybe_unused]] const kernels::reference::gemm_dims& d,
+                      [[maybe_unused]] const TA* a, [[maybe_unused]] const std::int8_t* w,
+                      [[maybe_unused]] const std::int32_t* bias, [[maybe_unused]] const requant_params& rq) {
+#if TESSERA_KERNELS_ARM_DSP
+  if constexpr (F == kernels::kernel_family::arm_dsp) {
+    namespace k = kernels::arm_dsp;
+    if (d.m > 64 || d.n > 64) return;
+    const std::size_t sb = kernels::gemm_layer_scratch_bytes<F>(d);
+    if (sb > buffer_bytes) return;
+    const k::flash_constants flash = k::derive_gemm_flash<TA, TOut>(d, bias, rq, flash_table);
+    const bool needs_requant = flash.kind == k::epilogue_kind::raw || flash.kind == k::epilogue_kind::exact;
+    requant_params r = rq;
+    if (!needs_requant) r.mul = r.add = nullptr;
+    const std::int32_t* b = needs_requant || kernels::is_rowwise(rq, d.m, d.n) ? bias : nullptr;
+    arm_guards(out_bytes, sb);
+    current_kernel = "gemm(flash)";
+    current_case = case_index;
+    kernels::family_kernels<F>::gemm(d, a, w, b, r, reinterpret_cast<TOut*>(actual), scratch, flash);
+    ++stats.cases;
+    ++stats.flash_cases;
+    if (!verify("gemm(flash)", case_index, out_bytes, sb)) ++stats.failures;
+  }
+#endif
+}
+
 }  // namespace equivalence_detail
 
 enum class conv_shape { standard, pointwise, depthwise };
@@ -451,6 +481,7 @@ equivalence_stats check_gemm(std::uint32_t seed, int iterations) {
         check_accepted(stats, "gemm", it, out_bytes, traits::gemm_scratch_bytes(d), [&] {
           kernels::family_kernels<F>::gemm(d, a, w, b, rq, reinterpret_cast<TOut*>(actual), scratch);
         });
+        check_gemm_flash<F, TA, TOut>(stats, it, out_bytes, d, a, w, b, rq);
       });
     });
   }
@@ -812,7 +843,12 @@ int run_all_equivalence_checks(std::uint32_t seed, int iterations) {
   report_conv("conv2d", check_conv2d<F>(seed, iterations, conv_shape::standard));
   report_conv("pointwise", check_conv2d<F>(seed + 1, iterations, conv_shape::pointwise));
   report_conv("depthwise", check_conv2d<F>(seed + 2, iterations, conv_shape::depthwise));
-  report("gemm", check_gemm<F>(seed + 3, iterations));
+  const equivalence_stats gemm_stats = check_gemm<F>(seed + 3, iterations);
+  report("gemm", gemm_stats);
+  if (equivalence_detail::family_takes_flash<F> && gemm_stats.flash_cases == 0) {
+    std::printf("%-10s %-12s ran no case with flash constants\n", kernels::family_name(F), "gemm");
+    ++failures;
+  }
   report("matmul", check_matmul<F>(seed + 4, iterations));
   report("binary", check_binary<F>(seed + 5, iterations));
   report("pool", check_pool<F>(seed + 6, iterations));

@@ -54,6 +54,13 @@ static_assert(pw1::tile_scratch<tensors, dsp>(pw1::tile_geometry_of<tensors>(), 
 // 1,843 bytes, aligned to 16: 16,000 + 1,856 = 17,856 (26,576 with the per-call table and cache).
 static_assert(tessera::executor<kws::network, dsp>::arena_bytes == 17856);
 
+// The fully connected layer (64 -> 12, int32 logits): its table would be empty anyway; a
+// requantized one drops 12 bytes per output feature the same way (gemm_layer).
+using fc = typename std::remove_cvref_t<decltype(boost::hana::at_c<11>(kws::network::node_types{}))>::type;
+static_assert(fc::scratch_bytes<tensors, dsp>() == k::arm_dsp::gemm_scratch(fc::dims<tensors>(), true).total);
+static_assert(k::arm_dsp::gemm_scratch({1, 128, 640}, true).total + 12 * 128 ==
+              k::arm_dsp::gemm_scratch({1, 128, 640}).total);
+
 // A family without flash constants plans the same scratch for a whole layer as for a tile.
 static_assert(pw1::scratch_bytes<tensors, kernel_family::rv32>() ==
               k::conv2d_scratch_bytes<kernel_family::rv32>(pw1::variant<tensors, kernel_family::rv32>, pw_dims));

@@ -61,10 +61,15 @@ struct gemm : unary_node<Name, op_kind::gemm, A> {
     return kernels::family_name(family<T, F>);
   }
 
+  /// The whole layer's scratch (run() below): without what the family takes from flash.
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static constexpr std::size_t scratch_bytes() {
-    return kernels::gemm_scratch_bytes<family<T, F>>(dims<T>());
+    return kernels::gemm_layer_scratch_bytes<family<T, F>>(dims<T>());
   }
+
+  /// dims<T>() once, as a reference the whole-layer kernel call takes as a template argument.
+  template <auto const& T>
+  static constexpr kernels::reference::gemm_dims dims_of = dims<T>();
 
   /// Scratch of a tile of `s.h` rows and `s.c` output features.
   template <auto const& T, kernels::kernel_family F>
@@ -107,11 +112,12 @@ struct gemm : unary_node<Name, op_kind::gemm, A> {
                                                    static_cast<out_t<T>*>(t.output), t.scratch);
   }
 
+  /// The whole layer: its constants are template arguments, so a family may take what its
+  /// kernel derives from them from flash (kernels::gemm_layer).
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run(void* const* in, void* const* out, void* scratch) {
-    static constexpr auto d = dims<T>();
-    kernels::gemm<family<T, kernels::runnable(F)>>(d, static_cast<const in_t<T>*>(in[0]), Weights.data(), Bias.data(),
-                                                   Requant.params(), static_cast<out_t<T>*>(out[0]), scratch);
+    kernels::gemm_layer<family<T, kernels::runnable(F)>, dims_of<T>, Weights, Bias, Requant>(
+        static_cast<const in_t<T>*>(in[0]), static_cast<out_t<T>*>(out[0]), scratch);
   }
 };
 

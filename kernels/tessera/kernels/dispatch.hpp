@@ -140,21 +140,29 @@ constexpr std::size_t conv2d_layer_scratch_bytes(conv_variant v, const reference
 }
 
 namespace detail {
-/// The kernel's compile-time constants for variant V (kernels/concepts.hpp, conv2d_flash), or
-/// void when the family has none.
+/// The kernel's compile-time constants for variant V, or void when the family has none. (The
+/// tests name a member: GCC 12 rejects `typename K::template alias<...>` for an alias template
+/// whose parameters include references, even in a requires-expression.)
 template <class K, conv_variant V, class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B,
           auto const& R>
 constexpr auto flash_of() {
-  if constexpr (V == conv_variant::im2col && requires { typename K::template conv2d_flash<TIn, TOut, D, W, B, R>; })
-    return std::type_identity<typename K::template conv2d_flash<TIn, TOut, D, W, B, R>>{};
-  else if constexpr (V == conv_variant::depthwise_hwc &&
-                     requires { typename K::template depthwise_hwc_flash<TIn, TOut, D, W, B, R>; })
-    return std::type_identity<typename K::template depthwise_hwc_flash<TIn, TOut, D, W, B, R>>{};
-  else if constexpr (V == conv_variant::depthwise_chw &&
-                     requires { typename K::template depthwise_chw_flash<TIn, TOut, D, W, B, R>; })
-    return std::type_identity<typename K::template depthwise_chw_flash<TIn, TOut, D, W, B, R>>{};
-  else
+  // One branch per variant, each naming only its own kernel's constants: naming another's (in
+  // one condition with `&&`) would instantiate it, baking constants for the wrong kernel.
+  if constexpr (V == conv_variant::im2col) {
+    if constexpr (requires { K::template conv2d_flash<TIn, TOut, D, W, B, R>::constants; })
+      return std::type_identity<typename K::template conv2d_flash<TIn, TOut, D, W, B, R>>{};
+    else return std::type_identity<void>{};
+  } else if constexpr (V == conv_variant::depthwise_hwc) {
+    if constexpr (requires { K::template depthwise_hwc_flash<TIn, TOut, D, W, B, R>::constants; })
+      return std::type_identity<typename K::template depthwise_hwc_flash<TIn, TOut, D, W, B, R>>{};
+    else return std::type_identity<void>{};
+  } else if constexpr (V == conv_variant::depthwise_chw) {
+    if constexpr (requires { K::template depthwise_chw_flash<TIn, TOut, D, W, B, R>::constants; })
+      return std::type_identity<typename K::template depthwise_chw_flash<TIn, TOut, D, W, B, R>>{};
+    else return std::type_identity<void>{};
+  } else {
     return std::type_identity<void>{};
+  }
 }
 }  // namespace detail
 
@@ -170,6 +178,11 @@ template <kernel_family F, conv_variant V, bool ReadsPadValue, const reference::
 void conv2d_layer(const TIn* in, TOut* out, void* scratch) {
   using K = family_kernels<F>;
   using flash = typename decltype(detail::flash_of<K, V, TIn, TOut, D, W, B, R>())::type;
+  // The plan sized this layer's scratch without what the traits say comes from flash: a kernel
+  // that then built it per call would write past its scratch.
+  static_assert(V == conv_variant::reference || !std::is_void_v<flash> ||
+                    !requires { family_traits<F>::conv2d_flash_scratch_bytes(D); },
+                "conv2d_layer: the family's traits plan flash constants its kernels do not declare");
   if constexpr (std::is_void_v<flash>) {
     conv2d<F, V, ReadsPadValue>(D, in, W.data(), B.data(), R.params(), out, scratch);
   } else {
@@ -211,6 +224,38 @@ void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::in
           TOut* out, void* scratch) {
   static_assert(family_available(F), "gemm: kernel family not available in this build");
   family_kernels<F>::gemm(d, a, w, bias, rq, out, scratch);
+}
+
+/// The scratch of a whole Gemm layer run by gemm_layer (traits' optional gemm_flash_scratch_bytes).
+template <kernel_family F>
+constexpr std::size_t gemm_layer_scratch_bytes(const reference::gemm_dims& d) {
+  if constexpr (requires { family_traits<F>::gemm_flash_scratch_bytes(d); }) return family_traits<F>::gemm_flash_scratch_bytes(d);
+  else return gemm_scratch_bytes<F>(d);
+}
+
+/// A whole Gemm layer whose dims, weights, bias and requantization are template arguments, as
+/// conv2d_layer: a family whose kernels declare `gemm_flash<TA, TOut, D, B, R>` takes the
+/// epilogue's table from flash (the requantization arrays and bias then passed only where read).
+template <kernel_family F, const reference::gemm_dims& D, auto const& W, auto const& B, auto const& R, class TA,
+          class TOut>
+void gemm_layer(const TA* a, TOut* out, void* scratch) {
+  using K = family_kernels<F>;
+  constexpr bool takes_flash = requires { K::template gemm_flash<TA, TOut, D, B, R>::constants; };
+  static_assert(takes_flash || !requires { family_traits<F>::gemm_flash_scratch_bytes(D); },
+                "gemm_layer: the family's traits plan flash constants its kernels do not declare");
+  if constexpr (takes_flash) {
+    using flash = typename K::template gemm_flash<TA, TOut, D, B, R>;
+    static constexpr requant_params rq = [] {
+      requant_params r = R.params();
+      if (!flash::needs_requant) r.mul = r.add = nullptr;
+      return r;
+    }();
+    const std::int32_t* bias = nullptr;
+    if constexpr (flash::needs_bias) bias = B.data();
+    K::gemm(D, a, W.data(), bias, rq, out, scratch, flash::constants);
+  } else {
+    gemm<F>(D, a, W.data(), B.data(), R.params(), out, scratch);
+  }
 }
 
 template <kernel_family F, class TA, class TB, class TOut>

@@ -23,6 +23,7 @@
 #include <tessera/kernels/arm_dsp/conv2d_im2col.hpp>
 #include <tessera/kernels/arm_dsp/depthwise_hwc.hpp>
 #include <tessera/kernels/arm_dsp/epilogue.hpp>
+#include <tessera/kernels/arm_dsp/gemm_rows.hpp>
 #include <tessera/kernels/arm_dsp/traits.hpp>
 
 namespace tessera::kernels::arm_dsp {
@@ -107,6 +108,36 @@ struct layer_flash {
   static constexpr bool needs_weights = flash_needs_weights(K, D);
   static constexpr flash_constants constants{storage.kind, entries > 0 ? storage.table : nullptr,
                                              words > 0 ? storage.weights : nullptr};
+};
+
+/// A fully connected layer's table (gemm_rows): per output feature with the bias folded in, or
+/// per row (then the kernel adds the bias to its sums at run time). `table` holds max(m, n)
+/// entries. Constant expression, like derive_flash.
+template <class TA, class TOut>
+constexpr flash_constants derive_gemm_flash(const reference::gemm_dims& d, const std::int32_t* bias,
+                                            const requant_params& rq, rq_entry* table) {
+  const epilogue_plan p = detail::product_epilogue<true, TA, TOut>(d.m, d.n, d.k, bias, rq, table);
+  return {p.kind, rq.enabled ? table : nullptr, nullptr};
+}
+
+/// A Gemm layer's table in flash (D, B, R: the op's dims, bias and requantization).
+template <class TA, class TOut, const reference::gemm_dims& D, auto const& B, auto const& R>
+struct gemm_layer_flash {
+  static constexpr requant_params rq = R.params();
+  static constexpr std::size_t entries = rq.enabled ? static_cast<std::size_t>(D.n > D.m ? D.n : D.m) : 0;
+
+  static constexpr flash_storage<entries, 0> bake() {
+    flash_storage<entries, 0> s{};
+    s.kind = derive_gemm_flash<TA, TOut>(D, B.data(), rq, s.table).kind;
+    return s;
+  }
+  static constexpr flash_storage<entries, 0> storage = bake();
+
+  /// The raw and exact kinds read the requantization arrays and the bias at run time; a
+  /// per-row requantization adds the bias to its sums.
+  static constexpr bool needs_requant = storage.kind == epilogue_kind::raw || storage.kind == epilogue_kind::exact;
+  static constexpr bool needs_bias = needs_requant || is_rowwise(rq, D.m, D.n);
+  static constexpr flash_constants constants{storage.kind, entries > 0 ? storage.table : nullptr, nullptr};
 };
 
 }  // namespace tessera::kernels::arm_dsp

@@ -76,24 +76,37 @@ struct product_atom {
   }
 };
 
-/// out[r][c] = bias[c] + dot(row r of A, weight row c), requantized per column (channelwise) or
-/// per row; A is TA [m][k] with row stride `a_stride`, `w` the weight rows (n of them).
+/// The epilogue of an m x n x k product requantized per column (channelwise; the bias folded
+/// into the table) or per row (the table over the m rows; the bias joins the sums before it,
+/// so it widens the accumulator bound). Also a constant expression: a whole Gemm layer gets its
+/// table at compile time in flash (flash_constants.hpp).
 template <bool WSigned, class TA, class TOut>
-void matrix_product(int m, int n, int k, const TA* a, std::int64_t a_stride, weight_rows w,
-                    const std::int32_t* bias, const requant_params& rq, TOut* out, product_parts parts) {
-  // Per-row requantization cannot fold the per-column bias into its table: add it to the sums.
+constexpr epilogue_plan product_epilogue(int m, int n, int k, const std::int32_t* bias, const requant_params& rq,
+                                         rq_entry* table) {
   const bool rowwise = is_rowwise(rq, m, n);
   using TW = std::conditional_t<WSigned, std::int8_t, std::uint8_t>;
   std::int64_t bound = product_bound<TA, TW>(k);
-  if (rowwise && bias != nullptr) {  // the bias joins the sums before the epilogue
+  if (rowwise && bias != nullptr) {
     std::int64_t bias_max = 0;
     for (int c = 0; c < n; ++c) {
       bias_max = std::max<std::int64_t>(bias_max, bias[c] < 0 ? -std::int64_t{bias[c]} : bias[c]);
     }
     bound += bias_max;
   }
-  const epilogue_plan plan = rowwise ? make_epilogue<TOut>(rq, m, parts.table, nullptr, bound)
-                                     : make_epilogue<TOut>(rq, n, parts.table, bias, bound);
+  return rowwise ? make_epilogue<TOut>(rq, m, table, nullptr, bound) : make_epilogue<TOut>(rq, n, table, bias, bound);
+}
+
+/// out[r][c] = bias[c] + dot(row r of A, weight row c), requantized per column (channelwise) or
+/// per row; A is TA [m][k] with row stride `a_stride`, `w` the weight rows (n of them).
+/// `flash`: the epilogue's table computed at compile time (else built in parts.table).
+template <bool WSigned, class TA, class TOut>
+void matrix_product(int m, int n, int k, const TA* a, std::int64_t a_stride, weight_rows w,
+                    const std::int32_t* bias, const requant_params& rq, TOut* out, product_parts parts,
+                    const flash_constants* flash = nullptr) {
+  // Per-row requantization cannot fold the per-column bias into its table: add it to the sums.
+  const bool rowwise = is_rowwise(rq, m, n);
+  const epilogue_plan plan = flash != nullptr ? flash->plan(rowwise ? nullptr : bias, rq)
+                                              : product_epilogue<WSigned, TA, TOut>(m, n, k, bias, rq, parts.table);
   product_atom<WSigned, TA, TOut> atom{n, k, a, a_stride, w, bias, rowwise, plan, parts, out};
   algorithm::gemm_row_blocks(m, atom);
 }
@@ -107,15 +120,16 @@ void matrix_product(int m, int n, int k, const TA* a, std::int64_t a_stride, wei
 /// - `rq`:   disabled (int32 output), per tensor, per output feature (length n) or per row
 ///           (length m, inner n).
 /// - `out`:  [m][n].
-/// - `scratch`: gemm_scratch(d).total bytes, any alignment.
+/// - `scratch`: gemm_scratch(d).total bytes, any alignment (gemm_scratch(d, true) with `flash`).
+/// - `flash`: the epilogue's table computed at compile time (gemm_flash_constants).
 template <class TA, class TOut>
 void gemm_rows(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, const std::int32_t* bias,
-               const requant_params& rq, TOut* out, void* scratch) {
+               const requant_params& rq, TOut* out, void* scratch, const flash_constants* flash = nullptr) {
   const detail::weight_rows rows{reinterpret_cast<const std::uint8_t*>(w), d.k / 4, d.k % 4};
-  const auto layout = gemm_scratch(d);
+  const auto layout = gemm_scratch(d, flash != nullptr);
   const detail::product_parts parts{layout.part<std::uint32_t>(scratch, 0), layout.part<std::int32_t>(scratch, 1),
                                     layout.part<rq_entry>(scratch, 2)};
-  detail::matrix_product<true>(d.m, d.n, d.k, a, d.k, rows, bias, rq, out, parts);
+  detail::matrix_product<true>(d.m, d.n, d.k, a, d.k, rows, bias, rq, out, parts, flash);
 }
 
 }  // namespace tessera::kernels::arm_dsp

@@ -78,6 +78,13 @@ struct family_kernels<kernel_family::arm_dsp> {
                    const requant_params& rq, TOut* out, void* scratch) {
     arm_dsp::gemm_rows(d, a, w, bias, rq, out, scratch);
   }
+  template <class TA, class TOut, const reference::gemm_dims& D, auto const& B, auto const& R>
+  using gemm_flash = arm_dsp::gemm_layer_flash<TA, TOut, D, B, R>;
+  template <class TA, class TW, class TOut>
+  static void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::int32_t* bias,
+                   const requant_params& rq, TOut* out, void* scratch, const arm_dsp::flash_constants& flash) {
+    arm_dsp::gemm_rows(d, a, w, bias, rq, out, scratch, &flash);
+  }
   template <class TA, class TB, class TOut>
   static void matmul(const reference::matmul_dims& d, const TA* a, const TB* b, const requant_params& rq, TOut* out,
                      void* scratch) {

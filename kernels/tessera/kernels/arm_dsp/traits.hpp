@@ -176,12 +176,12 @@ constexpr bool depthwise_prefers_chw(const reference::conv2d_dims& d) {
 constexpr std::size_t product_rows(int m) { return m >= tile_pixels ? tile_pixels : 1; }
 
 /// gemm: rows of A expanded to int16 | their accumulators | the epilogue table (per column, or
-/// per row).
-constexpr auto gemm_scratch(const reference::gemm_dims& d) {
+/// per row; empty with `flash`: a whole layer's table is a compile-time constant).
+constexpr auto gemm_scratch(const reference::gemm_dims& d, bool flash = false) {
   const std::size_t g = (std::size_t(d.k) + 3) / 4;
   const int rq_len = d.n > d.m ? d.n : d.m;
   return carve(scratch_align, product_rows(d.m) * g * 8, product_rows(d.m) * std::size_t(d.n) * 4,
-               epilogue_table_bytes(rq_len));
+               flash ? 0 : epilogue_table_bytes(rq_len));
 }
 
 /// matmul: B transposed to [n][k] (8-bit, rows padded to whole words) | what gemm needs.
@@ -261,6 +261,9 @@ struct family_traits<kernel_family::arm_dsp> {
   }
   static constexpr std::size_t gemm_scratch_bytes(const reference::gemm_dims& d) {
     return arm_dsp::gemm_scratch(d).total;
+  }
+  static constexpr std::size_t gemm_flash_scratch_bytes(const reference::gemm_dims& d) {
+    return arm_dsp::gemm_scratch(d, true).total;
   }
 
   template <class TA, class TB, class TOut>
