@@ -97,7 +97,9 @@ struct requant_params {
 
   constexpr std::int32_t apply(std::int64_t acc, std::int64_t flat_index) const {
     if (!enabled) return static_cast<std::int32_t>(acc);
-    const auto k = static_cast<std::int32_t>((flat_index / inner) % length);
+    // Per-tensor parameters (length 1) need no index arithmetic: no 64-bit division per element,
+    // a library call on 32-bit cores.
+    const auto k = length == 1 ? 0 : static_cast<std::int32_t>((flat_index / inner) % length);
     return requantize(acc, mul[k], add[k], shift, lo, hi, mode, zero_point, divisor);
   }
 };

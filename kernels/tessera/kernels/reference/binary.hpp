@@ -47,21 +47,29 @@ constexpr bool is_plain_add_sub(binary_op op, const binary_dims& d) {
 template <class TA, class TB, class TOut>
 constexpr void binary(binary_op op, const binary_dims& d, const TA* a, const TB* b, const requant_params& rq,
                       TOut* out) {
-  std::int64_t total = 1;
-  for (int ax = 0; ax < d.rank; ++ax) total *= d.out[ax];
-  std::array<int, max_rank> idx{};  // output coordinate, advanced like an odometer
-  for (std::int64_t o = 0; o < total; ++o) {
+  // Row by row along the last output dim: the outer coordinate gives each row's operand offsets
+  // (multiplied out once per row), the row then steps them by the last dim's strides. No 64-bit
+  // multiplication per element, which a 32-bit core does in several instructions.
+  const int last = d.rank - 1;
+  const int n = d.out[last];  // elements per output row
+  std::int64_t rows = 1;
+  for (int ax = 0; ax < last; ++ax) rows *= d.out[ax];
+  std::array<int, max_rank> idx{};  // coordinate of the row over dims [0, last), advanced like an odometer
+  std::int64_t o = 0;               // flat output index
+  for (std::int64_t r = 0; r < rows; ++r) {
     std::int64_t a_off = 0;
     std::int64_t b_off = 0;
-    for (int ax = 0; ax < d.rank; ++ax) {
+    for (int ax = 0; ax < last; ++ax) {
       a_off += idx[ax] * d.a_stride[ax];
       b_off += idx[ax] * d.b_stride[ax];
     }
-    const std::int32_t x = static_cast<std::int32_t>(a[a_off]) + d.a_offset;
-    const std::int32_t y = static_cast<std::int32_t>(b[b_off]) + d.b_offset;
-    const std::int32_t v = op == binary_op::add ? x + y : op == binary_op::sub ? x - y : x * y;
-    out[o] = static_cast<TOut>(rq.apply(v, o));
-    for (int ax = d.rank - 1; ax >= 0; --ax) {
+    for (int i = 0; i < n; ++i, ++o, a_off += d.a_stride[last], b_off += d.b_stride[last]) {
+      const std::int32_t x = static_cast<std::int32_t>(a[a_off]) + d.a_offset;
+      const std::int32_t y = static_cast<std::int32_t>(b[b_off]) + d.b_offset;
+      const std::int32_t v = op == binary_op::add ? x + y : op == binary_op::sub ? x - y : x * y;
+      out[o] = static_cast<TOut>(rq.apply(v, o));
+    }
+    for (int ax = last - 1; ax >= 0; --ax) {
       if (++idx[ax] < d.out[ax]) break;
       idx[ax] = 0;
     }
