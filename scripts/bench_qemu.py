@@ -447,8 +447,9 @@ def cycle_table(layers, kws, models, cycles):
         lines.append(row("KWS", k["macs"], "kws", (a4[0], a55[0]), (a4[1], a55[1])))
     lines += ["```", ""]
     if kws:
-        lines += ["Keyword-spotting RAM (arena: activations, scratch and the expanded-weight cache) against",
-                  "CMSIS-NN's two ping-pong buffers and its largest scratch buffer:", "", "```"]
+        lines += ["Keyword-spotting RAM (arena: activations and scratch; the arm_dsp kernels' tables and expanded",
+                  "weights are in flash, see \"The weight-cache budget\" below) against CMSIS-NN's two ping-pong",
+                  "buffers and its largest scratch buffer:", "", "```"]
         lines.append(f"{'core':<11} {'Tessera B':>10} {'CMSIS-NN B':>11}")
         for c in ("cortex-m4", "cortex-m55"):
             if c in kws:

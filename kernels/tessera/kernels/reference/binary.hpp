@@ -50,8 +50,8 @@ constexpr void binary(binary_op op, const binary_dims& d, const TA* a, const TB*
   // Row by row along the last output dim: the outer coordinate gives each row's operand offsets
   // (multiplied out once per row), the row then steps them by the last dim's strides. No 64-bit
   // multiplication per element, which a 32-bit core does in several instructions.
-  const int last = d.rank - 1;
-  const int n = d.out[last];  // elements per output row
+  const int last = d.rank > 0 ? d.rank - 1 : 0;  // a rank-0 (scalar) case is one row of one element
+  const int n = d.rank > 0 ? d.out[last] : 1;      // elements per output row
   std::int64_t rows = 1;
   for (int ax = 0; ax < last; ++ax) rows *= d.out[ax];
   std::array<int, max_rank> idx{};  // coordinate of the row over dims [0, last), advanced like an odometer
