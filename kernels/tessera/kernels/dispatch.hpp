@@ -140,6 +140,16 @@ constexpr std::size_t conv2d_layer_scratch_bytes(conv_variant v, const reference
 }
 
 namespace detail {
+/// R's requantization as a compile-time object, without the mul/add arrays unless `Arrays`: a
+/// kernel taking its table from flash reads only the scalars (shift, bounds), which would
+/// otherwise be loaded from R at run time and link R's arrays too.
+template <auto const& R, bool Arrays>
+inline constexpr requant_params requant_scalars = [] {
+  requant_params r = R.params();
+  if (!Arrays) r.mul = r.add = nullptr;
+  return r;
+}();
+
 /// The kernel's compile-time constants for variant V, or void when the family has none. (The
 /// tests name a member: GCC 12 rejects `typename K::template alias<...>` for an alias template
 /// whose parameters include references, even in a requires-expression.)
@@ -189,13 +199,7 @@ void conv2d_layer(const TIn* in, TOut* out, void* scratch) {
     using TW = std::remove_cvref_t<decltype(*W.data())>;
     const TW* w = nullptr;
     if constexpr (flash::needs_weights) w = W.data();
-    // A compile-time copy without the arrays the kernel does not read: the scalars would
-    // otherwise be loaded from R at run time, which links R's arrays too.
-    static constexpr requant_params rq = [] {
-      requant_params r = R.params();
-      if (!flash::needs_requant) r.mul = r.add = nullptr;
-      return r;
-    }();
+    constexpr const requant_params& rq = detail::requant_scalars<R, flash::needs_requant>;
     const std::int32_t* bias = nullptr;
     if constexpr (flash::needs_requant) bias = B.data();
     if constexpr (V == conv_variant::im2col) K::template conv2d<ReadsPadValue>(D, in, w, bias, rq, out, scratch, flash::constants);
@@ -245,11 +249,7 @@ void gemm_layer(const TA* a, TOut* out, void* scratch) {
                 "gemm_layer: the family's traits plan flash constants its kernels do not declare");
   if constexpr (takes_flash) {
     using flash = typename K::template gemm_flash<TA, TOut, D, B, R>;
-    static constexpr requant_params rq = [] {
-      requant_params r = R.params();
-      if (!flash::needs_requant) r.mul = r.add = nullptr;
-      return r;
-    }();
+    constexpr const requant_params& rq = detail::requant_scalars<R, flash::needs_requant>;
     const std::int32_t* bias = nullptr;
     if constexpr (flash::needs_bias) bias = B.data();
     K::gemm(D, a, W.data(), bias, rq, out, scratch, flash::constants);
