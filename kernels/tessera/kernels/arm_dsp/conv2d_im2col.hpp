@@ -149,7 +149,7 @@ struct conv2d_atom {
 /// - `prepared`: `scratch` holds the expanded weights and requantization table of an earlier
 ///   call with the same weights, bias, requantization and channels (only the map may differ):
 ///   the parts after the accumulators do not depend on the map, so they are kept.
-/// - `flash`: the table and expanded weights computed at compile time (conv2d_flash_constants);
+/// - `flash`: the table and expanded weights computed at compile time (flash_constants.hpp);
 ///   then `scratch` is conv2d_scratch(d, true).total bytes, and `weights` is read only where
 ///   `flash->weights` is nullptr (it may be nullptr otherwise).
 /// Bit-exact with reference::conv2d whenever the int32 sum does not overflow (the reference's

@@ -319,7 +319,7 @@ template <class TIn>
 /// - `scratch`: depthwise_chw_scratch(d).total bytes, any alignment.
 /// - `prepared`: `scratch` holds the requantization table of an earlier call with the same
 ///   bias, requantization and channels (the layout's first part, so the map does not move it).
-/// - `flash`: the table computed at compile time (conv2d_flash_constants); then `scratch` is
+/// - `flash`: the table computed at compile time (flash_constants.hpp); then `scratch` is
 ///   depthwise_chw_scratch(d, true).total bytes.
 /// - `ReadsPadValue`: false when no call reads a nonzero pad value (concepts.hpp); the planes'
 ///   padding is then zeroed with memset and fill_padding's general path is not instantiated.

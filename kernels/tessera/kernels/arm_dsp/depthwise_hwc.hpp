@@ -125,7 +125,7 @@ constexpr void pair_taps(const std::int8_t* weights, int channels, int taps, std
 /// - `prepared`: `scratch` holds the weight pairs and requantization table of an earlier call
 ///   with the same weights, bias, requantization and channels (every part of the layout
 ///   depends on those alone, not on the map), so they are kept; the pad row is written anyway.
-/// - `flash`: the weight pairs and table computed at compile time (conv2d_flash_constants); then
+/// - `flash`: the weight pairs and table computed at compile time (flash_constants.hpp); then
 ///   `scratch` is depthwise_hwc_scratch(d, true).total bytes, and `weights` is read only for
 ///   channels past the last group of 4 (it may be nullptr when there are none).
 /// Bit-exact with reference::conv2d.

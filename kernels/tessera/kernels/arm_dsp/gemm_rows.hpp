@@ -121,7 +121,7 @@ void matrix_product(int m, int n, int k, const TA* a, std::int64_t a_stride, wei
 ///           (length m, inner n).
 /// - `out`:  [m][n].
 /// - `scratch`: gemm_scratch(d).total bytes, any alignment (gemm_scratch(d, true) with `flash`).
-/// - `flash`: the epilogue's table computed at compile time (gemm_flash_constants).
+/// - `flash`: the epilogue's table computed at compile time (flash_constants.hpp).
 template <class TA, class TOut>
 void gemm_rows(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, const std::int32_t* bias,
                const requant_params& rq, TOut* out, void* scratch, const flash_constants* flash = nullptr) {
