@@ -260,9 +260,7 @@ bool with_flash_constants([[maybe_unused]] const kernels::reference::conv2d_dims
 #if TESSERA_KERNELS_ARM_DSP
   if constexpr (F == kernels::kernel_family::arm_dsp && V != kernels::conv_variant::reference) {
     namespace a = kernels::arm_dsp;
-    constexpr a::flash_kernel k = V == kernels::conv_variant::im2col          ? a::flash_kernel::conv2d
-                                  : V == kernels::conv_variant::depthwise_hwc ? a::flash_kernel::depthwise_hwc
-                                                                              : a::flash_kernel::depthwise_chw;
+    constexpr kernels::conv_variant k = V;
     if (d.out_c > 64 || a::flash_weight_words(k, d) > 8192) return false;
     const a::flash_constants flash = a::derive_flash<TIn, TOut>(k, d, w, bias, rq, flash_table, flash_words);
     const std::int8_t* weights = a::flash_needs_weights(k, d) ? w : nullptr;

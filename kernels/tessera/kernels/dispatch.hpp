@@ -12,6 +12,7 @@
 
 #include <tessera/kernels/common/micro_tile.hpp>
 #include <tessera/kernels/concepts.hpp>
+#include <tessera/kernels/conv_variant.hpp>
 #include <tessera/kernels/traits.hpp>
 
 // Each family's kernels.hpp compiles to nothing where the family is not available.
@@ -34,23 +35,6 @@ constexpr void check_family_traits() {
 /// `f` when its kernels can run here, else the reference (a plan made on x86 for a Cortex-M
 /// target runs the reference kernels on x86; its scratch is then 0, never more than planned).
 constexpr kernel_family runnable(kernel_family f) { return family_available(f) ? f : kernel_family::reference; }
-
-enum class conv_variant : std::uint8_t {
-  reference,      ///< the scalar reference
-  im2col,         ///< the family's convolution (pointwise without im2col where it applies)
-  depthwise_hwc,  ///< the family's channels-last depthwise kernel
-  depthwise_chw,  ///< DORY's depthwise variant: the tile is reordered to CHW in scratch first
-};
-
-constexpr const char* variant_name(conv_variant v) {
-  switch (v) {
-    case conv_variant::reference: return "reference";
-    case conv_variant::im2col: return "conv";
-    case conv_variant::depthwise_hwc: return "dw-hwc";
-    case conv_variant::depthwise_chw: return "dw-chw";
-  }
-  return "?";
-}
 
 constexpr bool is_depthwise(const reference::conv2d_dims& d) {
   return d.groups > 1 && d.groups == d.in_c && d.out_c == d.in_c;
@@ -150,25 +134,16 @@ inline constexpr requant_params requant_scalars = [] {
   return r;
 }();
 
-/// The kernel's compile-time constants for variant V, or void when the family has none. (The
-/// tests name a member: GCC 12 rejects `typename K::template alias<...>` for an alias template
-/// whose parameters include references, even in a requires-expression.)
+/// The kernel's compile-time constants for variant V (the family's `conv2d_flash<V, ...>`), or
+/// void when the family has none. (The test names a member: GCC 12 rejects `typename
+/// K::template alias<...>` for an alias template whose parameters include references, even in a
+/// requires-expression.) Never asked for the reference variant, which has no constants.
 template <class K, conv_variant V, class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B,
           auto const& R>
 constexpr auto flash_of() {
-  // One branch per variant, each naming only its own kernel's constants: naming another's (in
-  // one condition with `&&`) would instantiate it, baking constants for the wrong kernel.
-  if constexpr (V == conv_variant::im2col) {
-    if constexpr (requires { K::template conv2d_flash<TIn, TOut, D, W, B, R>::constants; })
-      return std::type_identity<typename K::template conv2d_flash<TIn, TOut, D, W, B, R>>{};
-    else return std::type_identity<void>{};
-  } else if constexpr (V == conv_variant::depthwise_hwc) {
-    if constexpr (requires { K::template depthwise_hwc_flash<TIn, TOut, D, W, B, R>::constants; })
-      return std::type_identity<typename K::template depthwise_hwc_flash<TIn, TOut, D, W, B, R>>{};
-    else return std::type_identity<void>{};
-  } else if constexpr (V == conv_variant::depthwise_chw) {
-    if constexpr (requires { K::template depthwise_chw_flash<TIn, TOut, D, W, B, R>::constants; })
-      return std::type_identity<typename K::template depthwise_chw_flash<TIn, TOut, D, W, B, R>>{};
+  if constexpr (V != conv_variant::reference) {
+    if constexpr (requires { K::template conv2d_flash<V, TIn, TOut, D, W, B, R>::constants; })
+      return std::type_identity<typename K::template conv2d_flash<V, TIn, TOut, D, W, B, R>>{};
     else return std::type_identity<void>{};
   } else {
     return std::type_identity<void>{};
@@ -178,7 +153,7 @@ constexpr auto flash_of() {
 
 /// A whole layer whose dims `D`, weights `W`, bias `B` and requantization `R` are template
 /// arguments (the executors' whole-layer call; a tile takes `conv2d` with the DMA's copy of its
-/// filters). A family whose kernels declare `<kernel>_flash<TIn, TOut, D, W, B, R>` gets what the
+/// filters). A family whose kernels declare `conv2d_flash<V, TIn, TOut, D, W, B, R>` gets what the
 /// kernel derives from those constants (epilogue tables, expanded weights) computed at compile
 /// time into flash and passed as the kernel's last argument, with the scratch of
 /// conv2d_layer_scratch_bytes; the weights, requantization arrays and bias the kernel then no

@@ -26,28 +26,30 @@
 #include <tessera/kernels/arm_dsp/epilogue.hpp>
 #include <tessera/kernels/arm_dsp/gemm_rows.hpp>
 #include <tessera/kernels/arm_dsp/traits.hpp>
+#include <tessera/kernels/conv_variant.hpp>
 
 namespace tessera::kernels::arm_dsp {
 
-/// The three convolution kernels that take flash_constants.
-enum class flash_kernel : std::uint8_t { conv2d, depthwise_hwc, depthwise_chw };
+// The convolution kernels that take flash_constants are named by their conv_variant: im2col
+// (conv2d_im2col), depthwise_hwc and depthwise_chw.
 
 /// Expanded weight words a kernel takes from flash: conv2d's cache where the budget takes it,
 /// depthwise_hwc's pairs; none for depthwise_chw (its per-channel taps are set up per channel).
-constexpr std::size_t flash_weight_words(flash_kernel k, const reference::conv2d_dims& d) {
+constexpr std::size_t flash_weight_words(conv_variant k, const reference::conv2d_dims& d) {
   switch (k) {
-    case flash_kernel::conv2d: return conv2d_weight_cache_bytes(d) / 4;
-    case flash_kernel::depthwise_hwc: return depthwise_tap_pairs(d) * round_up(std::size_t(d.in_c), channel_lanes);
-    case flash_kernel::depthwise_chw: return 0;
+    case conv_variant::im2col: return conv2d_weight_cache_bytes(d) / 4;
+    case conv_variant::depthwise_hwc: return depthwise_tap_pairs(d) * round_up(std::size_t(d.in_c), channel_lanes);
+    case conv_variant::depthwise_chw:
+    case conv_variant::reference: return 0;
   }
   return 0;
 }
 
 /// |acc| bound before the bias that the kernel's per-call make_epilogue uses (the same number).
 template <class TIn>
-constexpr std::int64_t flash_acc_bound(flash_kernel k, const reference::conv2d_dims& d) {
+constexpr std::int64_t flash_acc_bound(conv_variant k, const reference::conv2d_dims& d) {
   const std::int64_t terms =
-      k == flash_kernel::conv2d ? std::int64_t{d.kernel_h} * d.kernel_w * d.in_c : std::int64_t{d.kernel_h} * d.kernel_w;
+      k == conv_variant::im2col ? std::int64_t{d.kernel_h} * d.kernel_w * d.in_c : std::int64_t{d.kernel_h} * d.kernel_w;
   return product_bound<TIn, std::int8_t>(terms);
 }
 
@@ -64,32 +66,33 @@ struct flash_storage {
 /// calls it at compile time; the kernel tests call it at run time on random layers, so the
 /// portable expansion the compiler bakes is checked against the reference there too.
 template <class TIn, class TOut>
-constexpr flash_constants derive_flash(flash_kernel k, const reference::conv2d_dims& d, const std::int8_t* weights,
+constexpr flash_constants derive_flash(conv_variant k, const reference::conv2d_dims& d, const std::int8_t* weights,
                                        const std::int32_t* bias, const requant_params& rq, rq_entry* table,
                                        std::uint32_t* weight_words) {
   const epilogue_kind kind = make_epilogue<TOut>(rq, d.out_c, table, bias, flash_acc_bound<TIn>(k, d)).kind;
   const std::size_t words = flash_weight_words(k, d);
-  if (k == flash_kernel::conv2d && words > 0)
+  if (k == conv_variant::im2col && words > 0)
     detail::expand_pairs_portable(weights, d.kernel_h * d.kernel_w * d.in_c, d.out_c, weight_words);
-  if (k == flash_kernel::depthwise_hwc) pair_taps(weights, d.in_c, d.kernel_h * d.kernel_w, weight_words);
+  if (k == conv_variant::depthwise_hwc) pair_taps(weights, d.in_c, d.kernel_h * d.kernel_w, weight_words);
   return {kind, rq.enabled ? table : nullptr, words > 0 ? weight_words : nullptr};
 }
 
 /// Whether kernel `k` reads the 8-bit weights when given flash constants (kernels::conv2d_layer
 /// passes nullptr otherwise, so the linker drops them): conv2d when its weights did not fit the
 /// cache budget, depthwise_hwc for channels past the last group of 4, depthwise_chw always.
-constexpr bool flash_needs_weights(flash_kernel k, const reference::conv2d_dims& d) {
+constexpr bool flash_needs_weights(conv_variant k, const reference::conv2d_dims& d) {
   switch (k) {
-    case flash_kernel::conv2d: return flash_weight_words(k, d) == 0;
-    case flash_kernel::depthwise_hwc: return d.in_c % channel_lanes != 0;
-    case flash_kernel::depthwise_chw: return true;
+    case conv_variant::im2col: return flash_weight_words(k, d) == 0;
+    case conv_variant::depthwise_hwc: return d.in_c % channel_lanes != 0;
+    case conv_variant::depthwise_chw:
+    case conv_variant::reference: return true;
   }
   return true;
 }
 
 /// A layer's constants in flash: D, W, B and R are the op's dims, weights, bias and
 /// requantization (template arguments, so `storage` is computed once by the compiler).
-template <flash_kernel K, class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B,
+template <conv_variant K, class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B,
           auto const& R>
 struct layer_flash {
   static constexpr requant_params rq = R.params();

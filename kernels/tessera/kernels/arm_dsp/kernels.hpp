@@ -48,14 +48,11 @@ struct family_kernels<kernel_family::arm_dsp> {
     arm_dsp::depthwise_chw<ReadsPadValue>(d, in, w, bias, rq, out, scratch, prepared);
   }
 
-  // A whole layer's compile-time constants (flash_constants.hpp; kernels::conv2d_layer): the
-  // same kernels with `prepared` false and the constants as their last argument.
-  template <class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B, auto const& R>
-  using conv2d_flash = arm_dsp::layer_flash<arm_dsp::flash_kernel::conv2d, TIn, TOut, D, W, B, R>;
-  template <class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B, auto const& R>
-  using depthwise_hwc_flash = arm_dsp::layer_flash<arm_dsp::flash_kernel::depthwise_hwc, TIn, TOut, D, W, B, R>;
-  template <class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B, auto const& R>
-  using depthwise_chw_flash = arm_dsp::layer_flash<arm_dsp::flash_kernel::depthwise_chw, TIn, TOut, D, W, B, R>;
+  // A whole layer's compile-time constants for variant V (flash_constants.hpp;
+  // kernels::conv2d_layer): the same kernels with `prepared` false and the constants last.
+  template <conv_variant V, class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B,
+            auto const& R>
+  using conv2d_flash = arm_dsp::layer_flash<V, TIn, TOut, D, W, B, R>;
 
   template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
