@@ -20,7 +20,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace tessera::packing {
 
@@ -53,72 +52,137 @@ enum class order_key : std::uint8_t {
   birth,   ///< first step, ascending, then bytes: a stack-like sweep along the schedule
 };
 
+/// The item indices [0, count) in `key`'s order; ties by bytes (descending), first step, index,
+/// so the order is total and every correct sort gives the same. A bottom-up merge sort over
+/// keys computed once, through pointers: GCC counts each call of a constant evaluation, and
+/// std::sort with a comparator (iterator wrappers, a call per comparison) cost about 2,300
+/// operations an item, a quarter of what 1,500 layers may spend on the whole plan.
 template <std::size_t N>
 constexpr std::array<std::size_t, N> ordered(const std::array<item, N>& items, std::size_t count, order_key key) {
-  std::array<std::size_t, N> order{};
-  for (std::size_t k = 0; k < count; ++k) order[k] = k;
-  const auto steps = [&](std::size_t i) { return static_cast<std::size_t>(items[i].last - items[i].first + 1); };
-  std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), [&](std::size_t x, std::size_t y) {
-    const item& a = items[x];
-    const item& b = items[y];
+  // Three keys per item, all ascending (a descending one is stored complemented).
+  std::array<std::uint64_t, 3 * N> keys_storage{};
+  std::uint64_t* const keys = keys_storage.data();
+  const item* const it = items.data();
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto bytes = static_cast<std::uint64_t>(it[i].bytes);
+    const auto first = static_cast<std::uint64_t>(it[i].first);
+    const auto steps = static_cast<std::uint64_t>(it[i].last - it[i].first + 1);
+    std::uint64_t* const k = keys + 3 * i;
+    k[1] = ~bytes, k[2] = first;  // the tie-breaks of every order
     switch (key) {
-      case order_key::size: break;
-      case order_key::area:
-        if (a.bytes * steps(x) != b.bytes * steps(y)) return a.bytes * steps(x) > b.bytes * steps(y);
-        break;
-      case order_key::length:
-        if (steps(x) != steps(y)) return steps(x) > steps(y);
-        break;
-      case order_key::birth:
-        if (a.first != b.first) return a.first < b.first;
-        break;
+      case order_key::size: k[0] = ~bytes; break;
+      case order_key::area: k[0] = ~(bytes * steps); break;
+      case order_key::length: k[0] = ~steps; break;
+      case order_key::birth: k[0] = first; break;
     }
-    if (a.bytes != b.bytes) return a.bytes > b.bytes;
-    if (a.first != b.first) return a.first < b.first;
-    return x < y;
-  });
+  }
+  std::array<std::size_t, N> order{};
+  std::array<std::size_t, N> other{};
+  std::size_t* from = order.data();
+  std::size_t* to = other.data();
+  for (std::size_t i = 0; i < count; ++i) from[i] = i;
+  for (std::size_t width = 1; width < count; width *= 2) {
+    for (std::size_t lo = 0; lo < count; lo += 2 * width) {
+      const std::size_t mid = lo + width < count ? lo + width : count;
+      const std::size_t hi = lo + 2 * width < count ? lo + 2 * width : count;
+      std::size_t l = lo, r = mid, out = lo;
+      while (l < mid && r < hi) {
+        const std::uint64_t* const a = keys + 3 * from[l];
+        const std::uint64_t* const b = keys + 3 * from[r];
+        const bool right_first = a[0] != b[0]   ? b[0] < a[0]
+                                 : a[1] != b[1] ? b[1] < a[1]
+                                 : a[2] != b[2] ? b[2] < a[2]
+                                                : from[r] < from[l];
+        to[out++] = right_first ? from[r++] : from[l++];
+      }
+      while (l < mid) to[out++] = from[l++];
+      while (r < hi) to[out++] = from[r++];
+    }
+    std::size_t* const swap = from;
+    from = to;
+    to = swap;
+  }
+  if (from != order.data()) order = other;
   return order;
 }
 
-/// For each item, the items live at the same time as it, in compressed rows: the conflicts of
-/// item i are `items[at[i] .. at[i + 1])`. One sweep over the items by first step with the
-/// set of those still live: O(B log B + K) for K pairs, where testing every pair is O(B^2).
-/// Transient constexpr allocation (std::vector): only the compiler runs the planner.
-struct conflict_rows {
-  std::vector<std::size_t> at;
-  std::vector<std::size_t> items;
-};
-
+/// For each item, the items live at the same time as it, in compressed rows, in the order a
+/// sweep over the items by first step meets them. The sweep keeps the set of items still live:
+/// O(B + S + K) for B items, S steps and K pairs, where testing every pair is O(B^2). Built once
+/// per plan and shared by every first fit. Flat arrays indexed through pointers: GCC counts
+/// every call of a constant evaluation (each std::array or std::vector subscript, each
+/// push_back: about 350 operations), and a vector per row with a comparison sort cost about
+/// 17,000 operations an item (1,500 layers exceeded its budget here). The rows are one
+/// transient constexpr allocation: only the compiler runs the planner.
 template <std::size_t N>
-constexpr conflict_rows conflicts_of(const std::array<item, N>& items, std::size_t count) {
-  // Vectors grow by push_back only: libstdc++ 12 fills a value-initialized vector of a trivial
-  // type in a way Clang rejects in constant evaluation (riscv32-v builds with clang 19).
-  std::vector<std::size_t> by_first;
-  by_first.reserve(count);
-  for (std::size_t k = 0; k < count; ++k) by_first.push_back(k);
-  std::sort(by_first.begin(), by_first.end(),
-            [&](std::size_t x, std::size_t y) { return items[x].first != items[y].first ? items[x].first < items[y].first : x < y; });
-  std::vector<std::vector<std::size_t>> rows(count);
-  std::vector<std::size_t> live;  // items born so far that may still be live
-  for (std::size_t i : by_first) {
-    std::size_t kept = 0;
-    for (std::size_t j : live) {
-      if (items[j].last < items[i].first) continue;  // dead before i is born: dead for all later ones too
-      live[kept++] = j;
-      rows[i].push_back(j);
-      rows[j].push_back(i);
+class conflict_rows {
+ public:
+  constexpr conflict_rows(const std::array<item, N>& items, std::size_t count) {
+    const item* const it = items.data();
+    std::size_t* const at = at_.data();
+    // The items by first step (ties in any order): a counting sort over the steps where they
+    // are fewer than N, as in an arena plan (steps are nodes, items tensors and scratch), else
+    // the merge sort of `ordered`.
+    std::size_t steps = 0;
+    for (std::size_t k = 0; k < count; ++k)
+      if (static_cast<std::size_t>(it[k].first) >= steps) steps = static_cast<std::size_t>(it[k].first) + 1;
+    std::array<std::size_t, N> by_first_storage{};
+    std::size_t* const by_first = by_first_storage.data();
+    if (steps <= N) {
+      std::array<std::size_t, N + 1> next_storage{};  // per step, where its next item goes in by_first
+      std::size_t* const next = next_storage.data();
+      for (std::size_t k = 0; k < count; ++k) ++next[it[k].first + 1];
+      for (std::size_t s = 1; s <= steps; ++s) next[s] += next[s - 1];
+      for (std::size_t k = 0; k < count; ++k) by_first[next[it[k].first]++] = k;
+    } else {
+      by_first_storage = ordered(items, count, order_key::birth);
     }
-    live.resize(kept);
-    live.push_back(i);
+
+    // Two sweeps in the same order: the first counts each item's conflicts, the second writes
+    // them (i is born while j, born before, is still live).
+    std::array<std::size_t, N> live_storage{};  // items born so far that may still be live
+    std::size_t* const live = live_storage.data();
+    std::array<std::size_t, N> fill_storage{};
+    std::size_t* const fill = fill_storage.data();
+    for (int pass = 0; pass < 2; ++pass) {
+      std::size_t live_count = 0;
+      for (std::size_t b = 0; b < count; ++b) {
+        const std::size_t i = by_first[b];
+        std::size_t kept = 0;
+        for (std::size_t l = 0; l < live_count; ++l) {
+          const std::size_t j = live[l];
+          if (it[j].last < it[i].first) continue;  // dead before i is born: dead for all later ones too
+          live[kept++] = j;
+          if (pass == 0) {
+            ++at[i + 1];
+            ++at[j + 1];
+          } else {
+            rows_[fill[i]++] = j;
+            rows_[fill[j]++] = i;
+          }
+        }
+        live[kept] = i;
+        live_count = kept + 1;
+      }
+      if (pass == 0) {
+        for (std::size_t i = 1; i <= count; ++i) at[i] += at[i - 1];
+        for (std::size_t i = 0; i < count; ++i) fill[i] = at[i];
+        rows_ = new std::size_t[at[count]]();
+      }
+    }
   }
-  conflict_rows out;
-  out.at.reserve(count + 1);
-  out.at.push_back(0);
-  for (std::size_t i = 0; i < count; ++i) out.at.push_back(out.at[i] + rows[i].size());
-  out.items.reserve(out.at[count]);
-  for (const auto& row : rows) out.items.insert(out.items.end(), row.begin(), row.end());
-  return out;
-}
+  constexpr ~conflict_rows() { delete[] rows_; }
+  conflict_rows(const conflict_rows&) = delete;
+  conflict_rows& operator=(const conflict_rows&) = delete;
+
+  /// The items live together with item i: [begin(i), end(i)).
+  constexpr const std::size_t* begin(std::size_t i) const { return rows_ + at_.data()[i]; }
+  constexpr const std::size_t* end(std::size_t i) const { return rows_ + at_.data()[i + 1]; }
+
+ private:
+  std::array<std::size_t, N + 1> at_{};  ///< item i's row starts at rows_[at_[i]]
+  std::size_t* rows_ = nullptr;
+};
 
 /// Places the items in `order`, each at the lowest offset where no placed item that is live at
 /// the same time collides; writes `offset` and returns the peak. Per item, its placed conflicts
@@ -127,31 +191,42 @@ constexpr conflict_rows conflicts_of(const std::array<item, N>& items, std::size
 /// thousand); sweeping all placed items was O(B^2) (500 convolutions exceeded GCC's constexpr
 /// limit), bumping until nothing collides O(B^3).
 template <std::size_t N>
-constexpr std::size_t first_fit(const std::array<item, N>& items, std::size_t count,
+constexpr std::size_t first_fit(const std::array<item, N>& items, std::size_t count, const conflict_rows<N>& conflicts,
                                 const std::array<std::size_t, N>& order, std::array<std::size_t, N>& offset) {
-  const conflict_rows conflicts = conflicts_of(items, count);
-  std::vector<char> placed;
-  placed.reserve(count);
-  for (std::size_t k = 0; k < count; ++k) placed.push_back(0);
-  std::vector<std::size_t> below;  // the current item's placed conflicts
+  const item* const it = items.data();
+  std::size_t* const off = offset.data();
+  std::array<bool, N> placed_storage{};
+  bool* const placed = placed_storage.data();
+  std::array<std::size_t, N> below_storage{};  // the current item's placed conflicts
+  std::size_t* const below = below_storage.data();
   std::size_t peak = 0;
   for (std::size_t k = 0; k < count; ++k) {
-    const std::size_t i = order[k];
-    const item& cur = items[i];
-    below.clear();
-    for (std::size_t c = conflicts.at[i]; c < conflicts.at[i + 1]; ++c)
-      if (placed[conflicts.items[c]] != 0) below.push_back(conflicts.items[c]);
-    std::sort(below.begin(), below.end(), [&](std::size_t x, std::size_t y) { return offset[x] < offset[y]; });
+    const std::size_t i = order.data()[k];
+    const std::size_t bytes = it[i].bytes;
+    std::size_t placed_below = 0;
+    for (const std::size_t *c = conflicts.begin(i), *end = conflicts.end(i); c != end; ++c)
+      if (placed[*c]) below[placed_below++] = *c;
+    // Equal offsets may come in any order: the offset reached is the same.
+    std::sort(below, below + placed_below, [&](std::size_t x, std::size_t y) { return off[x] < off[y]; });
     std::size_t at = 0;
-    for (std::size_t j : below) {
-      if (offset[j] >= at + cur.bytes) break;                                 // the gap below it fits
-      if (offset[j] + items[j].bytes > at) at = offset[j] + items[j].bytes;  // move past it
+    for (std::size_t b = 0; b < placed_below; ++b) {
+      const std::size_t j = below[b];
+      if (off[j] >= at + bytes) break;                           // the gap below it fits
+      if (off[j] + it[j].bytes > at) at = off[j] + it[j].bytes;  // move past it
     }
-    offset[i] = at;
-    placed[i] = 1;
-    if (at + cur.bytes > peak) peak = at + cur.bytes;
+    off[i] = at;
+    placed[i] = true;
+    if (at + bytes > peak) peak = at + bytes;
   }
   return peak;
+}
+
+/// The same, for one order (conflicts computed here).
+template <std::size_t N>
+constexpr std::size_t first_fit(const std::array<item, N>& items, std::size_t count,
+                                const std::array<std::size_t, N>& order, std::array<std::size_t, N>& offset) {
+  const conflict_rows<N> conflicts(items, count);
+  return first_fit(items, count, conflicts, order, offset);
 }
 
 template <std::size_t N>

@@ -123,13 +123,16 @@ constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g,
   const std::size_t target = packing::live_bound<NN>(items, count);
   plan.aligned_bound_bytes = target;
 
+  const packing::conflict_rows<B> conflicts(items, count);
   packing::search_result<B> best{};
-  best.peak = packing::first_fit(items, count, packing::ordered(items, count, packing::order_key::size), best.offset);
+  best.peak = packing::first_fit(items, count, conflicts, packing::ordered(items, count, packing::order_key::size),
+                                 best.offset);
   plan.greedy_bytes = best.peak;
   constexpr std::array other_orders{packing::order_key::area, packing::order_key::length, packing::order_key::birth};
   for (std::size_t k = 0; k < other_orders.size() && best.peak > target; ++k) {
     std::array<std::size_t, B> offset{};
-    const std::size_t peak = packing::first_fit(items, count, packing::ordered(items, count, other_orders[k]), offset);
+    const std::size_t peak =
+        packing::first_fit(items, count, conflicts, packing::ordered(items, count, other_orders[k]), offset);
     if (peak < best.peak) {
       best.peak = peak;
       best.offset = offset;

@@ -72,15 +72,34 @@ constexpr bool pointwise_layer(const node_summary& n) {
 }
 
 
-/// Whether tensor `t` of `g` is read by node `reader` only and is not a graph output.
+/// How many nodes read each tensor of `g`, a graph output counting as one more reader: a tensor
+/// with one reader is private to it. Counted once per graph (O(nodes + tensors)); scanning the
+/// graph for the readers of each candidate's tensors was O(nodes^2), and 1,500 layers exceeded
+/// GCC's constexpr budget in it.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr bool private_to(const graph_summary<NT, NI, NO, NN>& g, tensor_id t, std::size_t reader) {
-  for (tensor_id o : g.outputs)
-    if (o == t) return false;
-  for (std::size_t n = 0; n < NN; ++n)
-    for (int k = 0; k < g.nodes[n].input_count; ++k)
-      if (g.nodes[n].inputs[static_cast<std::size_t>(k)] == t && n != reader) return false;
-  return true;
+constexpr std::array<int, NT> reader_counts(const graph_summary<NT, NI, NO, NN>& g) {
+  std::array<int, NT> readers{};
+  for (tensor_id o : g.outputs) ++readers[static_cast<std::size_t>(o)];
+  for (const node_summary& node : g.nodes)
+    for (int k = 0; k < node.input_count; ++k) {
+      const tensor_id t = node.inputs[static_cast<std::size_t>(k)];
+      bool again = false;  // a node that reads t twice is one reader
+      for (int j = 0; j < k; ++j) again = again || node.inputs[static_cast<std::size_t>(j)] == t;
+      if (!again) ++readers[static_cast<std::size_t>(t)];
+    }
+  return readers;
+}
+
+/// What fused_producer asks of the whole graph, computed once by callers that ask about every node.
+template <std::size_t NT, std::size_t NN>
+struct block_context {
+  std::array<layer_engine, NN> engines;  ///< dispatch_layers(g, t)
+  std::array<int, NT> readers;           ///< reader_counts(g)
+};
+
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr block_context<NT, NN> block_context_of(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  return {dispatch_layers(g, t), reader_counts(g)};
 }
 }  // namespace fusion_detail
 
@@ -88,21 +107,23 @@ constexpr bool private_to(const graph_summary<NT, NI, NO, NN>& g, tensor_id t, s
 /// Between the two only alias nodes (Reshape-like: the same bytes under another type or shape,
 /// e.g. the Cast nodes of torch's exports) may stand, each the only reader of the tensor before
 /// it; no tensor between them is a graph output or read by another node.
-/// `engines` is dispatch_layers(g, t), computed once by callers that ask about every node.
+/// `context` is fusion_detail::block_context_of(g, t), computed once by callers that ask about
+/// every node.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw,
-                             const std::array<layer_engine, NN>& engines) {
+                             const fusion_detail::block_context<NT, NN>& context) {
   if (pw == 0 || pw >= NN || t.level_count < 2 || t.fusion == fusion_policy::off) return -1;
   const node_summary& b = g.nodes[pw];
   if (!fusion_detail::pointwise_layer(b)) return -1;
   tensor_id between = b.inputs[0];
-  std::size_t reader = pw;
   for (std::size_t n = pw; n-- > 0;) {
     const node_summary& a = g.nodes[n];
-    if (a.output_count != 1 || a.outputs[0] != between || !fusion_detail::private_to(g, between, reader)) return -1;
+    // `between` is read by the node after `a` (pw or an alias): one reader in all means by it
+    // alone, and no graph output.
+    if (a.output_count != 1 || a.outputs[0] != between || context.readers[static_cast<std::size_t>(between)] != 1)
+      return -1;
     if (a.is_alias && a.input_count == 1 && !a.absorbed) {  // look through it
       between = a.inputs[0];
-      reader = n;
       continue;
     }
     if (!fusion_detail::depthwise_layer(a) || a.geometry.out_elem_bytes != b.geometry.in_elem_bytes ||
@@ -110,7 +131,7 @@ constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const targe
         a.geometry.out_h != b.geometry.in_h || a.geometry.out_w != b.geometry.in_w)
       return -1;
     // An accelerator's layers are its own (planning/dispatch.hpp): blocks are CPU blocks.
-    if (engines[pw].engine != 0 || engines[n].engine != 0) return -1;
+    if (context.engines[pw].engine != 0 || context.engines[n].engine != 0) return -1;
     return static_cast<int>(n);
   }
   return -1;
@@ -118,7 +139,7 @@ constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const targe
 
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw) {
-  return fused_producer(g, t, pw, dispatch_layers(g, t));
+  return fused_producer(g, t, pw, fusion_detail::block_context_of(g, t));
 }
 
 /// Whether pointwise node `pw` of `g` can end a fused block on `t` (see fused_producer).
@@ -130,6 +151,18 @@ constexpr bool fusable(const graph_summary<NT, NI, NO, NN>& g, const target_desc
 /// `g` with the blocks ending at the nodes marked in `fused` merged: the pointwise node becomes
 /// the block (fused geometry, the depthwise input), the depthwise node and the aliases between
 /// them are absorbed. `fused[n]` holds the depthwise node's distance, 0 for no block.
+/// The block of depthwise node `dw` and pointwise node `pw`, `distance` nodes after it: `pw`
+/// with the fused geometry, reading the depthwise input.
+constexpr node_summary fused_node(const node_summary& dw, const node_summary& pw, int distance) {
+  node_summary block = pw;
+  block.geometry = fused_geometry(dw.geometry, pw.geometry);
+  block.inputs[0] = dw.inputs[0];
+  block.macs += dw.macs;
+  block.constant_bytes += dw.constant_bytes;
+  block.producer_offset = distance;
+  return block;
+}
+
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr graph_summary<NT, NI, NO, NN> fuse(const graph_summary<NT, NI, NO, NN>& g, const std::array<int, NN>& fused) {
   graph_summary<NT, NI, NO, NN> out = g;
@@ -137,12 +170,7 @@ constexpr graph_summary<NT, NI, NO, NN> fuse(const graph_summary<NT, NI, NO, NN>
     if (fused[n] <= 0) continue;
     const auto d = n - static_cast<std::size_t>(fused[n]);
     node_summary& dw = out.nodes[d];
-    node_summary& pw = out.nodes[n];
-    pw.geometry = fused_geometry(dw.geometry, pw.geometry);
-    pw.inputs[0] = dw.inputs[0];
-    pw.macs += dw.macs;
-    pw.constant_bytes += dw.constant_bytes;
-    pw.producer_offset = fused[n];
+    out.nodes[n] = fused_node(dw, out.nodes[n], fused[n]);
     dw.geometry.kind = tiling_kind::in_place;
     for (std::size_t k = d; k < n; ++k) {  // the depthwise node and the aliases after it
       node_summary& absorbed = out.nodes[k];
@@ -160,13 +188,14 @@ constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT
                                                           const target_desc& t) {
   std::array<layer_problem, NN> out{};
   if (planning_detail::l2_fails_untiled(g, t)) return out;  // as layer_problems_of
-  const auto engines = dispatch_layers(g, t);
+  const auto context = fusion_detail::block_context_of(g, t);
   for (std::size_t n = 1; n < NN; ++n) {
-    const int d = fused_producer(g, t, n, engines);
+    const int d = fused_producer(g, t, n, context);
     if (d < 0) continue;
-    std::array<int, NN> one{};
-    one[n] = static_cast<int>(n) - d;
-    out[n] = {true, problem_of(fuse(g, one), t, n, t.levels[0].bytes)};
+    // The fused node alone, not the whole fused graph: a copy of the graph per candidate was
+    // O(nodes^2) (8.6 GB of GCC's memory for 750 blocks).
+    const node_summary& dw = g.nodes[static_cast<std::size_t>(d)];
+    out[n] = {true, node_problem(t, fused_node(dw, g.nodes[n], static_cast<int>(n) - d), &dw, t.levels[0].bytes)};
   }
   return out;
 }
@@ -197,14 +226,14 @@ constexpr std::array<int, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>&
     return 0;
   };
   // cost[i]: the least cost of layers [0, i); start[i] > 0: it ends with a block of that many nodes.
-  const auto engines = dispatch_layers(g, t);
+  const auto context = fusion_detail::block_context_of(g, t);
   std::array<std::uint64_t, NN + 1> cost{};
   std::array<int, NN + 1> start{};
   for (std::size_t i = 1; i <= NN; ++i) {
     cost[i] = cost[i - 1] + alone(i - 1);
     const std::size_t pw = i - 1;
     if (!blocks[pw].tiled || !block_tiles[pw].feasible) continue;
-    const int d = fused_producer(g, t, pw, engines);
+    const int d = fused_producer(g, t, pw, context);
     const int choice = overridden(static_cast<std::size_t>(d));
     if (choice < 0) continue;
     const std::uint64_t with =

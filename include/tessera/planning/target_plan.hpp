@@ -288,19 +288,24 @@ constexpr tile_problem engine_problem_of(const graph_summary<NT, NI, NO, NN>& g,
   return p;
 }
 
-/// The L1 tiling problem of node `n` of `g` on `t` with `capacity` bytes of L1 (a fused
-/// block's problem also carries its depthwise kernel's scratch function); on an accelerator
-/// (`engine` > 0), engine_problem_of.
+/// The L1 tiling problem of layer `node` on `t`'s CPU with `capacity` bytes of L1; a fused
+/// block's problem also carries the scratch function of `producer`, its depthwise node.
+constexpr tile_problem node_problem(const target_desc& t, const node_summary& node, const node_summary* producer,
+                                    std::size_t capacity) {
+  const auto family = static_cast<std::size_t>(t.kernels);
+  tile_problem p = tile_problem_for(t, node.geometry, capacity, node.tile_scratch[family]);
+  if (node.geometry.fused() && producer != nullptr) p.producer_scratch = producer->tile_scratch[family];
+  return p;
+}
+
+/// The L1 tiling problem of node `n` of `g` on `t` with `capacity` bytes of L1 (node_problem);
+/// on an accelerator (`engine` > 0), engine_problem_of.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr tile_problem problem_of(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t n,
                                   std::size_t capacity, int engine = 0) {
   if (engine > 0) return engine_problem_of(g, t, n, engine);
-  const auto family = static_cast<std::size_t>(t.kernels);
-  tile_problem p = tile_problem_for(t, g.nodes[n].geometry, capacity, g.nodes[n].tile_scratch[family]);
   const auto producer = static_cast<std::size_t>(g.nodes[n].producer_offset);
-  if (g.nodes[n].geometry.fused() && producer > 0 && producer <= n)
-    p.producer_scratch = g.nodes[n - producer].tile_scratch[family];
-  return p;
+  return node_problem(t, g.nodes[n], producer > 0 && producer <= n ? &g.nodes[n - producer] : nullptr, capacity);
 }
 
 namespace planning_detail {
