@@ -148,9 +148,6 @@ constexpr bool fusable(const graph_summary<NT, NI, NO, NN>& g, const target_desc
   return fused_producer(g, t, pw) >= 0;
 }
 
-/// `g` with the blocks ending at the nodes marked in `fused` merged: the pointwise node becomes
-/// the block (fused geometry, the depthwise input), the depthwise node and the aliases between
-/// them are absorbed. `fused[n]` holds the depthwise node's distance, 0 for no block.
 /// The block of depthwise node `dw` and pointwise node `pw`, `distance` nodes after it: `pw`
 /// with the fused geometry, reading the depthwise input.
 constexpr node_summary fused_node(const node_summary& dw, const node_summary& pw, int distance) {
@@ -163,6 +160,9 @@ constexpr node_summary fused_node(const node_summary& dw, const node_summary& pw
   return block;
 }
 
+/// `g` with the blocks ending at the nodes marked in `fused` merged: the pointwise node becomes
+/// the block (fused geometry, the depthwise input), the depthwise node and the aliases between
+/// them are absorbed. `fused[n]` holds the depthwise node's distance, 0 for no block.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr graph_summary<NT, NI, NO, NN> fuse(const graph_summary<NT, NI, NO, NN>& g, const std::array<int, NN>& fused) {
   graph_summary<NT, NI, NO, NN> out = g;
