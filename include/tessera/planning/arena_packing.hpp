@@ -68,7 +68,8 @@ constexpr std::array<std::size_t, N> ordered(const std::array<item, N>& items, s
     const auto first = static_cast<std::uint64_t>(it[i].first);
     const auto steps = static_cast<std::uint64_t>(it[i].last - it[i].first + 1);
     std::uint64_t* const k = keys + 3 * i;
-    k[1] = ~bytes, k[2] = first;  // the tie-breaks of every order
+    k[1] = ~bytes;  // the tie-breaks of every order
+    k[2] = first;
     switch (key) {
       case order_key::size: k[0] = ~bytes; break;
       case order_key::area: k[0] = ~(bytes * steps); break;

@@ -140,12 +140,12 @@ def without_u8s8_saturation(model):
                 continue
             values = numpy_helper.to_array(weight).astype(np.int16) + 128
             zeros = (numpy_helper.to_array(zero).astype(np.int16) if zero is not None else np.int16(0)) + 128
-            w_name, zp_name = node.input[w] + '_as_u8', node.name + '_w_zero_point_as_u8'
-            if w_name not in inits:
-                inits[w_name] = numpy_helper.from_array(values.astype(np.uint8), w_name)
-                g.initializer.append(inits[w_name])
-            inits[zp_name] = numpy_helper.from_array(np.asarray(zeros).astype(np.uint8), zp_name)
-            g.initializer.append(inits[zp_name])
+            w_name = node.input[w] + '_as_u8'
+            zp_name = (zero.name if zero is not None else node.input[w] + '_zero_point') + '_as_u8'
+            for name, array in ((w_name, values), (zp_name, np.asarray(zeros))):
+                if name not in inits:  # constants shared by several nodes are converted once
+                    inits[name] = numpy_helper.from_array(array.astype(np.uint8), name)
+                    g.initializer.append(inits[name])
             while len(node.input) <= zp:
                 node.input.append('')
             node.input[w], node.input[zp] = w_name, zp_name

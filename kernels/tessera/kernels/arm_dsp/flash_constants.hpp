@@ -6,16 +6,16 @@
 // the keyword-spotting DS-CNN on a Cortex-M4 drops from 26,576 to 17,856 bytes of arena, and
 // no call spends instructions on the tables (docs/benchmarks.md).
 //
-// The same functions compute the constants here and in the kernels' per-call path (a tile,
-// whose weights a DMA brought to L1): make_epilogue, detail::product_epilogue and pair_taps are
-// constant expressions used by both; the expansion is detail::expand_pairs_portable here and
-// its SXTB16 twin detail::expand_pairs per call, one layout, and the kernel tests run both. What ends in flash: 12 bytes per output
-// channel for the table and, for conv2d, the expanded weights where conv2d_weight_cache_bytes
-// takes them (2 bytes per weight, rounded up to whole groups of 4 per filter) in place of the
-// 8-bit weights, which the kernel then no longer reads (kernels::conv2d_layer passes nullptr,
-// so the linker drops them); depthwise_hwc's pairs likewise when its channels are whole groups
-// of 4. The raw and exact epilogue kinds read the original requantization arrays and bias at
-// run time; the others read only the table.
+// The same functions compute the constants here and in the kernels' per-call path (a tile, whose
+// weights a DMA brought to L1): make_epilogue, detail::product_epilogue and pair_taps are constant
+// expressions used by both; the expansion is detail::expand_pairs_portable here and its SXTB16
+// twin detail::expand_pairs per call, one layout, and the kernel tests run both. What ends in
+// flash: 12 bytes per output channel for the table and, for conv2d, the expanded weights where
+// conv2d_weight_cache_bytes takes them (2 bytes per weight, rounded up to whole groups of 4 per
+// filter) in place of the 8-bit weights, which the kernel then no longer reads
+// (kernels::conv2d_layer passes nullptr, so the linker drops them); depthwise_hwc's pairs likewise
+// when its channels are whole groups of 4. The raw and exact epilogue kinds read the original
+// requantization arrays and bias at run time; the others read only the table.
 #pragma once
 
 #include <cstddef>
