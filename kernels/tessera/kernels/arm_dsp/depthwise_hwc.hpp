@@ -27,12 +27,13 @@ namespace detail {
 struct hwc_args {
   const std::uint8_t* const* taps;  // 0: 2*pairs input pointers of the pixel (pad row in the padding)
   int pairs;                        // 4: tap pairs (>= 1)
-  const std::uint32_t* wpairs;      // 8: [group][pair][4] weight pair words
+  const std::uint32_t* wpairs;      // 8: [group][pair][4] weight pair words of the chunk's first group
   std::int32_t* acc;                // 12: 4 accumulators per group
-  std::int32_t* acc_end;            // 16: acc + channels of whole groups
+  std::int32_t* acc_end;            // 16: acc + channels of the chunk's whole groups
+  int first;                        // 20: the chunk's first channel (byte offset into each tap's pixel)
 };
 static_assert(offsetof(hwc_args, pairs) == 4 && offsetof(hwc_args, wpairs) == 8 && offsetof(hwc_args, acc) == 12 &&
-              offsetof(hwc_args, acc_end) == 16);
+              offsetof(hwc_args, acc_end) == 16 && offsetof(hwc_args, first) == 20);
 
 // One tap pair of 4 channels: r8/r9 tap pointers -> words X, Y at channel offset r5; r10 =
 // (x0 x1 y0 y1), r11 = (x2 x3 y2 y3); expanded in place to [x0,y0] r8, [x1,y1] r10, [x2,y2] r9,
@@ -54,14 +55,14 @@ static_assert(offsetof(hwc_args, pairs) == 4 && offsetof(hwc_args, wpairs) == 8 
   MUL " r2, r9, r12" ACC2 "\n\t"                               \
   MUL " r3, r11, lr" ACC3 "\n\t"
 
-// Channel groups of one output pixel: accumulators r0-r3 (STM), tap table r4, channel offset
-// r5, weights r6, pair counter r7; the tap table base, pair count, accumulator pointer and end
+// Channel groups of one chunk of an output pixel: accumulators r0-r3 (STM), tap table r4,
+// channel offset r5 (from the chunk's first channel), weights r6, pair counter r7; the tap table base, pair count, accumulator pointer and end
 // live on the stack.
 #define TESSERA_DSP_HWC(EXT)                                         \
   "push {r4-r11, lr}\n\t"                                            \
-  "ldm r0, {r4, r5, r6, r7, r8}\n\t"                                 \
+  "ldm r0, {r4, r5, r6, r7, r8, r9}\n\t"                             \
   "push {r4, r5, r7, r8}\n\t"                                        \
-  "movs r5, #0\n\t"                                                  \
+  "mov r5, r9\n\t"                                                   \
   "0:\n\t"                                                           \
   "ldrd r4, r7, [sp]\n\t"                                            \
   TESSERA_DSP_HWC_PAIR(EXT, "smuad", "", "", "", "")                 \
@@ -142,7 +143,7 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std:
   const auto layout = depthwise_hwc_scratch(d, flash != nullptr);
   auto* pad_row = layout.part<std::uint8_t>(scratch, 1);           // c4 bytes
   auto* tap_ptr = layout.part<const std::uint8_t*>(scratch, 2);    // 2*pairs
-  auto* acc = layout.part<std::int32_t>(scratch, 3);               // c4
+  auto* acc = layout.part<std::int32_t>(scratch, 3);               // one chunk
   const std::uint32_t* wpairs = nullptr;                           // [group][pair][4]
   epilogue_plan plan{};
   if (flash != nullptr) {
@@ -177,21 +178,26 @@ void depthwise_hwc(const reference::conv2d_dims& d, const TIn* input, const std:
           }
         }
         if (t < 2 * pairs) tap_ptr[t] = pad_row;
-        if (full > 0) {
-          const detail::hwc_args args{tap_ptr, pairs, wpairs, acc, acc + full};
-          detail::hwc_groups<std::is_signed_v<TIn>>(&args);
-        }
-        // Leftover channels one at a time (a word load could read past the input's end).
-        for (int c = full; c < channels; ++c) {
-          std::int32_t s = 0;
-          const std::int8_t* w = weights + std::int64_t{c} * taps;
-          for (int k = 0; k < taps; ++k) {
-            const std::int32_t v = reinterpret_cast<const TIn*>(tap_ptr[k])[c];
-            s = a::smlabb(static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(w[k]), s);
+        TOut* pixel = out + (std::int64_t{y} * d.out_w + x) * channels;
+        for (int c0 = 0; c0 < channels; c0 += hwc_chunk_channels) {
+          const int n = channels - c0 < hwc_chunk_channels ? channels - c0 : hwc_chunk_channels;
+          const int whole = full - c0 < n ? full - c0 : n;  // channels of whole groups in the chunk
+          if (whole > 0) {
+            const detail::hwc_args args{tap_ptr, pairs, wpairs + std::int64_t{c0} * pairs, acc, acc + whole, c0};
+            detail::hwc_groups<std::is_signed_v<TIn>>(&args);
           }
-          acc[c] = s;
+          // Leftover channels one at a time (a word load could read past the input's end).
+          for (int c = c0 + whole; c < c0 + n; ++c) {
+            std::int32_t s = 0;
+            const std::int8_t* w = weights + std::int64_t{c} * taps;
+            for (int k = 0; k < taps; ++k) {
+              const std::int32_t v = reinterpret_cast<const TIn*>(tap_ptr[k])[c];
+              s = a::smlabb(static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(w[k]), s);
+            }
+            acc[c - c0] = s;
+          }
+          store_channels<1>(acc, plan, c0, n, pixel + c0);
         }
-        store_channels<1>(acc, plan, 0, channels, out + (std::int64_t{y} * d.out_w + x) * channels);
       }
     }
   }

@@ -75,15 +75,23 @@ constexpr auto conv2d_scratch(const reference::conv2d_dims& d, bool flash = fals
 constexpr std::size_t depthwise_taps(const reference::conv2d_dims& d) { return std::size_t(d.kernel_h) * d.kernel_w; }
 constexpr std::size_t depthwise_tap_pairs(const reference::conv2d_dims& d) { return (depthwise_taps(d) + 1) / 2; }
 
+/// Channels of one pixel the HWC depthwise kernel accumulates before requantizing them: its
+/// accumulators are a chunk, not the pixel (64 bytes instead of 4 per channel), so that its
+/// scratch stays small enough for a RAM budget at the activations' peak (issue 15: the
+/// keyword-spotting DS-CNN within CMSIS-NN's 16,256 bytes). A chunk costs one call of the asm
+/// group loop: about 30 instructions per 16 channels and pixel (~0.05 per MAC at 3x3).
+inline constexpr int hwc_chunk_channels = 16;
+
 /// depthwise_hwc: int16 weights paired by taps ([group][pair][4 channels] words) | a row of
 /// channels holding the pad value (what taps in the padding read) | one input pointer per tap
-/// and the pad tap (4 bytes each on the target) | one pixel's accumulators | the epilogue table.
-/// Example: 3x3, 64 channels: 5*64*4 + 64 + 10*4 + 64*4 + 64*12 + 7 = 2415 bytes; with `flash`
-/// (the weight pairs and the table compile-time constants) 64 + 10*4 + 64*4 + 7 = 367.
+/// and the pad tap (4 bytes each on the target) | one chunk's accumulators | the epilogue table.
+/// Example: 3x3, 64 channels: 5*64*4 + 64 + 10*4 + 16*4 + 64*12 + 7 = 2223 bytes; with `flash`
+/// (the weight pairs and the table compile-time constants) 64 + 10*4 + 16*4 + 7 = 175.
 constexpr auto depthwise_hwc_scratch(const reference::conv2d_dims& d, bool flash = false) {
   const std::size_t c4 = round_up(std::size_t(d.in_c), channel_lanes);
+  const std::size_t chunk = c4 < std::size_t{hwc_chunk_channels} ? c4 : std::size_t{hwc_chunk_channels};
   return carve(scratch_align, flash ? 0 : depthwise_tap_pairs(d) * c4 * 4, c4, 2 * depthwise_tap_pairs(d) * 4,
-               c4 * 4, flash ? 0 : epilogue_table_bytes(d.out_c));
+               chunk * 4, flash ? 0 : epilogue_table_bytes(d.out_c));
 }
 
 /// The padded one-channel plane of the CHW variant: rows and row pitch in int16. Rows cover
