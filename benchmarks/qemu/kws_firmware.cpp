@@ -4,6 +4,8 @@
 // build defines TESSERA_KWS_NO_CHECK, which leaves the reference run (a test aid) out, and the
 // stub build (TESSERA_KWS_STUB) also leaves the inference out: the library's code is the size
 // build's .text minus the stub's (it includes executor code the compiler inlined into main).
+// TESSERA_KWS_RAM_BUDGET is the executor's RAM budget (planning/ram_budget.hpp): by default the
+// least arena; the `tessera_kws_any_ram` build takes every layer's fastest kernel instead.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -12,8 +14,12 @@
 
 #include "kws_network.hpp"
 
+#ifndef TESSERA_KWS_RAM_BUDGET
+#define TESSERA_KWS_RAM_BUDGET tessera::least_ram
+#endif
+
 using net = kws::network;
-using fast = tessera::executor<net>;
+using fast = tessera::executor<net, tessera::kernels::native_family, TESSERA_KWS_RAM_BUDGET>;
 
 namespace {
 alignas(16) std::byte arena[fast::arena_bytes];

@@ -50,9 +50,10 @@ static_assert(k::arm_dsp::depthwise_chw_scratch(dw_dims, true).total == 1728 + 6
 static_assert(pw1::tile_scratch<tensors, dsp>(pw1::tile_geometry_of<tensors>(), {25, 5, 64}) ==
               k::arm_dsp::conv2d_scratch(pw_dims).total);
 
-// The arena: two activations live at once plus the largest scratch, the depthwise layer's
-// 1,843 bytes, aligned to 16: 16,000 + 1,856 = 17,856 (26,576 with the per-call table and cache).
-static_assert(tessera::executor<kws::network, dsp>::arena_bytes == 17856);
+// The arena without in-place outputs: two activations live at once plus the largest scratch,
+// the CHW depthwise layer's 1,843 bytes, aligned to 16: 16,000 + 1,856 = 17,856 (26,576 with
+// the per-call table and cache). The executor's plan writes in place: 9,856 (test_ram_budget.cpp).
+static_assert(tessera::plan_arena(kws::network::summary, {}, true, dsp).arena_bytes == 17856);
 
 // The fully connected layer (64 -> 12, int32 logits): its table would be empty anyway; a
 // requantized one drops 12 bytes per output feature the same way (gemm_layer).

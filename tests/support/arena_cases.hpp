@@ -52,12 +52,14 @@ constexpr tessera::graph_summary<NB + 2, 1, 1, NN> lifetime_graph(const std::arr
 }
 
 /// The brute-force check of an arena plan: every buffer 16-byte aligned and inside the arena,
-/// and no two buffers live at the same step share a byte (every pair is compared).
+/// and no two buffers live at the same step share a byte (every pair is compared). The buffers
+/// are the plan's own choices' (lean scratch, in-place outputs sharing their input's group;
+/// tests/static/test_ram_budget.cpp checks when an output may share).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr bool valid_plan(const tessera::graph_summary<NT, NI, NO, NN>& g, const tessera::arena_plan<NT, NN>& plan,
                           const std::array<bool, NT>& elsewhere = {}, bool with_scratch = true,
                           tessera::kernels::kernel_family family = tessera::kernels::native_family) {
-  auto a = tessera::planning_detail::collect_buffers(g, elsewhere, with_scratch, family);
+  auto a = tessera::planning_detail::collect_buffers(g, elsewhere, with_scratch, family, plan.choices);
   for (std::size_t t = 0; t < NT; ++t) {
     if (a.outside[t] != (plan.tensor_offset[t] == tessera::arena_plan<NT, NN>::caller_buffer)) return false;
     if (!a.outside[t] && plan.tensor_offset[t] != plan.tensor_offset[a.root[t]]) return false;  // aliases share

@@ -49,6 +49,13 @@ struct node_summary {
   bool is_alias = false;
   /// Kernel scratch when the whole layer runs at once, per kernel family (index: the family).
   std::array<std::size_t, kernels::family_count> scratch{};
+  /// The same with the node's least-scratch variant (the node's `run_lean`), which a plan
+  /// within a RAM budget may choose (planning/ram_budget.hpp); equal to `scratch` when the
+  /// node has one variant.
+  std::array<std::size_t, kernels::family_count> lean_scratch{};
+  /// Whether the family's whole-layer kernel may write output 0 over input 0 (same address),
+  /// which a flat plan may use when nothing reads the input afterwards (arena_buffers.hpp).
+  std::array<bool, kernels::family_count> in_place{};
   /// Scratch of one tile, per kernel family (nullptr: none), for the tile solver.
   std::array<scratch_function, kernels::family_count> tile_scratch{};
   /// The kernel each family runs this node with ("conv", "dw-chw", "reference", ...; nullptr
@@ -154,6 +161,14 @@ constexpr node_summary summarize() {
   if constexpr (requires { Node::ternary_weights; }) s.ternary_weights = Node::ternary_weights;
   [&]<std::size_t... F>(std::index_sequence<F...>) {
     ((s.scratch[F] = Node::template scratch_bytes<Tensors, static_cast<kernels::kernel_family>(F)>()), ...);
+    if constexpr (requires { Node::template lean_scratch_bytes<Tensors, kernels::kernel_family::reference>(); }) {
+      ((s.lean_scratch[F] = Node::template lean_scratch_bytes<Tensors, static_cast<kernels::kernel_family>(F)>()), ...);
+    } else {
+      s.lean_scratch = s.scratch;
+    }
+    if constexpr (requires { Node::template writes_in_place<Tensors, kernels::kernel_family::reference>(); }) {
+      ((s.in_place[F] = Node::template writes_in_place<Tensors, static_cast<kernels::kernel_family>(F)>()), ...);
+    }
     if constexpr (requires { &Node::template tile_scratch<Tensors, kernels::kernel_family::reference>; }) {
       ((s.tile_scratch[F] = &Node::template tile_scratch<Tensors, static_cast<kernels::kernel_family>(F)>), ...);
     }

@@ -9,7 +9,10 @@
 //   run<Tensors, Family>(in, out, scratch): calls the kernel family's kernel (or the reference
 //                                          where the family declines the case) on physical buffers
 // and, for layers that tile through L1, tile_geometry_of<Tensors>(), run_tile<Tensors, Family>()
-// and tile_scratch<Tensors, Family>(geometry, tile).
+// and tile_scratch<Tensors, Family>(geometry, tile). Optionally, for a flat plan within a RAM
+// budget (planning/ram_budget.hpp): lean_scratch_bytes<Tensors, Family>() and
+// run_lean<Tensors, Family>() (a variant with less scratch), and writes_in_place<Tensors,
+// Family>() (the kernel may write output 0 over input 0).
 // Nothing here is virtual: the executor walks the node types at compile time.
 #pragma once
 

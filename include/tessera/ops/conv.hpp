@@ -100,6 +100,28 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     return kernels::conv2d_layer_scratch_bytes<F>(variant<T, F>, dims<T>());
   }
 
+  /// The variant with the least scratch (run_lean() below), which a plan within a RAM budget
+  /// may choose instead (planning/ram_budget.hpp), and its scratch.
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr kernels::conv_variant lean_variant = kernels::least_scratch_variant<F>(variant<T, F>, dims<T>());
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
+  static constexpr std::size_t lean_scratch_bytes() {
+    return kernels::conv2d_layer_scratch_bytes<F>(lean_variant<T, F>, dims_of<T>);
+  }
+
+  /// Whether the whole-layer kernel of `F` (its own variant, run(); a plan never runs
+  /// run_lean() in place) may write the output over the input: the family's kernel says it
+  /// reads before it writes, and the bytes it writes are ones it has read: an output pixel no
+  /// wider than an input pixel, or for a depthwise layer, whose kernels store a channel at a
+  /// time, elements of one size.
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr bool writes_in_place() {
+    const auto& d = dims_of<T>;
+    if (!kernels::conv2d_layer_in_place<F>(variant<T, F>, d)) return false;
+    if (is_depthwise<T>) return sizeof(out_t<T>) == sizeof(in_t<T>);
+    return std::int64_t{d.out_c} * std::int64_t{sizeof(out_t<T>)} <= std::int64_t{d.in_c} * std::int64_t{sizeof(in_t<T>)};
+  }
+
   /// Scratch of one output tile (for the tile solver): the layer's kernel on the tile's shape,
   /// with the layer's padding (a border tile has at most that much; inner tiles have none).
   template <auto const& T, kernels::kernel_family F>
@@ -204,6 +226,13 @@ struct conv : unary_node<Name, op_kind::conv, A> {
     constexpr auto run_family = kernels::runnable(F);
     kernels::conv2d_layer<run_family, variant<T, run_family>, reads_pad_value<T>, dims_of<T>, Weights, Bias, Requant>(
         static_cast<const in_t<T>*>(in[0]), static_cast<out_t<T>*>(out[0]), scratch);
+  }
+  /// The whole layer with its least-scratch variant (lean_scratch_bytes() of scratch).
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
+  static void run_lean(void* const* in, void* const* out, void* scratch) {
+    constexpr auto run_family = kernels::runnable(F);
+    kernels::conv2d_layer<run_family, lean_variant<T, run_family>, reads_pad_value<T>, dims_of<T>, Weights, Bias,
+                          Requant>(static_cast<const in_t<T>*>(in[0]), static_cast<out_t<T>*>(out[0]), scratch);
   }
 };
 

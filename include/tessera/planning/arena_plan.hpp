@@ -88,21 +88,26 @@ struct arena_plan {
   arena_method method = arena_method::greedy_size;  ///< the candidate that won
   bool optimal = false;                             ///< arena_bytes is proven the least possible
   std::size_t search_work = 0;                      ///< budget the branch and bound spent
+  layer_choices<NN> choices{};                      ///< lean variants and in-place outputs it assumes
 };
 
 /// Plans the arena of `g`. Tensors marked in `elsewhere` (another memory level) are left out
 /// like caller buffers; `with_scratch` adds every node's kernel scratch (the L2 arena has it,
 /// an L3 arena of spilled activations does not), as the kernels of `family` need it.
 /// `search_budget` bounds the branch and bound (0: heuristics and DORY's stack only).
+/// `choices`: nodes that run their least-scratch variant and in-place outputs (layer_choices;
+/// planning/ram_budget.hpp makes them); the executor that runs the plan must follow them.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr arena_plan<NT, NN> plan_arena(const graph_summary<NT, NI, NO, NN>& g,
                                         const std::array<bool, NT>& elsewhere = {}, bool with_scratch = true,
                                         kernels::kernel_family family = kernels::native_family,
-                                        std::size_t search_budget = arena_search_budget) {
+                                        std::size_t search_budget = arena_search_budget,
+                                        const layer_choices<NN>& choices = {}) {
   using planning_detail::align_up;
   constexpr std::size_t B = NT + NN;
   arena_plan<NT, NN> plan{};
-  auto a = planning_detail::collect_buffers(g, elsewhere, with_scratch, family);
+  plan.choices = choices;
+  auto a = planning_detail::collect_buffers(g, elsewhere, with_scratch, family, choices);
 
   // The lower bound, raw: the largest sum of live bytes at any step (O(buffer-steps)).
   const planning_detail::live_peak peak = planning_detail::live_peak_of(a);

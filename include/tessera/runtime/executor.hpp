@@ -15,6 +15,7 @@
 #include <utility>
 
 #include <tessera/planning/arena_plan.hpp>
+#include <tessera/planning/ram_budget.hpp>
 #include <tessera/runtime/node_calls.hpp>
 
 namespace tessera {
@@ -43,9 +44,13 @@ struct caller_buffers {
 
 /// `Family`: the kernels that run the nodes (default: the best the compiler targets; the
 /// arena holds that family's scratch). A family the build cannot run falls back to the reference.
-template <class Net, kernels::kernel_family Family = kernels::native_family>
+/// `RamBudget`: the arena bytes the layers' kernels may use (planning/ram_budget.hpp): by
+/// default the least the network needs (each layer's least-scratch variant, outputs written
+/// over inputs where the kernel allows); a larger budget lets layers take faster variants that
+/// fit it; tessera::any_ram takes them all.
+template <class Net, kernels::kernel_family Family = kernels::native_family, std::size_t RamBudget = least_ram>
 struct executor {
-  static constexpr auto plan = plan_arena(Net::summary, {}, true, Family);
+  static constexpr auto plan = plan_within_ram(Net::summary, Family, kernels::runnable(Family), RamBudget);
   static constexpr std::size_t arena_bytes = plan.arena_bytes;
 
   using inputs_t = typename caller_buffers<Net>::inputs_t;
@@ -63,8 +68,28 @@ struct executor {
   // bytes per node (not the summary): each node's whole-layer call, and its tensors as places -
   // an arena offset (>= 0), or ~k for caller buffer k (the outputs, then the inputs: a graph
   // input that is also an output is the output buffer, as caller_buffers::find says).
-  static constexpr auto calls = Net::template per_node<runtime_detail::whole_layer_fn>(
-      runtime_detail::whole_layer_of<Net::tensors, Family>{});
+  // Each node's whole-layer call: its least-scratch variant where the plan chose it (the lean
+  // variants are instantiated only for a plan that runs some).
+  static constexpr bool runs_lean = [] {
+    for (bool lean : plan.choices.lean)
+      if (lean) return true;
+    return false;
+  }();
+  static constexpr auto calls = [] {
+    auto own = Net::template per_node<runtime_detail::whole_layer_fn>(runtime_detail::whole_layer_of<Net::tensors, Family>{});
+    if constexpr (runs_lean) {
+      const auto lean = Net::template per_node<runtime_detail::whole_layer_fn>(
+          runtime_detail::lean_layer_of<Net::tensors, Family>{});
+      for (std::size_t n = 0; n < Net::node_count; ++n)
+        if (plan.choices.lean[n]) own[n] = lean[n];
+    }
+    return own;
+  }();
+  static_assert([] {
+    for (auto call : calls)
+      if (call == nullptr) return false;
+    return true;
+  }(), "tessera::executor: the plan runs a node's least-scratch variant that the node does not provide");
 
   struct node_places {
     std::uint32_t scratch = 0;  ///< arena offset of the node's scratch

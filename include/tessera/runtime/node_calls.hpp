@@ -35,6 +35,11 @@ void run_whole_layer(void* const* in, void* const* out, void* scratch) {
 }
 
 template <class Node, auto const& Tensors, kernels::kernel_family Family>
+void run_lean_layer(void* const* in, void* const* out, void* scratch) {
+  Node::template run_lean<Tensors, Family>(in, out, scratch);
+}
+
+template <class Node, auto const& Tensors, kernels::kernel_family Family>
 void run_one_tile(const tile_args& args) {
   Node::template run_tile<Tensors, Family>(args);
 }
@@ -46,6 +51,21 @@ struct whole_layer_of {
   template <class Node>
   constexpr whole_layer_fn operator()(std::type_identity<Node>) const {
     return &run_whole_layer<Node, Tensors, Family>;
+  }
+};
+
+/// `Net::per_node<whole_layer_fn>(lean_layer_of<Net::tensors, Family>{})`: each node's
+/// least-scratch variant where it has one that differs (nullptr otherwise), for the nodes a
+/// plan within a RAM budget runs lean (planning/ram_budget.hpp).
+template <auto const& Tensors, kernels::kernel_family Family>
+struct lean_layer_of {
+  template <class Node>
+  constexpr whole_layer_fn operator()(std::type_identity<Node>) const {
+    if constexpr (requires { Node::template lean_variant<Tensors, Family>; }) {
+      if constexpr (Node::template lean_variant<Tensors, Family> != Node::template variant<Tensors, Family>)
+        return &run_lean_layer<Node, Tensors, Family>;
+    }
+    return nullptr;
   }
 };
 

@@ -32,9 +32,6 @@ constexpr void check_family_traits() {
                 "kernel family: family_traits<F> lacks a member every family declares (kernels/concepts.hpp)");
 }
 
-/// `f` when its kernels can run here, else the reference (a plan made on x86 for a Cortex-M
-/// target runs the reference kernels on x86; its scratch is then 0, never more than planned).
-constexpr kernel_family runnable(kernel_family f) { return family_available(f) ? f : kernel_family::reference; }
 
 constexpr bool is_depthwise(const reference::conv2d_dims& d) {
   return d.groups > 1 && d.groups == d.in_c && d.out_c == d.in_c;
@@ -121,6 +118,29 @@ constexpr std::size_t conv2d_layer_scratch_bytes(conv_variant v, const reference
     }
   }
   return conv2d_scratch_bytes<F>(v, d);
+}
+
+/// The variant of a layer whose scratch is the least, for a plan that must keep RAM to a budget
+/// (planning/ram_budget.hpp): a depthwise layer whose family prefers the CHW kernel may run the
+/// HWC one instead (it accepts every depthwise case the family takes), when that needs less
+/// whole-layer scratch. Other layers have one variant.
+template <kernel_family F>
+constexpr conv_variant least_scratch_variant(conv_variant v, const reference::conv2d_dims& d) {
+  if (v != conv_variant::depthwise_chw) return v;
+  return conv2d_layer_scratch_bytes<F>(conv_variant::depthwise_hwc, d) < conv2d_layer_scratch_bytes<F>(v, d)
+             ? conv_variant::depthwise_hwc
+             : v;
+}
+
+/// Whether variant `v` of family F, run on a whole layer (conv2d_layer), may write its output
+/// over its input (the same address): the family's optional `conv2d_writes_in_place(v, d)`
+/// says so. The caller also checks the element sizes (they are its own): an output pixel no
+/// wider than an input pixel for a convolution, the same element size for a depthwise one.
+template <kernel_family F>
+constexpr bool conv2d_layer_in_place(conv_variant v, const reference::conv2d_dims& d) {
+  if constexpr (requires { family_traits<F>::conv2d_writes_in_place(v, d); })
+    return v != conv_variant::reference && family_traits<F>::conv2d_writes_in_place(v, d);
+  else return false;
 }
 
 namespace detail {

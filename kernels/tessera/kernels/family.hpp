@@ -66,6 +66,10 @@ constexpr const family_entry& entry_of(kernel_family f) {
 /// an MVE build can also run the DSP kernels, since Armv8.1-M Mainline keeps the DSP extension).
 constexpr bool family_available(kernel_family f) { return entry_of(f).available; }
 
+/// `f` when its kernels can run here, else the reference (a plan made on x86 for a Cortex-M
+/// target runs the reference kernels on x86; its scratch is then 0, never more than planned).
+constexpr kernel_family runnable(kernel_family f) { return family_available(f) ? f : kernel_family::reference; }
+
 constexpr const char* family_name(kernel_family f) { return entry_of(f).name; }
 
 /// The best family the compiler targets in this translation unit (the reference with

@@ -16,6 +16,7 @@
 #include <tessera/kernels/algorithm/scratch.hpp>
 #include <tessera/kernels/common/micro_tile.hpp>
 #include <tessera/kernels/concepts.hpp>
+#include <tessera/kernels/conv_variant.hpp>
 #include <tessera/kernels/common/requant_epilogue.hpp>
 #include <tessera/kernels/reference/traits.hpp>
 
@@ -254,6 +255,19 @@ struct family_traits<kernel_family::arm_dsp> {
   // from flash (flash_constants.hpp) instead of building it per call.
   static constexpr std::size_t conv2d_flash_scratch_bytes(const reference::conv2d_dims& d) {
     return arm_dsp::conv2d_scratch(d, true).total;
+  }
+  // Optional (dispatch.hpp, conv2d_layer_in_place): which whole-layer kernels may write their
+  // output over their input (the op checks the element sizes). A 1x1 convolution without
+  // padding reads each block of 4 output pixels' inputs into its im2col block before it stores
+  // them (algorithm/conv2d.hpp: pack, then compute), and an output pixel's input pixel never
+  // comes before it. The CHW depthwise kernel copies a channel (four at a time) of the whole map
+  // into its planes before it stores that channel's outputs, and an output stores only its own
+  // channel's bytes: consumed ones. So the keyword-spotting DS-CNN needs one 8,000-byte map at
+  // its depthwise and pointwise steps, not two (planning/ram_budget.hpp).
+  static constexpr bool conv2d_writes_in_place(conv_variant v, const reference::conv2d_dims& d) {
+    if (v == conv_variant::depthwise_chw) return true;
+    return v == conv_variant::im2col && d.kernel_h == 1 && d.kernel_w == 1 && d.groups == 1 && d.pad_top == 0 &&
+           d.pad_left == 0 && d.out_h <= d.in_h && d.out_w <= d.in_w;
   }
   static constexpr std::size_t depthwise_hwc_flash_scratch_bytes(const reference::conv2d_dims& d) {
     return arm_dsp::depthwise_hwc_scratch(d, true).total;
