@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <tessera/planning/arena_plan.hpp>
+#include <tessera/planning/ram_budget.hpp>
 
 namespace tessera::report {
 
@@ -18,22 +19,36 @@ inline std::string format_shape(const shape& s) {
   return text + "}";
 }
 
-/// The per-layer table of `Net` and its arena plan.
+/// The per-layer table of `Net` and the arena plan of its flat executor (`executor<Net>`: the
+/// native kernels, the least RAM; planning/ram_budget.hpp). Each layer's kernel scratch is its
+/// own column (the arena holds it while the layer runs); "in place" marks an output written
+/// over its input, "least-scratch" a layer that runs its variant with less scratch.
 template <class Net>
 std::string plan_table() {
   constexpr auto& g = Net::summary;
-  constexpr auto plan = arena_plan_of<Net>;
-  std::string out = fmt::format("{:>3}  {:<28} {:<12} {:<16} {:<4} {:>10} {:>9} {:>9} {:>8}  {}\n", "#", "layer", "op",
-                                "output (NHWC)", "type", "MACs", "const B", "out B", "offset", "kernel");
+  constexpr auto family = kernels::native_family;
+  constexpr auto plan = plan_within_ram(g, family, kernels::runnable(family));
+  constexpr auto f = static_cast<std::size_t>(family);
+  std::string out = fmt::format("{:>3}  {:<28} {:<12} {:<16} {:<4} {:>10} {:>9} {:>9} {:>8} {:>9}  {}\n", "#", "layer",
+                                "op", "output (NHWC)", "type", "MACs", "const B", "out B", "offset", "scratch B",
+                                "kernel");
   for (std::size_t n = 0; n < g.nodes.size(); ++n) {
     const node_summary& node = g.nodes[n];
-    const tensor_desc& t = g.tensors[static_cast<std::size_t>(node.outputs[0])];
-    const std::int64_t offset = plan.tensor_offset[static_cast<std::size_t>(node.outputs[0])];
-    const char* kernel = node.kernel[static_cast<std::size_t>(kernels::native_family)];
-    out += fmt::format("{:>3}  {:<28} {:<12} {:<16} {:<4} {:>10} {:>9} {:>9} {:>8}  {}\n", n, node.name.c_str(),
+    const auto out_id = static_cast<std::size_t>(node.outputs[0]);
+    const tensor_desc& t = g.tensors[out_id];
+    const std::int64_t offset = plan.tensor_offset[out_id];
+    const bool lean = plan.choices.lean[n];
+    const std::size_t scratch = lean ? node.lean_scratch[f] : node.scratch[f];
+    const auto in_id = node.input_count > 0 ? static_cast<std::size_t>(node.inputs[0]) : out_id;
+    const bool in_place = !node.is_alias && offset >= 0 && in_id != out_id && plan.tensor_offset[in_id] == offset;
+    const char* kernel = node.kernel[f];
+    std::string what = kernel != nullptr ? kernel : "-";
+    if (lean) what += ", least-scratch variant";
+    if (in_place) what += ", in place";
+    out += fmt::format("{:>3}  {:<28} {:<12} {:<16} {:<4} {:>10} {:>9} {:>9} {:>8} {:>9}  {}\n", n, node.name.c_str(),
                        std::string(name_of(node.kind)) + (node.is_alias ? "*" : ""), format_shape(t.dims),
                        name_of(t.type), node.macs, node.constant_bytes, t.bytes(),
-                       offset < 0 ? std::string("caller") : std::to_string(offset), kernel != nullptr ? kernel : "-");
+                       offset < 0 ? std::string("caller") : std::to_string(offset), scratch, what);
   }
   out += fmt::format("total: {} layers, {} MACs, {} constant bytes, arena {} bytes (lower bound {} bytes, {} with "
                      "16-byte aligned buffers; plan: {}{})\n",

@@ -15,6 +15,7 @@
 #include <tessera/kernels/algorithm/scratch.hpp>
 #include <tessera/kernels/common/micro_tile.hpp>
 #include <tessera/kernels/concepts.hpp>
+#include <tessera/kernels/conv_variant.hpp>
 #include <tessera/kernels/common/requant_epilogue.hpp>
 #include <tessera/kernels/reference/traits.hpp>
 
@@ -175,6 +176,20 @@ struct family_traits<kernel_family::arm_mve> {
     // Windows that do not fit the CHW scheme run the HWC kernel (depthwise_chw.hpp).
     return arm_mve::depthwise_chw_window_fits(d) ? arm_mve::depthwise_chw_scratch(d).total
                                                  : arm_mve::depthwise_hwc_scratch(d).total;
+  }
+  // Optional (dispatch.hpp, conv2d_layer_in_place): which whole-layer kernels may write their
+  // output over their input (the op checks the element sizes). A 1x1 convolution without
+  // padding multiplies a block of 3 pixels (read in place, or copied by its im2col) into
+  // accumulators for every output channel before it stores them, and an output pixel's input
+  // pixel never comes before it. The CHW depthwise kernel gathers one channel of the whole map
+  // into its plane before it stores that channel, when one strip spans the output's width
+  // (several strips would gather columns an earlier strip has overwritten); windows the CHW
+  // scheme does not fit run the HWC kernel, which is not in place.
+  static constexpr bool conv2d_writes_in_place(conv_variant v, const reference::conv2d_dims& d) {
+    if (v == conv_variant::depthwise_chw)
+      return arm_mve::depthwise_chw_window_fits(d) && arm_mve::depthwise_chw_strip_width(d) >= d.out_w;
+    return v == conv_variant::im2col && d.kernel_h == 1 && d.kernel_w == 1 && d.groups == 1 && d.pad_top == 0 &&
+           d.pad_left == 0 && d.out_h <= d.in_h && d.out_w <= d.in_w;
   }
   static constexpr bool depthwise_prefers_chw(const reference::conv2d_dims& d) {
     return arm_mve::depthwise_prefers_chw(d);

@@ -13,6 +13,7 @@
 #include <tessera/kernels/algorithm/scratch.hpp>
 #include <tessera/kernels/common/micro_tile.hpp>
 #include <tessera/kernels/concepts.hpp>
+#include <tessera/kernels/conv_variant.hpp>
 #include <tessera/kernels/reference/traits.hpp>
 
 namespace tessera::kernels::x86 {
@@ -134,6 +135,14 @@ struct family_traits<kernel_family::x86> {
   }
   static constexpr std::size_t depthwise_chw_scratch_bytes(const reference::conv2d_dims& d) {
     return x86::depthwise_chw_scratch(d).total;
+  }
+  // Optional (dispatch.hpp, conv2d_layer_in_place): the CHW depthwise kernel copies a channel
+  // of the whole map into its plane before it stores that channel's outputs, and a store
+  // touches only that channel, so it may write its output over its input (the op checks the
+  // element sizes). The pointwise kernel stores a block of output channels while later blocks
+  // still read the pixel; the HWC kernel stores a pixel its neighbours still read: neither is.
+  static constexpr bool conv2d_writes_in_place(conv_variant v, const reference::conv2d_dims&) {
+    return v == conv_variant::depthwise_chw;
   }
   static constexpr bool depthwise_prefers_chw(const reference::conv2d_dims& d) { return x86::depthwise_prefers_chw(d); }
 
