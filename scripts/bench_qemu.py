@@ -234,6 +234,11 @@ def main():
                                    lib_stub=sections(size_elf).get(".text", 0)
                                    - sections(find_elf(out, "tessera_kws_stub")).get(".text", 0),
                                    **{k.strip("."): v for k, v in sections(size_elf).items()})
+        if preset in kws:  # every layer's fastest kernel, whatever RAM it takes (executor<.., any_ram>)
+            for line in qemu(board, find_elf(out, "tessera_kws_any_ram")).splitlines():
+                p = line.split("|")
+                if p[0] == "kws":
+                    kws[preset].update(any_instr=int(p[2]), any_arena=int(p[3]), any_exact=p[4])
         kws_tiled += [f"{preset}|{line}" for line in qemu(board, find_elf(out, "tessera_kws_tiled")).splitlines()
                       if line.startswith("kws_tiled|")]
         for elf in model_elfs:
@@ -449,11 +454,17 @@ def cycle_table(layers, kws, models, cycles):
     if kws:
         lines += ["Keyword-spotting RAM (arena: activations and scratch; the arm_dsp kernels' tables and expanded",
                   "weights are in flash, see \"The weight-cache budget\" below) against CMSIS-NN's two ping-pong",
-                  "buffers and its largest scratch buffer:", "", "```"]
-        lines.append(f"{'core':<11} {'Tessera B':>10} {'CMSIS-NN B':>11}")
-        for c in ("cortex-m4", "cortex-m55"):
+                  "buffers and its largest scratch buffer. `least` is the flat executor's default budget",
+                  "(planning/ram_budget.hpp: outputs written over inputs where the kernel allows, each layer's",
+                  "variant with the fewest bytes at its step), `any` the budget that takes every layer's fastest",
+                  "kernel (tessera_kws_any_ram):", "", "```"]
+        lines.append(f"{'core':<11} {'least B':>8} {'instructions':>13} {'any B':>7} {'instructions':>13} {'CMSIS-NN B':>11}")
+        for c in ("cortex-m4", "cortex-m7", "cortex-m55"):
             if c in kws:
-                lines.append(f"{c:<11} {kws[c]['arena']:>10} {KWS_ANCHOR[c][2]:>11}")
+                k = kws[c]
+                anchor = KWS_ANCHOR[c][2] if c in KWS_ANCHOR else KWS_ANCHOR["cortex-m4"][2]
+                lines.append(f"{c:<11} {k['arena']:>8} {k['instr']:>13} {k.get('any_arena', 0):>7} "
+                             f"{k.get('any_instr', 0):>13} {anchor:>11}")
         lines += ["```", ""]
     if models:
         lines += ["```", f"{'model':<36} {'MACs':>9} {'M4 i/MAC':>9} {'M4 cyc/MAC':>11} {'M4 CPI':>7}"
