@@ -80,6 +80,9 @@ struct tiled_executor {
   static constexpr auto plan =
       fused_plan.fits ? fused_plan : plan_for(Net::summary, target, layer_solutions<Net::summary, target>);
   static constexpr bool fits = runtime_detail::plan_fits<plan, summary, target>();
+  /// What the run-time loop reads of `summary` (schedule::wired_nodes): the rest of it stays a
+  /// compile-time object, out of the firmware.
+  static constexpr auto wiring = schedule::wiring_of(summary);
   static_assert(fits, "tessera::tiled_executor: the network does not fit the target (see does_not_fit above)");
 
   /// The schedule: every transfer, wait and compute of a run, in order.
@@ -162,15 +165,15 @@ struct tiled_executor {
       if constexpr (requires { dma.set_trace_tag(0); }) dma.set_trace_tag(static_cast<int>(index));
       switch (s.kind) {
         case schedule::step_kind::issue:
-          handles[s.handle] = dma.start(bind(schedule::describe(summary, plan, s), m));
+          handles[s.handle] = dma.start(bind(schedule::describe(wiring, plan, s), m));
           break;
         case schedule::step_kind::wait:
           if (!(Options.skip_input_wait && s.role == schedule::transfer_role::input)) dma.wait(handles[s.handle]);
           break;
         case schedule::step_kind::compute: compute(s, m, dma, team); break;
         case schedule::step_kind::done:
-          for (int o = 0; o < summary.nodes[s.layer].output_count; ++o) {
-            const tensor_id t = summary.nodes[s.layer].outputs[static_cast<std::size_t>(o)];
+          for (int o = 0; o < wiring.nodes[s.layer].output_count; ++o) {
+            const tensor_id t = wiring.nodes[s.layer].outputs[static_cast<std::size_t>(o)];
             observer(static_cast<int>(s.layer), t, locate(t, m));
           }
           break;
@@ -264,7 +267,7 @@ struct tiled_executor {
   static void compute(const schedule::step& s, const memory& m, Dma& dma, T& team) {
     const runtime_detail::node_calls& node = nodes[s.layer];
     if (s.tile < 0) {
-      const node_summary& layer = summary.nodes[s.layer];
+      const schedule::wired_node& layer = wiring.nodes[s.layer];
       void* in[max_node_inputs]{};
       void* out[max_node_outputs]{};
       for (int i = 0; i < layer.input_count; ++i) in[i] = locate(layer.inputs[static_cast<std::size_t>(i)], m);
@@ -274,9 +277,9 @@ struct tiled_executor {
       return;
     }
     if (node.tile != nullptr) {
-      const tile_geometry& g = summary.nodes[s.layer].geometry;
+      const tile_geometry& g = wiring.nodes[s.layer].geometry;
       tile_args args{};
-      const schedule::tile_buffers b = schedule::buffers_of(summary, plan, s, &args);
+      const schedule::tile_buffers b = schedule::buffers_of(wiring, plan, s, &args);
       for (int k = 0; k < b.operands; ++k) {
         args.input[k] = local(static_cast<std::int64_t>(b.inputs[static_cast<std::size_t>(k)].offset), m);
         dma.declare_read(args.input[k], b.inputs[static_cast<std::size_t>(k)].bytes);
@@ -322,7 +325,7 @@ struct tiled_executor {
         // is 1x1), so each core runs both kernels on its band: no barrier between them.
         const std::size_t row_bytes = b.intermediate.bytes / static_cast<std::size_t>(p.h);
         share_rows(team, s.layer, p.h, cores, [&](row_band r) {
-          fused_band(nodes[s.layer - summary.nodes[s.layer].producer_offset], node, g, band_args(g, p, args, r), depthwise_filters,
+          fused_band(nodes[s.layer - wiring.nodes[s.layer].producer_offset], node, g, band_args(g, p, args, r), depthwise_filters,
                      intermediate + static_cast<std::size_t>(r.begin) * row_bytes);
         });
         macs += static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) *

@@ -102,11 +102,41 @@ struct tile_buffers {
   l1_span producer_weights{}, intermediate{};
 };
 
-/// `pads` (optional) receives the tile's share of the layer's padding (input_box).
+/// What describe() and buffers_of() read of a node: its tensors and its tile geometry. They
+/// take a graph summary (its node_summary has these members too) or `wired_nodes`, the part of
+/// it the tiled executor keeps for its run-time loop: whatever that loop reads is emitted into
+/// the firmware, and a node summary also holds the node's name, kernel names, scratch per
+/// family and the tile solver's scratch functions, whose addresses compile them into the
+/// firmware too (six per layer; GCC's inliner rescanned them all: a 600-layer firmware build
+/// spent 14 of its 85 s there).
+struct wired_node {
+  tile_geometry geometry{};
+  std::array<tensor_id, max_node_inputs> inputs{};
+  std::array<tensor_id, max_node_outputs> outputs{};
+  int input_count = 0;
+  int output_count = 0;
+  int producer_offset = 0;  ///< node_summary::producer_offset
+};
+template <std::size_t NN>
+struct wired_nodes {
+  std::array<wired_node, NN> nodes{};
+};
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr tile_buffers buffers_of(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan,
-                                  const step& s, tile_args* pads = nullptr) {
-  const node_summary& node = net.nodes[s.layer];
+constexpr wired_nodes<NN> wiring_of(const graph_summary<NT, NI, NO, NN>& g) {
+  wired_nodes<NN> w{};
+  for (std::size_t n = 0; n < NN; ++n) {
+    const node_summary& s = g.nodes[n];
+    w.nodes[n] = {s.geometry, s.inputs, s.outputs, s.input_count, s.output_count, s.producer_offset};
+  }
+  return w;
+}
+
+/// `pads` (optional) receives the tile's share of the layer's padding (input_box). `net`: a
+/// graph summary or its wired_nodes.
+template <class Nodes, std::size_t NT, std::size_t NN>
+constexpr tile_buffers buffers_of(const Nodes& net, const target_plan<NT, NN>& plan, const step& s,
+                                  tile_args* pads = nullptr) {
+  const auto& node = net.nodes[s.layer];
   const tile_geometry& g = node.geometry;
   const layer_l1_plan& l = plan.layers[s.layer];
   tile_buffers b{};
@@ -129,11 +159,11 @@ constexpr tile_buffers buffers_of(const graph_summary<NT, NI, NO, NN>& net, cons
   return b;
 }
 
-/// The transfer an issue step starts (see `transfer_role` for each role's endpoints).
-template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr transfer_desc describe(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan,
-                                 const step& s) {
-  const node_summary& node = net.nodes[s.layer];
+/// The transfer an issue step starts (see `transfer_role` for each role's endpoints). `net`: a
+/// graph summary or its wired_nodes.
+template <class Nodes, std::size_t NT, std::size_t NN>
+constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& plan, const step& s) {
+  const auto& node = net.nodes[s.layer];
   const tile_geometry& g = node.geometry;
   const layer_l1_plan& l = plan.layers[s.layer];
   const auto wbytes = g.weight_bytes_per_channel;
