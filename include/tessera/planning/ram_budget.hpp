@@ -1,14 +1,16 @@
 // The flat executor's arena within a RAM budget the user states: per layer, the faster kernel
-// variant where its scratch fits the budget, the least-scratch one elsewhere; and outputs
+// variant where it fits the budget, the one with fewer bytes at its step elsewhere; and outputs
 // written over their inputs where the kernel allows it (issue 15, "RAM as a budget").
 //
 // A node may offer two whole-layer variants (node_summary::scratch and ::lean_scratch: today a
 // depthwise layer whose family prefers the CHW kernel, which copies the map into int16 planes,
-// and the HWC kernel, which needs a few hundred bytes) and may write in place
-// (node_summary::in_place: arm_dsp's 1x1 convolution). The default budget, `least_ram`, is the
-// arena of the least-scratch variants with in-place outputs: "no larger than the activations
-// plus the minimum scratch". A larger budget lets each layer take its faster variant where the
-// live bytes at its step plus that scratch stay within it; `any_ram` takes every faster variant.
+// and the HWC kernel, which needs a few hundred bytes) and its own variant may write in place
+// (node_summary::in_place: arm_dsp and arm_mve 1x1 convolutions and CHW depthwise kernels,
+// x86's CHW depthwise kernel; the lean variant never does). The default budget, `least_ram`,
+// takes per layer the variant whose step needs fewer bytes (its scratch, plus its output where
+// the own variant would have written in place): "no larger than the activations plus the
+// minimum scratch". A larger budget lets each layer take its own, faster variant where the live
+// bytes at its step with that scratch stay within it; `any_ram` takes every own variant.
 //
 // The choice per layer is independent of the others (a node's scratch lives only at its own
 // step), so it is made from the per-step live totals of the least plan, each rounded to the

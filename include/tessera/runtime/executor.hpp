@@ -45,9 +45,9 @@ struct caller_buffers {
 /// `Family`: the kernels that run the nodes (default: the best the compiler targets; the
 /// arena holds that family's scratch). A family the build cannot run falls back to the reference.
 /// `RamBudget`: the arena bytes the layers' kernels may use (planning/ram_budget.hpp): by
-/// default the least the network needs (each layer's least-scratch variant, outputs written
-/// over inputs where the kernel allows); a larger budget lets layers take faster variants that
-/// fit it; tessera::any_ram takes them all.
+/// default the least the network needs (each layer's variant with the fewest bytes at its step,
+/// outputs written over inputs where the kernel allows); a larger budget lets layers take
+/// faster variants that fit it; tessera::any_ram takes them all.
 template <class Net, kernels::kernel_family Family = kernels::native_family, std::size_t RamBudget = least_ram>
 struct executor {
   static constexpr auto plan = plan_within_ram(Net::summary, Family, kernels::runnable(Family), RamBudget);
