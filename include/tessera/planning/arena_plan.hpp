@@ -62,12 +62,18 @@ struct live_peak {
   std::size_t bytes = 0;
   int step = 0;
 };
+/// The bytes of `a`'s buffers live at each step, each rounded up to `alignment` (1: as they are).
 template <std::size_t NT, std::size_t NN>
-constexpr live_peak live_peak_of(const arena_buffers<NT, NN>& a) {
+constexpr std::array<std::size_t, NN> live_per_step(const arena_buffers<NT, NN>& a, std::size_t alignment = 1) {
   std::array<std::size_t, NN> live{};
   for (const auto& b : a.buffers)
     if (b.used)
-      for (int s = b.first; s <= b.last; ++s) live[static_cast<std::size_t>(s)] += b.bytes;
+      for (int s = b.first; s <= b.last; ++s) live[static_cast<std::size_t>(s)] += align_up(b.bytes, alignment);
+  return live;
+}
+template <std::size_t NT, std::size_t NN>
+constexpr live_peak live_peak_of(const arena_buffers<NT, NN>& a) {
+  const std::array<std::size_t, NN> live = live_per_step(a);
   live_peak peak{};
   for (std::size_t s = 0; s < NN; ++s)
     if (live[s] > peak.bytes) peak = {live[s], static_cast<int>(s)};

@@ -72,11 +72,8 @@ constexpr arena_plan<NT, NN> plan_within_ram(const graph_summary<NT, NI, NO, NN>
   // Live bytes per step of the least plan's buffers, rounded as the packing rounds them; a lean
   // node takes its own variant where its step then stays within the limit (the output it may
   // then write in place is not counted off: a bound, checked by planning the result).
-  const auto a = planning_detail::collect_buffers(g, {}, true, family, choices);
-  std::array<std::size_t, NN> live{};
-  for (const auto& b : a.buffers)
-    if (b.used && b.bytes > 0)
-      for (int s = b.first; s <= b.last; ++s) live[static_cast<std::size_t>(s)] += align_up(b.bytes, arena_alignment);
+  const std::array<std::size_t, NN> live =
+      planning_detail::live_per_step(planning_detail::collect_buffers(g, {}, true, family, choices), arena_alignment);
   bool faster = false;
   for (std::size_t n = 0; n < NN; ++n) {
     if (!choices.lean[n]) continue;
