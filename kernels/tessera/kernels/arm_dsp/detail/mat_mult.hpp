@@ -397,6 +397,31 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
   TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "4", "12", "20", "28") \
   "add lr, lr, #32\n\t"
 
+// The accumulation of one channel pair over the block, shared by both 2x4 kernels: the block
+// pointer lr from [sp], the first group (its first half initializes the accumulators), an odd
+// group if [sp, #16] says so, then two groups per iteration up to the block's end at [sp, #4].
+// Leaves channel 0's pixels in r0-r3, channel 1's in r4-r7, r12 at the next pair's weights.
+#define TESSERA_DSP_PAIR_ACCUMULATE                                  \
+  "ldr lr, [sp]\n\t"                                                 \
+  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MUL, "0", "8", "16", "24")         \
+  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "4", "12", "20", "28")        \
+  "add lr, lr, #32\n\t"                                               \
+  "ldr r8, [sp, #16]\n\t"                                             \
+  "cmp r8, #0\n\t"                                                    \
+  "beq 1f\n\t"                                                        \
+  TESSERA_DSP_PAIR_GROUP                                              \
+  "1:\n\t"                                                            \
+  "ldr r8, [sp, #4]\n\t"                                              \
+  "cmp lr, r8\n\t"                                                    \
+  "beq 3f\n\t"                                                        \
+  "2:\n\t"                                                            \
+  TESSERA_DSP_PAIR_GROUP                                              \
+  TESSERA_DSP_PAIR_GROUP                                              \
+  "ldr r8, [sp, #4]\n\t"                                              \
+  "cmp lr, r8\n\t"                                                    \
+  "bne 2b\n\t"                                                        \
+  "3:\n\t"
+
 /// acc[4c + p] for the channel pairs of `args` (see pair_block_args). Stack: [sp] block start,
 /// [sp, 4] block end, [sp, 8] accumulator pointer, [sp, 12] its end, [sp, 16] odd.
 [[gnu::naked, gnu::noinline]] inline void block_2x4_expanded_asm(const pair_block_args*) {
@@ -410,25 +435,7 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
       "ldr r5, [r0, #20]\n\t"
       "push {r1-r5}\n\t"
       "0:\n\t"
-      "ldr lr, [sp]\n\t"
-      TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MUL, "0", "8", "16", "24")
-      TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "4", "12", "20", "28")
-      "add lr, lr, #32\n\t"
-      "ldr r8, [sp, #16]\n\t"
-      "cmp r8, #0\n\t"
-      "beq 1f\n\t"
-      TESSERA_DSP_PAIR_GROUP
-      "1:\n\t"
-      "ldr r8, [sp, #4]\n\t"
-      "cmp lr, r8\n\t"
-      "beq 3f\n\t"
-      "2:\n\t"
-      TESSERA_DSP_PAIR_GROUP
-      TESSERA_DSP_PAIR_GROUP
-      "ldr r8, [sp, #4]\n\t"
-      "cmp lr, r8\n\t"
-      "bne 2b\n\t"
-      "3:\n\t"
+      TESSERA_DSP_PAIR_ACCUMULATE
       "ldr r10, [sp, #8]\n\t"
       "stm r10!, {r0-r7}\n\t"
       "str r10, [sp, #8]\n\t"
@@ -439,6 +446,104 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
       "pop {r4-r11, pc}\n\t");
 }
 
+// --- 2 channels x 4 pixels, requantized and stored as 8-bit outputs ---------------------------
+//
+// The same accumulation, then the epilogue in registers instead of through an accumulator
+// block: stored by the kernel and reloaded per pixel by the store loop, the 8 accumulators cost
+// an STM and 8 LDR, and the store loop reloads each channel's 12-byte entry once per pixel
+// (about 12 estimated cycles an output in all). Here each channel's entry is loaded once for
+// its 4 pixels (LDM {m, b_lo, b_hi}, then LDRD of b for the next pixel, since SMLAL consumes
+// its destination pair): about 9 cycles an output. The accumulators of the pixels already
+// stored free the registers for the output stride and its multiples.
+
+/// Arguments of the asm 2x4 kernels that store 8-bit outputs (offsets are part of their code;
+/// the first five words as in pair_block_args, with outputs in place of accumulators).
+struct pair_store_args {
+  const std::uint32_t* w;       // 0: the first pair's interleaved rows
+  const std::int16_t* col;      // 4: the expanded block
+  const std::int16_t* end;      // 8: col + 16 * groups (int16), the block's end
+  std::uint8_t* out;            // 12: pixel 0's output of the first channel
+  std::uint8_t* out_end;        // 16: out + 2 * pairs
+  int odd;                      // 20: (groups - 1) is odd
+  const std::uint32_t* table;   // 24: per channel {m, b_lo, b_hi} (epilogue.hpp's rq_entry)
+  int stride;                   // 28: bytes from one pixel's outputs to the next one's
+};
+static_assert(offsetof(pair_store_args, col) == 4 && offsetof(pair_store_args, end) == 8 &&
+              offsetof(pair_store_args, out) == 12 && offsetof(pair_store_args, out_end) == 16 &&
+              offsetof(pair_store_args, odd) == 20 && offsetof(pair_store_args, table) == 24 &&
+              offsetof(pair_store_args, stride) == 28);
+
+// Requantize accumulator ACC with the entry before lr (b reloaded) and store it at ADDR.
+#define TESSERA_DSP_PAIR_OUT(SAT, BITS, ACC, ADDR) \
+  "ldrd r9, r10, [lr, #-8]\n\t"                   \
+  "smlal r9, r10, " ACC ", r8\n\t"                \
+  SAT " r10, #" BITS ", r10\n\t"                   \
+  "strb r10, " ADDR "\n\t"
+
+// One channel's 4 pixels (accumulators A0-A3) at r11 + p * stride: r0 = stride and
+// r1 = 3 * stride once pixel 0 and 1 of channel 0 have freed them.
+#define TESSERA_DSP_PAIR_CHANNEL(SAT, BITS, A1, A2, A3)      \
+  TESSERA_DSP_PAIR_OUT(SAT, BITS, A1, "[r11, r0]")           \
+  TESSERA_DSP_PAIR_OUT(SAT, BITS, A2, "[r11, r0, lsl #1]")   \
+  TESSERA_DSP_PAIR_OUT(SAT, BITS, A3, "[r11, r1]")
+
+// Stack: [sp] block start, [sp, 4] block end, [sp, 8] output pointer, [sp, 12] its end,
+// [sp, 16] odd, [sp, 20] table pointer, [sp, 24] stride.
+#define TESSERA_DSP_PAIR_STORE8_KERNEL(SAT, BITS)                  \
+  "push {r4-r11, lr}\n\t"                                          \
+  "ldr r12, [r0, #0]\n\t"                                          \
+  "ldr r1, [r0, #4]\n\t"                                           \
+  "ldr r2, [r0, #8]\n\t"                                           \
+  "ldr r3, [r0, #12]\n\t"                                          \
+  "ldr r4, [r0, #16]\n\t"                                          \
+  "ldr r5, [r0, #20]\n\t"                                          \
+  "ldr r6, [r0, #24]\n\t"                                          \
+  "ldr r7, [r0, #28]\n\t"                                          \
+  "push {r1-r7}\n\t"                                               \
+  "0:\n\t"                                                         \
+  TESSERA_DSP_PAIR_ACCUMULATE                                       \
+  "ldr lr, [sp, #20]\n\t"                                          \
+  "ldr r11, [sp, #8]\n\t"                                          \
+  "ldm lr!, {r8, r9, r10}\n\t"                                     \
+  "smlal r9, r10, r0, r8\n\t"                                      \
+  SAT " r10, #" BITS ", r10\n\t"                                    \
+  "ldr r0, [sp, #24]\n\t"                                          \
+  "strb r10, [r11]\n\t"                                            \
+  TESSERA_DSP_PAIR_OUT(SAT, BITS, "r1", "[r11, r0]")                \
+  "add r1, r0, r0, lsl #1\n\t"                                     \
+  TESSERA_DSP_PAIR_OUT(SAT, BITS, "r2", "[r11, r0, lsl #1]")        \
+  TESSERA_DSP_PAIR_OUT(SAT, BITS, "r3", "[r11, r1]")                \
+  "ldm lr!, {r8, r9, r10}\n\t"                                     \
+  "add r11, r11, #1\n\t"                                           \
+  "smlal r9, r10, r4, r8\n\t"                                      \
+  SAT " r10, #" BITS ", r10\n\t"                                    \
+  "strb r10, [r11]\n\t"                                            \
+  TESSERA_DSP_PAIR_CHANNEL(SAT, BITS, "r5", "r6", "r7")             \
+  "add r11, r11, #1\n\t"                                           \
+  "str lr, [sp, #20]\n\t"                                          \
+  "str r11, [sp, #8]\n\t"                                          \
+  "ldr r10, [sp, #12]\n\t"                                         \
+  "cmp r11, r10\n\t"                                               \
+  "bne 0b\n\t"                                                     \
+  "add sp, sp, #28\n\t"                                            \
+  "pop {r4-r11, pc}\n\t"
+
+// Outputs saturated to [-128, 127] (SSAT 8), [0, 255] (USAT 8) and [0, 127] (USAT 7: a fused
+// ReLU of a signed output); one naked function each (a naked body is a single asm statement).
+[[gnu::naked, gnu::noinline]] inline void block_2x4_store_s8_asm(const pair_store_args*) {
+  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("ssat", "8"));
+}
+[[gnu::naked, gnu::noinline]] inline void block_2x4_store_u8_asm(const pair_store_args*) {
+  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "8"));
+}
+[[gnu::naked, gnu::noinline]] inline void block_2x4_store_u7_asm(const pair_store_args*) {
+  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "7"));
+}
+
+#undef TESSERA_DSP_PAIR_STORE8_KERNEL
+#undef TESSERA_DSP_PAIR_CHANNEL
+#undef TESSERA_DSP_PAIR_OUT
+#undef TESSERA_DSP_PAIR_ACCUMULATE
 #undef TESSERA_DSP_MUL
 #undef TESSERA_DSP_MAC
 #undef TESSERA_DSP_PAIR_HALF
