@@ -126,7 +126,7 @@ bool block_2x4_store8(const epilogue_plan& plan, const std::uint32_t* w, int gro
     const int pairs = n / 2;
     auto* bytes = reinterpret_cast<std::uint8_t*>(out);
     if (pairs > 0) {
-      const pair_store_args args{w,          col, col + 16 * groups, bytes, bytes + 2 * pairs, (groups - 1) % 2,
+      const pair_store_args args{w,          col, col + 16 * groups, bytes, bytes + 2 * pairs, (groups - 1) % 4,
                                  reinterpret_cast<const std::uint32_t*>(plan.table), n};
       kernel(&args);
     }

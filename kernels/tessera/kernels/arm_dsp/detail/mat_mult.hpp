@@ -348,11 +348,16 @@ inline void block_1x4_expanded(const std::uint32_t* w, int groups, int n, const 
 // Cycles, not instructions, decide this shape (docs/benchmarks.md, "Cycle model"): the 1x4
 // kernel above loads 10 words per 16 MACs (two LDM of 4 activation words, 5 cycles each, and an
 // LDRD of weights), 21 cycles per 16 MACs. Two channels share every activation word: per group
-// of 4 reduction elements and 32 MACs, 2 LDRD of weights (the pair's even words, then its odd
-// words: 3 cycles each), 8 LDR of activations in pipelined pairs (3 cycles a pair) and 16 SMLAD:
-// 35 cycles, 17.5 per 16 MACs. All 14 registers are taken (8 accumulators r0-r7, weight pair
-// r8/r9, activation pair r10/r11, weight pointer r12, block pointer lr), so the group loop ends
-// on a comparison with the block's end kept on the stack, two groups per iteration.
+// of 4 reduction elements and 32 MACs, 4 words of weights (the pair's even words, then its odd
+// words), 8 of activations and 16 SMLAD. The weights are two single LDRs, not an LDRD: an LDRD
+// takes 3 cycles and the LDR after it 2, while four single LDRs in a row take 5 (each after the
+// first pipelines), so a half-group is 5 + 4 SMLAD + 3 (two more LDRs) + 4 = 16 cycles, 32 a
+// group, 16 per 16 MACs. All 14 registers are taken (8 accumulators r0-r7, weight pair r8/r9,
+// activation pair r10/r11, weight pointer r12, block pointer lr), so the group loop ends on a
+// comparison with the block's end kept on the stack (7 cycles with the branch): four groups per
+// iteration at immediate offsets from lr, which moves once per iteration; a block whose group
+// count after the first is not a multiple of four enters the loop at its second, third or
+// fourth group with lr moved back to match.
 //
 // Weights: the pair's rows interleaved per group as [c0 even, c1 even, c0 odd, c1 odd]
 // (expand_pairs below); activations: the im2col block as the 1x4 kernel reads it,
@@ -365,20 +370,21 @@ struct pair_block_args {
   const std::int16_t* end;  // 8: col + 16 * groups (int16), the block's end
   std::int32_t* acc;        // 12: acc[4c + p]
   std::int32_t* acc_end;    // 16: acc + 8 * pairs
-  int odd;                  // 20: (groups - 1) is odd
+  int rem;                  // 20: (groups - 1) % 4, the groups before the loop's whole passes
 };
 static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, end) == 8 &&
               offsetof(pair_block_args, acc) == 12 && offsetof(pair_block_args, acc_end) == 16 &&
-              offsetof(pair_block_args, odd) == 20);
+              offsetof(pair_block_args, rem) == 20);
 
 // One half-group (the even or the odd words): weights of both channels, then pixels 0,1 and 2,3
-// at byte offsets A, B (= A + 8) and C, D (= A + 16, A + 24) of the group. OP: TESSERA_DSP_MUL
-// for the first half of a pair's first group (it initializes the accumulators), TESSERA_DSP_MAC
+// at byte offsets A, B (= A + 8) and C, D (= A + 16, A + 24) from lr. OP: TESSERA_DSP_MUL for
+// the first half of a pair's first group (it initializes the accumulators), TESSERA_DSP_MAC
 // otherwise.
 #define TESSERA_DSP_MUL(ACC, X, W) "smuad " ACC ", " X ", " W "\n\t"
 #define TESSERA_DSP_MAC(ACC, X, W) "smlad " ACC ", " X ", " W ", " ACC "\n\t"
 #define TESSERA_DSP_PAIR_HALF(OP, A, B, C, D) \
-  "ldrd r8, r9, [r12], #8\n\t"               \
+  "ldr r8, [r12], #8\n\t"                    \
+  "ldr r9, [r12, #-4]\n\t"                   \
   "ldr r10, [lr, #" A "]\n\t"                \
   "ldr r11, [lr, #" B "]\n\t"                \
   OP("r0", "r10", "r8")                       \
@@ -392,38 +398,56 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
   OP("r3", "r11", "r8")                       \
   OP("r7", "r11", "r9")
 
-#define TESSERA_DSP_PAIR_GROUP                              \
-  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "0", "8", "16", "24") \
-  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "4", "12", "20", "28") \
-  "add lr, lr, #32\n\t"
+// The group 32 * K bytes past lr (K = 0..3 within a loop iteration).
+#define TESSERA_DSP_PAIR_GROUP(E0, E1, E2, E3, O0, O1, O2, O3) \
+  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, E0, E1, E2, E3)         \
+  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, O0, O1, O2, O3)
 
 // The accumulation of one channel pair over the block, shared by both 2x4 kernels: the block
-// pointer lr from [sp], the first group (its first half initializes the accumulators), an odd
-// group if [sp, #16] says so, then two groups per iteration up to the block's end at [sp, #4].
-// Leaves channel 0's pixels in r0-r3, channel 1's in r4-r7, r12 at the next pair's weights.
-#define TESSERA_DSP_PAIR_ACCUMULATE                                  \
-  "ldr lr, [sp]\n\t"                                                 \
-  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MUL, "0", "8", "16", "24")         \
-  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "4", "12", "20", "28")        \
-  "add lr, lr, #32\n\t"                                               \
-  "ldr r8, [sp, #16]\n\t"                                             \
-  "cmp r8, #0\n\t"                                                    \
-  "beq 1f\n\t"                                                        \
-  TESSERA_DSP_PAIR_GROUP                                              \
-  "1:\n\t"                                                            \
-  "ldr r8, [sp, #4]\n\t"                                              \
-  "cmp lr, r8\n\t"                                                    \
-  "beq 3f\n\t"                                                        \
-  "2:\n\t"                                                            \
-  TESSERA_DSP_PAIR_GROUP                                              \
-  TESSERA_DSP_PAIR_GROUP                                              \
-  "ldr r8, [sp, #4]\n\t"                                              \
-  "cmp lr, r8\n\t"                                                    \
-  "bne 2b\n\t"                                                        \
-  "3:\n\t"
+// pointer lr from [sp], the first group (its first half initializes the accumulators), then
+// (groups - 1) % 4 groups ([sp, #16]) by entering the loop late, then four groups per
+// iteration up to the block's end at [sp, #4]. Leaves channel 0's pixels in r0-r3, channel 1's
+// in r4-r7, r12 at the next pair's weights. Labels 1-7.
+#define TESSERA_DSP_PAIR_ACCUMULATE                                        \
+  "ldr lr, [sp]\n\t"                                                       \
+  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MUL, "0", "8", "16", "24")               \
+  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "4", "12", "20", "28")              \
+  "add lr, lr, #32\n\t"                                                     \
+  "ldr r8, [sp, #16]\n\t"                                                   \
+  "cmp r8, #2\n\t"                                                          \
+  "beq 6f\n\t"                                                              \
+  "bhi 5f\n\t"                                                              \
+  "cmp r8, #0\n\t"                                                          \
+  "bne 7f\n\t"                                                              \
+  "ldr r8, [sp, #4]\n\t"                                                    \
+  "cmp lr, r8\n\t"                                                          \
+  "beq 4f\n\t"                                                              \
+  "b 1f\n\t"                                                                \
+  "5:\n\t"                                                                  \
+  "sub lr, lr, #32\n\t"                                                     \
+  "b 2f\n\t"                                                                \
+  "6:\n\t"                                                                  \
+  "sub lr, lr, #64\n\t"                                                     \
+  "b 3f\n\t"                                                                \
+  "7:\n\t"                                                                  \
+  "sub lr, lr, #96\n\t"                                                     \
+  "b 8f\n\t"                                                                \
+  "1:\n\t"                                                                  \
+  TESSERA_DSP_PAIR_GROUP("0", "8", "16", "24", "4", "12", "20", "28")        \
+  "2:\n\t"                                                                  \
+  TESSERA_DSP_PAIR_GROUP("32", "40", "48", "56", "36", "44", "52", "60")     \
+  "3:\n\t"                                                                  \
+  TESSERA_DSP_PAIR_GROUP("64", "72", "80", "88", "68", "76", "84", "92")     \
+  "8:\n\t"                                                                  \
+  TESSERA_DSP_PAIR_GROUP("96", "104", "112", "120", "100", "108", "116", "124") \
+  "add lr, lr, #128\n\t"                                                    \
+  "ldr r8, [sp, #4]\n\t"                                                    \
+  "cmp lr, r8\n\t"                                                          \
+  "bne 1b\n\t"                                                              \
+  "4:\n\t"
 
 /// acc[4c + p] for the channel pairs of `args` (see pair_block_args). Stack: [sp] block start,
-/// [sp, 4] block end, [sp, 8] accumulator pointer, [sp, 12] its end, [sp, 16] odd.
+/// [sp, 4] block end, [sp, 8] accumulator pointer, [sp, 12] its end, [sp, 16] rem.
 [[gnu::naked, gnu::noinline]] inline void block_2x4_expanded_asm(const pair_block_args*) {
   asm volatile(
       "push {r4-r11, lr}\n\t"
@@ -464,13 +488,13 @@ struct pair_store_args {
   const std::int16_t* end;      // 8: col + 16 * groups (int16), the block's end
   std::uint8_t* out;            // 12: pixel 0's output of the first channel
   std::uint8_t* out_end;        // 16: out + 2 * pairs
-  int odd;                      // 20: (groups - 1) is odd
+  int rem;                      // 20: (groups - 1) % 4
   const std::uint32_t* table;   // 24: per channel {m, b_lo, b_hi} (epilogue.hpp's rq_entry)
   int stride;                   // 28: bytes from one pixel's outputs to the next one's
 };
 static_assert(offsetof(pair_store_args, col) == 4 && offsetof(pair_store_args, end) == 8 &&
               offsetof(pair_store_args, out) == 12 && offsetof(pair_store_args, out_end) == 16 &&
-              offsetof(pair_store_args, odd) == 20 && offsetof(pair_store_args, table) == 24 &&
+              offsetof(pair_store_args, rem) == 20 && offsetof(pair_store_args, table) == 24 &&
               offsetof(pair_store_args, stride) == 28);
 
 // Requantize accumulator ACC with the entry before lr (b reloaded) and store it at ADDR.
@@ -488,7 +512,7 @@ static_assert(offsetof(pair_store_args, col) == 4 && offsetof(pair_store_args, e
   TESSERA_DSP_PAIR_OUT(SAT, BITS, A3, "[r11, r1]")
 
 // Stack: [sp] block start, [sp, 4] block end, [sp, 8] output pointer, [sp, 12] its end,
-// [sp, 16] odd, [sp, 20] table pointer, [sp, 24] stride.
+// [sp, 16] rem, [sp, 20] table pointer, [sp, 24] stride.
 #define TESSERA_DSP_PAIR_STORE8_KERNEL(SAT, BITS)                  \
   "push {r4-r11, lr}\n\t"                                          \
   "ldr r12, [r0, #0]\n\t"                                          \
@@ -615,7 +639,7 @@ inline void block_2x4_expanded(const std::uint32_t* w, int groups, int n, const 
                                std::int32_t* acc) {
   const int pairs = n / 2;
   if (pairs > 0) {
-    const pair_block_args args{w, col, col + 16 * groups, acc, acc + 8 * pairs, (groups - 1) % 2};
+    const pair_block_args args{w, col, col + 16 * groups, acc, acc + 8 * pairs, (groups - 1) % 4};
     block_2x4_expanded_asm(&args);
   }
   if (n % 2 != 0) block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc + 8 * pairs);
