@@ -92,6 +92,62 @@ void im2col_pixel(const reference::conv2d_dims& d, const TIn* in, int oy, int ox
   }
 }
 
+/// Whether a block of 4 pixels is 4 consecutive input pixels of whole groups: a 1x1 stride-1
+/// convolution without padding whose pixels hold whole 4-byte groups.
+constexpr bool packs_consecutive_pixels(const reference::conv2d_dims& d) {
+  return d.kernel_h == 1 && d.kernel_w == 1 && d.stride_h == 1 && d.stride_w == 1 && d.pad_top == 0 &&
+         d.pad_left == 0 && d.out_h == d.in_h && d.out_w == d.in_w && d.in_c % 4 == 0;
+}
+
+/// Arguments of the asm block pack of 4 consecutive pixels (offsets are part of its code).
+struct pixels4_args {
+  const void* src;     // 0: pixel 0's first channel
+  std::uint32_t* dst;  // 4: the block ([group][pixel][even, odd] words)
+  int pixel_bytes;     // 8: bytes from one pixel to the next (in_c, a multiple of 4)
+  int groups;          // 12: groups per pixel (>= 1)
+};
+static_assert(offsetof(pixels4_args, dst) == 4 && offsetof(pixels4_args, pixel_bytes) == 8 &&
+              offsetof(pixels4_args, groups) == 12);
+
+// A 1x1 layer's block straight from the input: per group, the 4 pixels' words (four pipelined
+// LDRs, three at register offsets 1, 2 and 3 pixels on), SXTB16/UXTB16 into the block's 8 words
+// and one STM: about 26 estimated Cortex-M4 cycles a group of 4 pixels, against about 50 per
+// pixel and kernel row plus 8.4 a group through im2col_pixel (a 1x1 32->64 layer's pack went
+// from 200 to about 60 cycles a pixel). Registers: r0 source, r1-r3 one to three pixels' bytes,
+// r4-r11 the block's words in store order, r12 destination, lr the groups left.
+#define TESSERA_DSP_PACK_PIXELS4(EXT) \
+  "push {r4-r11, lr}\n\t"            \
+  "ldr r12, [r0, #4]\n\t"            \
+  "ldr r1, [r0, #8]\n\t"             \
+  "ldr lr, [r0, #12]\n\t"            \
+  "ldr r0, [r0]\n\t"                 \
+  "add r2, r1, r1\n\t"               \
+  "add r3, r2, r1\n\t"               \
+  "1:\n\t"                           \
+  "ldr r7, [r0, r1]\n\t"             \
+  "ldr r9, [r0, r2]\n\t"             \
+  "ldr r11, [r0, r3]\n\t"            \
+  "ldr r5, [r0], #4\n\t"             \
+  EXT " r4, r5\n\t"                  \
+  EXT " r5, r5, ror #8\n\t"          \
+  EXT " r6, r7\n\t"                  \
+  EXT " r7, r7, ror #8\n\t"          \
+  EXT " r8, r9\n\t"                  \
+  EXT " r9, r9, ror #8\n\t"          \
+  EXT " r10, r11\n\t"                \
+  EXT " r11, r11, ror #8\n\t"        \
+  "stm r12!, {r4-r11}\n\t"           \
+  "subs lr, lr, #1\n\t"              \
+  "bne 1b\n\t"                       \
+  "pop {r4-r11, pc}\n\t"
+[[gnu::naked, gnu::noinline]] inline void pack_pixels4_s8(const pixels4_args*) {
+  asm volatile(TESSERA_DSP_PACK_PIXELS4("sxtb16"));
+}
+[[gnu::naked, gnu::noinline]] inline void pack_pixels4_u8(const pixels4_args*) {
+  asm volatile(TESSERA_DSP_PACK_PIXELS4("uxtb16"));
+}
+#undef TESSERA_DSP_PACK_PIXELS4
+
 /// The block of `count` <= 4 pixels starting at the cursor (the other slots are zeroed so the
 /// micro-kernel reads defined values).
 template <class TIn>
@@ -158,6 +214,13 @@ struct conv2d_atom {
 
   void pack(const TIn* image, int p0, int count) {
     if (p0 == 0) at = algorithm::pixel_cursor(d);
+    if (count == tile_pixels && detail::packs_consecutive_pixels(d)) {
+      const detail::pixels4_args args{image + std::int64_t{p0} * d.in_c, col, d.in_c, groups};
+      if constexpr (std::is_signed_v<TIn>) detail::pack_pixels4_s8(&args);
+      else detail::pack_pixels4_u8(&args);
+      for (int p = 0; p < tile_pixels; ++p) at.next();  // a later partial block reads the cursor
+      return;
+    }
     detail::im2col_block(d, image, at, count, groups, col, staging);
   }
   void compute(int count, TOut* out, std::ptrdiff_t) {
