@@ -28,12 +28,28 @@ namespace tessera::kernels::arm_dsp {
 
 namespace detail {
 
+/// One channel's block for the asm row kernels (offsets are part of their code): the 12-byte
+/// requantization entry, then what the quad kernel copies onto its stack with it (per call: the
+/// output stride and the row values; the pair kernels read only the entry and the weights).
+struct chw_params {
+  rq_entry rq;          // 0: m, b_lo, b_hi
+  int out_stride;       // 12: bytes between outputs (quad kernel)
+  std::uint32_t w[6];   // 16: W01 = [w0, w1], W12 = [w1, w2] of filter rows 0, 1, 2
+  int row_delta;        // 40: bytes from where a row's last step leaves the plane rows to the next row
+  int out_delta;        // 44: the same for the output
+  int rows;             // 48: output rows (>= 1)
+  int count;            // 52: 4 quads + leftover - 4 (the quad loop's counter at a row's start)
+};
+static_assert(offsetof(chw_params, out_stride) == 12 && offsetof(chw_params, w) == 16 &&
+              offsetof(chw_params, row_delta) == 40 && offsetof(chw_params, out_delta) == 44 &&
+              offsetof(chw_params, rows) == 48 && offsetof(chw_params, count) == 52 && sizeof(chw_params) == 56);
+
 /// Arguments of the asm row kernels (offsets are part of their code). The kernel advances
 /// `row0` and `out` by their steps after each of the `rows` output rows, in place.
 struct chw_row_args {
   const std::int16_t* row0;     // 0: plane row of the first filter row, at the first output's column
   int pitch_bytes;              // 4: plane row pitch
-  const std::uint32_t* params;  // 8: {m, b_lo, b_hi, 0, W01_0, W12_0, W01_1, W12_1, W01_2, W12_2}
+  const chw_params* params;      // 8: the channel's entry and weights
   void* out;                    // 12: first output (8-bit, stride out_stride) or int32 accumulators
   int out_stride;               // 16: bytes between outputs (8-bit variants)
   int pairs;                    // 20: whole output pairs per row (>= 0)
@@ -151,9 +167,6 @@ enum class chw_store : std::uint8_t { s8, u8, u7, acc };  ///< SSAT 8, USAT 8, U
 // statement (clang rejects even an `if constexpr` around it; GCC documents the same rule).
 #define TESSERA_DSP_CHW_ROW_FN(NAME, MACS, STORE) \
   [[gnu::naked, gnu::noinline]] inline void NAME(const chw_row_args*) { asm volatile(TESSERA_DSP_CHW_KERNEL(MACS, STORE)); }
-TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s1_s8, TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("ssat", "8"))
-TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s1_u8, TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("usat", "8"))
-TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s1_u7, TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE8("usat", "7"))
 TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s1_acc, TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE32)
 TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_s8, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("ssat", "8"))
 TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_u8, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("usat", "8"))
@@ -162,15 +175,164 @@ TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_acc, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_
 
 using chw_row_fn = void (*)(const chw_row_args*);
 
-/// The row kernel for horizontal stride StrideW (1 or 2) that stores S.
+/// The pair kernel for horizontal stride StrideW (1 or 2) that stores S (stride 1: the
+/// accumulators only; its direct stores are the quad kernel's).
 template <int StrideW, chw_store S>
 consteval chw_row_fn chw_row_3x3() {
   static_assert(StrideW == 1 || StrideW == 2, "chw_row_3x3: stride 1 or 2");
+  static_assert(StrideW == 2 || S == chw_store::acc, "chw_row_3x3: stride 1 stores 8 bits with chw_quad_3x3");
   constexpr bool s1 = StrideW == 1;
-  if constexpr (S == chw_store::s8) return s1 ? &chw_row_3x3_s1_s8 : &chw_row_3x3_s2_s8;
-  else if constexpr (S == chw_store::u8) return s1 ? &chw_row_3x3_s1_u8 : &chw_row_3x3_s2_u8;
-  else if constexpr (S == chw_store::u7) return s1 ? &chw_row_3x3_s1_u7 : &chw_row_3x3_s2_u7;
+  if constexpr (S == chw_store::s8) return &chw_row_3x3_s2_s8;
+  else if constexpr (S == chw_store::u8) return &chw_row_3x3_s2_u8;
+  else if constexpr (S == chw_store::u7) return &chw_row_3x3_s2_u7;
   else return s1 ? &chw_row_3x3_s1_acc : &chw_row_3x3_s2_acc;
+}
+
+// Stride 1 with the direct 8-bit store: four outputs per step. The channel's chw_params are
+// copied onto the stack, so sp addresses them and r3 is free: r0-r2 plane rows, r3-r7 the
+// words of one filter row (A = [x, x+1], B = [x+2, x+3], C = [x+4, x+5], W01, W12), r8-r11
+// the accumulators, r12 output, lr the step counter (4 per quad, its low two bits the row's
+// leftover outputs). Per filter row the five loads are one pipelined run (2+1+1+1+1 cycles):
+//     out(x)   = SMLAD(A, W01) + SMLABT(B, W12)     out(x+2) = SMLAD(B, W01) + SMLABT(C, W12)
+//     out(x+1) = SMLATB(A, W01) + SMLAD(B, W12)     out(x+3) = SMLATB(B, W01) + SMLAD(C, W12)
+// A leftover pair (x even) and a leftover single output (x = last, even) take the same forms
+// with A and B; they read no further than the pair kernels.
+#define TESSERA_DSP_CHW_NOACC(R)
+#define TESSERA_DSP_CHW_ACC(R) ", " R
+#define TESSERA_DSP_CHW_Q_ROW(ROW, W01, W12, DUAL, TB, ACC) \
+  "ldr r3, [" ROW "], #8\n\t"                              \
+  "ldr r4, [" ROW ", #-4]\n\t"                             \
+  "ldr r5, [" ROW "]\n\t"                                  \
+  "ldr r6, [sp, #" W01 "]\n\t"                             \
+  "ldr r7, [sp, #" W12 "]\n\t"                             \
+  DUAL " r8, r3, r6" ACC("r8") "\n\t"                      \
+  TB " r9, r3, r6" ACC("r9") "\n\t"                        \
+  DUAL " r10, r4, r6" ACC("r10") "\n\t"                    \
+  TB " r11, r4, r6" ACC("r11") "\n\t"                      \
+  "smlabt r8, r4, r7, r8\n\t"                              \
+  "smlad r9, r4, r7, r9\n\t"                               \
+  "smlabt r10, r5, r7, r10\n\t"                            \
+  "smlad r11, r5, r7, r11\n\t"
+#define TESSERA_DSP_CHW_P_ROW(ROW, W01, W12, DUAL, TB, ACC) \
+  "ldr r3, [" ROW "], #4\n\t"                              \
+  "ldr r4, [" ROW "]\n\t"                                  \
+  "ldr r6, [sp, #" W01 "]\n\t"                             \
+  "ldr r7, [sp, #" W12 "]\n\t"                             \
+  DUAL " r8, r3, r6" ACC("r8") "\n\t"                      \
+  TB " r9, r3, r6" ACC("r9") "\n\t"                        \
+  "smlabt r8, r4, r7, r8\n\t"                              \
+  "smlad r9, r4, r7, r9\n\t"
+#define TESSERA_DSP_CHW_1_ROW(ROW, W01, W12, DUAL, TB, ACC) \
+  "ldr r3, [" ROW "]\n\t"                                  \
+  "ldr r4, [" ROW ", #4]\n\t"                              \
+  "ldr r6, [sp, #" W01 "]\n\t"                             \
+  "ldr r7, [sp, #" W12 "]\n\t"                             \
+  DUAL " r8, r3, r6" ACC("r8") "\n\t"                      \
+  "smlabt r8, r4, r7, r8\n\t"
+#define TESSERA_DSP_CHW_ROWS(ROW)                                                        \
+  ROW("r0", "16", "20", "smuad", "smultb", TESSERA_DSP_CHW_NOACC)                        \
+  ROW("r1", "24", "28", "smlad", "smlatb", TESSERA_DSP_CHW_ACC)                          \
+  ROW("r2", "32", "36", "smlad", "smlatb", TESSERA_DSP_CHW_ACC)
+
+// hi32(acc * m + b) into the accumulator, saturated (r4 = m, r6:r5 = b, r3 scratch): SMULL and
+// a 64-bit add (3 cycles) instead of SMLAL into a reloaded copy of b (LDRD + SMLAL, 4).
+#define TESSERA_DSP_CHW_REQ(ACC, SAT, BITS) \
+  "smull r3, " ACC ", " ACC ", r4\n\t"       \
+  "adds r3, r3, r5\n\t"                      \
+  "adc " ACC ", " ACC ", r6\n\t"             \
+  SAT " " ACC ", #" BITS ", " ACC "\n\t"
+
+// Outputs at r12, r12 + r7 (then r12 advances two outputs): an immediate-offset STRB takes one
+// cycle, a register-offset one two.
+#define TESSERA_DSP_CHW_Q_STORE(SAT, BITS)         \
+  "ldm sp, {r4, r5, r6, r7}\n\t"                   \
+  TESSERA_DSP_CHW_REQ("r8", SAT, BITS)             \
+  "strb r8, [r12]\n\t"                             \
+  TESSERA_DSP_CHW_REQ("r9", SAT, BITS)             \
+  "strb r9, [r12, r7]\n\t"                         \
+  "add r12, r12, r7, lsl #1\n\t"                   \
+  TESSERA_DSP_CHW_REQ("r10", SAT, BITS)            \
+  "strb r10, [r12]\n\t"                            \
+  TESSERA_DSP_CHW_REQ("r11", SAT, BITS)            \
+  "strb r11, [r12, r7]\n\t"                        \
+  "add r12, r12, r7, lsl #1\n\t"
+#define TESSERA_DSP_CHW_P_STORE(SAT, BITS)         \
+  "ldm sp, {r4, r5, r6, r7}\n\t"                   \
+  TESSERA_DSP_CHW_REQ("r8", SAT, BITS)             \
+  "strb r8, [r12]\n\t"                             \
+  TESSERA_DSP_CHW_REQ("r9", SAT, BITS)             \
+  "strb r9, [r12, r7]\n\t"                         \
+  "add r12, r12, r7, lsl #1\n\t"
+#define TESSERA_DSP_CHW_1_STORE(SAT, BITS)         \
+  "ldm sp, {r4, r5, r6}\n\t"                       \
+  TESSERA_DSP_CHW_REQ("r8", SAT, BITS)             \
+  "strb r8, [r12]\n\t"
+
+// Arguments: r0 plane row of the first filter row, r1 output, r2 plane pitch in bytes, r3 the
+// channel's chw_params. Per row: the quads (none when the row has fewer than 4 outputs), then
+// the leftover pair if bit 1 of the counter is set and the leftover single if bit 0 is
+// (LSLS #31 puts them in C and N), then every pointer advances by the row's delta.
+#define TESSERA_DSP_CHW_QUAD_KERNEL(SAT, BITS)             \
+  "push {r4-r11, lr}\n\t"                                  \
+  "add r3, r3, #16\n\t"                                    \
+  "ldm r3, {r4-r12, lr}\n\t"                               \
+  "push {r4-r12, lr}\n\t"                                  \
+  "ldmdb r3, {r4-r7}\n\t"                                  \
+  "push {r4-r7}\n\t"                                       \
+  "mov r12, r1\n\t"                                        \
+  "add r1, r0, r2\n\t"                                     \
+  "add r2, r1, r2\n\t"                                     \
+  "ldr lr, [sp, #52]\n\t"                                  \
+  "0:\n\t"                                                 \
+  "cmp lr, #0\n\t"                                         \
+  "bmi 5f\n\t"                                             \
+  "1:\n\t"                                                 \
+  TESSERA_DSP_CHW_ROWS(TESSERA_DSP_CHW_Q_ROW)              \
+  TESSERA_DSP_CHW_Q_STORE(SAT, BITS)                       \
+  "subs lr, lr, #4\n\t"                                    \
+  "bpl 1b\n\t"                                             \
+  "5:\n\t"                                                 \
+  "lsls r3, lr, #31\n\t"                                   \
+  "bcc 6f\n\t"                                             \
+  TESSERA_DSP_CHW_ROWS(TESSERA_DSP_CHW_P_ROW)              \
+  TESSERA_DSP_CHW_P_STORE(SAT, BITS)                       \
+  "lsls r3, lr, #31\n\t"                                   \
+  "6:\n\t"                                                 \
+  "bpl 7f\n\t"                                             \
+  TESSERA_DSP_CHW_ROWS(TESSERA_DSP_CHW_1_ROW)              \
+  TESSERA_DSP_CHW_1_STORE(SAT, BITS)                       \
+  "7:\n\t"                                                 \
+  "ldr r4, [sp, #40]\n\t"                                  \
+  "ldr r5, [sp, #44]\n\t"                                  \
+  "ldr r6, [sp, #48]\n\t"                                  \
+  "ldr lr, [sp, #52]\n\t"                                  \
+  "add r0, r0, r4\n\t"                                     \
+  "add r1, r1, r4\n\t"                                     \
+  "add r2, r2, r4\n\t"                                     \
+  "add r12, r12, r5\n\t"                                   \
+  "subs r6, r6, #1\n\t"                                    \
+  "str r6, [sp, #48]\n\t"                                  \
+  "bne 0b\n\t"                                             \
+  "add sp, sp, #56\n\t"                                    \
+  "pop {r4-r11, pc}\n\t"
+
+using chw_quad_fn = void (*)(const std::int16_t* row0, void* out, int pitch_bytes, const chw_params* params);
+
+#define TESSERA_DSP_CHW_QUAD_FN(NAME, SAT, BITS)                                                   \
+  [[gnu::naked, gnu::noinline]] inline void NAME(const std::int16_t*, void*, int, const chw_params*) { \
+    asm volatile(TESSERA_DSP_CHW_QUAD_KERNEL(SAT, BITS));                                          \
+  }
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s8, "ssat", "8")
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_u8, "usat", "8")
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_u7, "usat", "7")
+
+/// The quad kernel that stores S (not acc).
+template <chw_store S>
+consteval chw_quad_fn chw_quad_3x3() {
+  static_assert(S != chw_store::acc, "chw_quad_3x3: direct 8-bit stores only");
+  if constexpr (S == chw_store::s8) return &chw_quad_3x3_s8;
+  else if constexpr (S == chw_store::u8) return &chw_quad_3x3_u8;
+  else return &chw_quad_3x3_u7;
 }
 
 #undef TESSERA_DSP_CHW_ROW_FN
@@ -183,19 +345,51 @@ consteval chw_row_fn chw_row_3x3() {
 #undef TESSERA_DSP_CHW_S2_MACS
 #undef TESSERA_DSP_CHW_STORE8
 #undef TESSERA_DSP_CHW_STORE32
+#undef TESSERA_DSP_CHW_NOACC
+#undef TESSERA_DSP_CHW_ACC
+#undef TESSERA_DSP_CHW_Q_ROW
+#undef TESSERA_DSP_CHW_P_ROW
+#undef TESSERA_DSP_CHW_1_ROW
+#undef TESSERA_DSP_CHW_ROWS
+#undef TESSERA_DSP_CHW_REQ
+#undef TESSERA_DSP_CHW_Q_STORE
+#undef TESSERA_DSP_CHW_P_STORE
+#undef TESSERA_DSP_CHW_1_STORE
+#undef TESSERA_DSP_CHW_QUAD_KERNEL
+#undef TESSERA_DSP_CHW_QUAD_FN
 
-/// The asm row kernel that stores TOut directly for this epilogue, or the accumulator one.
-template <class TOut, int StrideW>
-chw_row_fn chw_row_kernel(epilogue_kind k, bool& direct) {
-  direct = true;
+/// The rows' store for TOut and this epilogue: TOut itself (direct) for saturating 8-bit
+/// epilogues, else int32 accumulators for store_fixed.
+template <class TOut>
+constexpr chw_store chw_store_of(epilogue_kind k) {
   if constexpr (sizeof(TOut) == 1) {
-    if (k == epilogue_kind::sat) {
-      return std::is_signed_v<TOut> ? chw_row_3x3<StrideW, chw_store::s8>() : chw_row_3x3<StrideW, chw_store::u8>();
-    }
-    if (std::is_signed_v<TOut> && k == epilogue_kind::sat_lo0) return chw_row_3x3<StrideW, chw_store::u7>();
+    if (k == epilogue_kind::sat) return std::is_signed_v<TOut> ? chw_store::s8 : chw_store::u8;
+    if (std::is_signed_v<TOut> && k == epilogue_kind::sat_lo0) return chw_store::u7;
   }
-  direct = false;
+  return chw_store::acc;
+}
+
+/// The pair kernel for stride StrideW that stores s (the accumulator one at stride 1): only the
+/// stores TOut can take are instantiated.
+template <class TOut, int StrideW>
+chw_row_fn chw_row_kernel(chw_store s) {
+  if constexpr (sizeof(TOut) == 1 && StrideW == 2) {
+    if constexpr (std::is_signed_v<TOut>) {
+      if (s == chw_store::s8) return chw_row_3x3<2, chw_store::s8>();
+      if (s == chw_store::u7) return chw_row_3x3<2, chw_store::u7>();
+    } else {
+      if (s == chw_store::u8) return chw_row_3x3<2, chw_store::u8>();
+    }
+  }
   return chw_row_3x3<StrideW, chw_store::acc>();
+}
+
+/// The stride-1 quad kernel for a direct store s (s != acc).
+template <class TOut>
+chw_quad_fn chw_quad_kernel(chw_store s) {
+  if constexpr (sizeof(TOut) != 1) return nullptr;
+  else if constexpr (std::is_signed_v<TOut>) return s == chw_store::s8 ? chw_quad_3x3<chw_store::s8>() : chw_quad_3x3<chw_store::u7>();
+  else return chw_quad_3x3<chw_store::u8>();
 }
 
 /// How an input channel maps onto a plane: `outer` plane rows of `inner` elements, filled two
@@ -333,7 +527,7 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
   const int taps = d.kernel_h * d.kernel_w;
   const auto layout = depthwise_chw_scratch(d, flash != nullptr);
   auto* plane = layout.part<std::int16_t>(scratch, 1);
-  auto* params = layout.part<std::uint32_t>(scratch, 2);
+  auto* params = layout.part<detail::chw_params>(scratch, 2);
   auto* acc_row = layout.part<std::int32_t>(scratch, 3);
   auto* wtaps = layout.part<std::int16_t>(scratch, 4);
   const epilogue_plan plan =
@@ -343,15 +537,18 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
 
   // The row kernel stores TOut itself (direct) for saturating 8-bit epilogues, else int32
   // accumulators for store_fixed; a transposed plane is only used with the direct store.
-  bool direct = false;
-  detail::chw_row_kernel<TOut, 1>(plan.kind, direct);
+  // Stride 1 with the direct store takes the quad kernel, the rest the pair kernels.
+  const detail::chw_store store = detail::chw_store_of<TOut>(plan.kind);
+  const bool direct = store != detail::chw_store::acc;
   const bool transposed = direct && depthwise_chw_may_transpose(d);
   const bool fast = transposed || depthwise_chw_row_kernel(d);
   const int kernel_stride = transposed ? d.stride_h : d.stride_w;  // along a plane row
+  const bool quad = fast && direct && kernel_stride == 1;
   detail::chw_row_fn row_kernel = nullptr;
-  if (fast) {
-    row_kernel = kernel_stride == 1 ? detail::chw_row_kernel<TOut, 1>(plan.kind, direct)
-                                    : detail::chw_row_kernel<TOut, 2>(plan.kind, direct);
+  detail::chw_quad_fn quad_kernel = nullptr;
+  if (quad) quad_kernel = detail::chw_quad_kernel<TOut>(store);
+  else if (fast) {
+    row_kernel = kernel_stride == 1 ? detail::chw_row_kernel<TOut, 1>(store) : detail::chw_row_kernel<TOut, 2>(store);
   }
   const chw_plane_shape shape = depthwise_chw_plane(d, transposed);
   const int rows = shape.rows;
@@ -365,6 +562,17 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
   const int across_step = transposed ? d.stride_w : d.stride_h;  // plane rows per output row
   const int pairs = along / 2;
   const int out_pixel_stride = channels;  // elements between horizontally adjacent outputs
+  constexpr int size = static_cast<int>(sizeof(TOut));
+  if (quad) {
+    // The quad kernel's per-call values: a row's quads advance the plane rows 8 bytes and the
+    // output 4 outputs each, its leftover pair 4 bytes and 2 outputs, its single nothing.
+    const int quads = along / 4, left = along % 4, stepped = 4 * quads + (left >= 2 ? 2 : 0);
+    params->out_stride = along_stride * size;
+    params->row_delta = across_step * pitch * 2 - stepped * 2;
+    params->out_delta = across_stride * size - stepped * along_stride * size;
+    params->rows = across;
+    params->count = 4 * quads + left - 4;
+  }
 
   const int planes = depthwise_chw_planes(d);
   const std::ptrdiff_t plane_elems = std::ptrdiff_t{rows} * pitch;
@@ -383,26 +591,25 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
       const std::int16_t* pl = grouped ? plane + (c - g0) * plane_elems : plane;
       const std::int8_t* w = weights + std::int64_t{c} * taps;
       if (fast) {
-        // {m, b_lo, b_hi, 0} then [w0, w1], [w1, w2] per filter row (filter columns when the
+        // The channel's entry, then [w0, w1], [w1, w2] per filter row (filter columns when the
         // plane is transposed).
-        if (plan.table != nullptr) {
-          params[0] = static_cast<std::uint32_t>(plan.table[c].m);
-          params[1] = plan.table[c].b_lo;
-          params[2] = static_cast<std::uint32_t>(plan.table[c].b_hi);
-        }
+        if (plan.table != nullptr) params->rq = plan.table[c];
         for (int i = 0; i < 3; ++i) {
           const auto tap = [&](int j) {
             return static_cast<std::uint32_t>(static_cast<std::uint16_t>(transposed ? w[3 * j + i] : w[3 * i + j]));
           };
-          params[4 + 2 * i] = tap(0) | (tap(1) << 16);
-          params[5 + 2 * i] = tap(1) | (tap(2) << 16);
+          params->w[2 * i] = tap(0) | (tap(1) << 16);
+          params->w[2 * i + 1] = tap(1) | (tap(2) << 16);
         }
       } else {
         for (int t = 0; t < taps; ++t) wtaps[t] = w[t];
       }
-      if (fast && direct) {
+      if (quad) {
         // Every row in one call: the kernel stores the outputs itself.
-        constexpr int size = static_cast<int>(sizeof(TOut));
+        quad_kernel(pl, out + c, pitch * 2, params);
+        continue;
+      }
+      if (fast && direct) {
         detail::chw_row_args args{pl, pitch * 2, params, out + c, along_stride * size, pairs, along % 2,
                                   across_step * pitch * 2, across_stride * size, across};
         row_kernel(&args);
