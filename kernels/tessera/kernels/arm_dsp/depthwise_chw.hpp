@@ -11,6 +11,30 @@
 // (stride 2: out(x) from A, B and out(x+1) from B and the next word, same weight words), so a
 // pair of outputs costs 3 LDRD of data, 3 LDRD of weights and 12 multiplies for 18 MACs, plus
 // the epilogue (LDM of the channel's 12-byte requantization entry, SMLAL, SSAT, STRB).
+//
+// Stride 1 with a direct 8-bit store (s8, u8, u7: every saturating epilogue) takes a quad
+// kernel instead: four outputs per step, C = [x+4, x+5] added, the same forms shifted by two.
+// In the Cortex-M4 timing model (scripts/cortex_m_cycles.py) the pair step costs 49 cycles
+// (24.5 per output): its six LDRDs take 3 cycles each and never pipeline. The quad step takes
+// 75 (18.75 per output):
+//   - the channel's block (chw_params) is copied onto the stack once per call (about 60
+//     cycles with the pushes and pops), so the weights are addressed from sp and r3 is free:
+//     the five words of a filter row (A, B, C, W01, W12) are then one run of single LDRs,
+//     2+1+1+1+1 cycles, and 8 multiplies: 14 per filter row, 42 for the three (with only r7
+//     for the weights, W12's load would start a second run: 15 per row);
+//   - the requantization is SMULL into the accumulator and r3 plus ADDS/ADC of b (3 cycles)
+//     instead of SMLAL into a copy of b reloaded with LDRD (4), with m, b and the output stride
+//     from one LDM (5 cycles): 29 cycles for four outputs with the STRBs and pointer steps;
+//   - the loop counter (SUBS and a taken branch): 4.
+// Each row ends with its leftover outputs, a pair (x even) and then a single output (x the
+// last, even), from the same word loads (they read no further than the pair kernels, so the
+// plane is chw_plane's), then steps every pointer by a per-call delta. Keyword spotting's
+// DS-CNN (4 depthwise layers of 64 channels, 5 transposed rows of 25 outputs: 6 quads and a
+// single) took 881,931 cycles in the pair kernel (3.06 per MAC, 18.5% of the network) and
+// takes 654,344 in the quad kernel (2.27 per MAC): about 499 cycles per row, of which 450 the
+// quads, 30 the single and 19 the row's bookkeeping. The pair kernels remain for stride 2 and
+// for the int32 accumulators of the other epilogues.
+//
 // Other filters run a plain per-tap loop over the same plane.
 #pragma once
 
