@@ -498,30 +498,33 @@ template <class TIn>
   namespace a = arch::arm_dsp;
   // Locals, not the struct's fields: the word stores below may alias memory, and a field read
   // per step cost 9% on a 48x48 layer.
-  const int outer = w.outer, inner = w.inner;
+  const int outer = w.outer, inner = w.inner > 0 ? w.inner : 0;
   const std::ptrdiff_t step = w.src_inner * static_cast<std::ptrdiff_t>(sizeof(TIn));
   const auto* row = reinterpret_cast<const std::uint8_t*>(in + c);
   std::int16_t* d0 = plane + w.dst_first;
   for (int o = 0; o < outer; ++o, row += w.src_outer * static_cast<std::ptrdiff_t>(sizeof(TIn)), d0 += pitch) {
     const std::uint8_t* src = row;
-    std::int16_t* d1 = d0 + plane_elems;
-    std::int16_t* d2 = d1 + plane_elems;
-    std::int16_t* d3 = d2 + plane_elems;
-    int i = 0;
-    for (; i + 2 <= inner; i += 2) {
+    // Four pointers stepped by each store (STR with an immediate post-index: 1 cycle on the
+    // Cortex-M4) rather than one index (a register-offset STR: 2).
+    std::int16_t* p0 = d0;
+    std::int16_t* p1 = d0 + plane_elems;
+    std::int16_t* p2 = p1 + plane_elems;
+    std::int16_t* p3 = p2 + plane_elems;
+    for (int n = inner / 2; n > 0; --n) {
       const std::uint32_t x0 = a::load32(src);
       const std::uint32_t x1 = a::load32(src + step);
       src += 2 * step;
       const std::uint32_t lo = a::pkhbt<16>(x0, x1);  // channels 0, 1 of both pixels
       const std::uint32_t hi = a::pkhtb<16>(x1, x0);  // channels 2, 3
-      a::store32(d0 + i, a::expand_even<TIn>(lo));
-      a::store32(d1 + i, a::expand_odd<TIn>(lo));
-      a::store32(d2 + i, a::expand_even<TIn>(hi));
-      a::store32(d3 + i, a::expand_odd<TIn>(hi));
+      a::store32(p0, a::expand_even<TIn>(lo));
+      a::store32(p1, a::expand_odd<TIn>(lo));
+      a::store32(p2, a::expand_even<TIn>(hi));
+      a::store32(p3, a::expand_odd<TIn>(hi));
+      p0 += 2, p1 += 2, p2 += 2, p3 += 2;
     }
-    if (i < inner) {
+    if (inner % 2 != 0) {
       const auto* s1 = reinterpret_cast<const TIn*>(src);
-      d0[i] = s1[0], d1[i] = s1[1], d2[i] = s1[2], d3[i] = s1[3];
+      *p0 = s1[0], *p1 = s1[1], *p2 = s1[2], *p3 = s1[3];
     }
   }
 }
