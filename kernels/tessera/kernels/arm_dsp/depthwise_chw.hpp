@@ -3,25 +3,26 @@
 // plane, not the whole tile), then computed along output rows and written back NHWC. The
 // padding holds the pad value (the input's zero point), so the row kernels never test borders.
 //
-// 3x3 filters (dilation 1, horizontal stride 1 or 2, any vertical stride) take an asm row
-// kernel that computes two outputs per step from word loads of the plane: with weight words
-// W01 = [w0, w1] and W12 = [w1, w2] per filter row and plane words A = [x, x+1], B = [x+2, x+3],
+// 3x3 filters (dilation 1, horizontal stride 1 or 2, any vertical stride) take asm row kernels
+// built on word loads of the plane: with weight words W01 = [w0, w1] and W12 = [w1, w2] per
+// filter row and plane words A = [x, x+1], B = [x+2, x+3],
 //     out(x)   = SMLAD(A, W01) + SMLABT(B, W12)     (in_x w0 + in_x+1 w1 + in_x+2 w2)
 //     out(x+1) = SMLATB(A, W01) + SMLAD(B, W12)
-// (stride 2: out(x) from A, B and out(x+1) from B and the next word, same weight words), so a
-// pair of outputs costs 3 LDRD of data, 3 LDRD of weights and 12 multiplies for 18 MACs, plus
-// the epilogue (LDM of the channel's 12-byte requantization entry, SMLAL, SSAT, STRB).
+// (stride 2: out(x) from A, B and out(x+1) from B and the next word, same weight words).
 //
-// Stride 1 with a direct 8-bit store (s8, u8, u7: every saturating epilogue) takes a quad
-// kernel instead: four outputs per step, C = [x+4, x+5] added, the same forms shifted by two.
-// In the Cortex-M4 timing model (scripts/cortex_m_cycles.py) the pair step costs 49 cycles
-// (24.5 per output): its six LDRDs take 3 cycles each and never pipeline. The quad step takes
-// 75 (18.75 per output):
+// A direct 8-bit store (s8, u8, u7: every saturating epilogue) takes a quad kernel: four
+// outputs per step, C = [x+4, x+5] added, the same forms shifted by two (stride 2: seven words,
+// out(x+i) from words i and i+1). The pair kernel it replaced (two outputs per step from 3 LDRD
+// of data, 3 LDRD of weights, then LDM of the requantization entry, SMLAL, SSAT, STRB) took 49
+// cycles per step at stride 1 (24.5 per output) and 55 at stride 2 (27.5) in the Cortex-M4
+// timing model (scripts/cortex_m_cycles.py): an LDRD takes 3 cycles and never pipelines. The
+// quad step takes 75 cycles at stride 1 (18.75 per output) and 84 at stride 2 (21):
 //   - the channel's block (chw_params) is copied onto the stack once per call (about 60
 //     cycles with the pushes and pops), so the weights are addressed from sp and r3 is free:
 //     the five words of a filter row (A, B, C, W01, W12) are then one run of single LDRs,
 //     2+1+1+1+1 cycles, and 8 multiplies: 14 per filter row, 42 for the three (with only r7
-//     for the weights, W12's load would start a second run: 15 per row);
+//     for the weights, W12's load would start a second run: 15 per row). Stride 2 loads its
+//     last two words in a second run (17 per filter row, 51);
 //   - the requantization is SMULL into the accumulator and r3 plus ADDS/ADC of b (3 cycles)
 //     instead of SMLAL into a copy of b reloaded with LDRD (4), with m, b and the output stride
 //     from one LDM (5 cycles): 29 cycles for four outputs with the STRBs and pointer steps;
@@ -34,7 +35,11 @@
 // takes 654,344 in the quad kernel (2.27 per MAC): 499 cycles per row (448 the quads, 30 the
 // single, 21 the dispatch and pointer steps) and 61 per call. Per instruction it does less
 // (SMULL/ADDS/ADC for SMLAL, two LDRs for an LDRD): 3.5% more instructions, 26% fewer cycles.
-// The pair kernels remain for stride 2 and for the int32 accumulators of the other epilogues.
+// At stride 2 (layer benchmark L6, 32 channels, 24 rows of 24 outputs) the row kernel went
+// from 538,408 cycles to 405,156.
+//
+// The other epilogues keep the pair kernels, which store a row of int32 accumulators for
+// store_fixed per call.
 //
 // Other filters run a plain per-tap loop over the same plane.
 #pragma once
@@ -55,7 +60,7 @@ namespace detail {
 
 /// One channel's block for the asm row kernels (offsets are part of their code): the 12-byte
 /// requantization entry, then what the quad kernel copies onto its stack with it (per call: the
-/// output stride and the row values; the pair kernels read only the entry and the weights).
+/// output stride and the row values; the pair kernels read only the weights).
 struct chw_params {
   rq_entry rq;          // 0: m, b_lo, b_hi
   int out_stride;       // 12: bytes between outputs (quad kernel)
@@ -69,14 +74,14 @@ static_assert(offsetof(chw_params, out_stride) == 12 && offsetof(chw_params, w) 
               offsetof(chw_params, row_delta) == 40 && offsetof(chw_params, out_delta) == 44 &&
               offsetof(chw_params, rows) == 48 && offsetof(chw_params, count) == 52 && sizeof(chw_params) == 56);
 
-/// Arguments of the asm row kernels (offsets are part of their code). The kernel advances
+/// Arguments of the asm pair kernels (offsets are part of their code). The kernel advances
 /// `row0` and `out` by their steps after each of the `rows` output rows, in place.
 struct chw_row_args {
   const std::int16_t* row0;     // 0: plane row of the first filter row, at the first output's column
   int pitch_bytes;              // 4: plane row pitch
   const chw_params* params;      // 8: the channel's entry and weights
-  void* out;                    // 12: first output (8-bit, stride out_stride) or int32 accumulators
-  int out_stride;               // 16: bytes between outputs (8-bit variants)
+  void* out;                    // 12: int32 accumulators
+  int out_stride;               // 16: unused (the 8-bit stores are the quad kernels')
   int pairs;                    // 20: whole output pairs per row (>= 0)
   int odd;                      // 24: 1 if one more output follows the pairs
   int row_step;                 // 28: bytes from one output row's plane row to the next
@@ -168,20 +173,7 @@ static_assert(offsetof(chw_row_args, pitch_bytes) == 4 && offsetof(chw_row_args,
   TESSERA_DSP_CHW_S2_ROW("r1", "24", "smlad", "smlad", ", r8", ", r9") \
   TESSERA_DSP_CHW_S2_ROW("r2", "32", "smlad", "smlad", ", r8", ", r9")
 
-// Requantize both outputs with the channel's entry and store two bytes `r11` apart, the
-// second one first.
-#define TESSERA_DSP_CHW_STORE8(SAT, BITS) \
-  "ldm r3, {r4, r5, r6}\n\t"              \
-  "smlal r5, r6, r9, r4\n\t"              \
-  SAT " r6, #" BITS ", r6\n\t"            \
-  "strb r6, [r10, r11]\n\t"               \
-  "ldrd r5, r6, [r3, #4]\n\t"             \
-  "smlal r5, r6, r8, r4\n\t"              \
-  SAT " r6, #" BITS ", r6\n\t"            \
-  "strb r6, [r10]\n\t"                    \
-  "add r10, r10, r11, lsl #1\n\t"
-
-// Or store the two int32 accumulators for a C++ epilogue.
+// Store the two int32 accumulators for a C++ epilogue.
 #define TESSERA_DSP_CHW_STORE32 "strd r8, r9, [r10], #8\n\t"
 
 enum class chw_store : std::uint8_t { s8, u8, u7, acc };  ///< SSAT 8, USAT 8, USAT 7, int32
@@ -193,27 +185,20 @@ enum class chw_store : std::uint8_t { s8, u8, u7, acc };  ///< SSAT 8, USAT 8, U
 #define TESSERA_DSP_CHW_ROW_FN(NAME, MACS, STORE) \
   [[gnu::naked, gnu::noinline]] inline void NAME(const chw_row_args*) { asm volatile(TESSERA_DSP_CHW_KERNEL(MACS, STORE)); }
 TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s1_acc, TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE32)
-TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_s8, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("ssat", "8"))
-TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_u8, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("usat", "8"))
-TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_u7, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE8("usat", "7"))
 TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_acc, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE32)
 
 using chw_row_fn = void (*)(const chw_row_args*);
 
-/// The pair kernel for horizontal stride StrideW (1 or 2) that stores S (stride 1: the
-/// accumulators only; its direct stores are the quad kernel's).
-template <int StrideW, chw_store S>
+/// The pair kernel for horizontal stride StrideW (1 or 2): int32 accumulators (the direct 8-bit
+/// stores are the quad kernels').
+template <int StrideW>
 consteval chw_row_fn chw_row_3x3() {
   static_assert(StrideW == 1 || StrideW == 2, "chw_row_3x3: stride 1 or 2");
-  static_assert(StrideW == 2 || S == chw_store::acc, "chw_row_3x3: stride 1 stores 8 bits with chw_quad_3x3");
-  constexpr bool s1 = StrideW == 1;
-  if constexpr (S == chw_store::s8) return &chw_row_3x3_s2_s8;
-  else if constexpr (S == chw_store::u8) return &chw_row_3x3_s2_u8;
-  else if constexpr (S == chw_store::u7) return &chw_row_3x3_s2_u7;
-  else return s1 ? &chw_row_3x3_s1_acc : &chw_row_3x3_s2_acc;
+  if constexpr (StrideW == 1) return &chw_row_3x3_s1_acc;
+  else return &chw_row_3x3_s2_acc;
 }
 
-// Stride 1 with the direct 8-bit store: four outputs per step. The channel's chw_params are
+// The direct 8-bit stores: four outputs per step. The channel's chw_params are
 // copied onto the stack, so sp addresses them and r3 is free: r0-r2 plane rows, r3-r7 the
 // words of one filter row (A = [x, x+1], B = [x+2, x+3], C = [x+4, x+5], W01, W12), r8-r11
 // the accumulators, r12 output, lr the step counter (4 per quad, its low two bits the row's
@@ -221,7 +206,10 @@ consteval chw_row_fn chw_row_3x3() {
 //     out(x)   = SMLAD(A, W01) + SMLABT(B, W12)     out(x+2) = SMLAD(B, W01) + SMLABT(C, W12)
 //     out(x+1) = SMLATB(A, W01) + SMLAD(B, W12)     out(x+3) = SMLATB(B, W01) + SMLAD(C, W12)
 // A leftover pair (x even) and a leftover single output (x = last, even) take the same forms
-// with A and B; they read no further than the pair kernels.
+// with A and B; they read no further than the pair kernels. Stride 2: A = [2x, 2x+1] ..
+// E = [2x+8, ..], out(x+i) = SMLAD(word i, W01) + SMLABT(word i+1, W12): seven words, so D and
+// E are loaded into A's and B's registers once out(x) and out(x+1) are done (a second run of
+// loads: 17 cycles per filter row). The single output is the same at both strides.
 #define TESSERA_DSP_CHW_NOACC(R)
 #define TESSERA_DSP_CHW_ACC(R) ", " R
 #define TESSERA_DSP_CHW_Q_ROW(ROW, W01, W12, DUAL, TB, ACC) \
@@ -254,6 +242,32 @@ consteval chw_row_fn chw_row_3x3() {
   "ldr r7, [sp, #" W12 "]\n\t"                             \
   DUAL " r8, r3, r6" ACC("r8") "\n\t"                      \
   "smlabt r8, r4, r7, r8\n\t"
+#define TESSERA_DSP_CHW_Q2_ROW(ROW, W01, W12, DUAL, TB, ACC) \
+  "ldr r3, [" ROW "], #16\n\t"                             \
+  "ldr r4, [" ROW ", #-12]\n\t"                            \
+  "ldr r5, [" ROW ", #-8]\n\t"                             \
+  "ldr r6, [sp, #" W01 "]\n\t"                             \
+  "ldr r7, [sp, #" W12 "]\n\t"                             \
+  DUAL " r8, r3, r6" ACC("r8") "\n\t"                      \
+  "smlabt r8, r4, r7, r8\n\t"                              \
+  DUAL " r9, r4, r6" ACC("r9") "\n\t"                      \
+  "smlabt r9, r5, r7, r9\n\t"                              \
+  DUAL " r10, r5, r6" ACC("r10") "\n\t"                    \
+  "ldr r3, [" ROW ", #-4]\n\t"                             \
+  "ldr r4, [" ROW "]\n\t"                                  \
+  "smlabt r10, r3, r7, r10\n\t"                            \
+  DUAL " r11, r3, r6" ACC("r11") "\n\t"                    \
+  "smlabt r11, r4, r7, r11\n\t"
+#define TESSERA_DSP_CHW_P2_ROW(ROW, W01, W12, DUAL, TB, ACC) \
+  "ldr r3, [" ROW "], #8\n\t"                              \
+  "ldr r4, [" ROW ", #-4]\n\t"                             \
+  "ldr r5, [" ROW "]\n\t"                                  \
+  "ldr r6, [sp, #" W01 "]\n\t"                             \
+  "ldr r7, [sp, #" W12 "]\n\t"                             \
+  DUAL " r8, r3, r6" ACC("r8") "\n\t"                      \
+  "smlabt r8, r4, r7, r8\n\t"                              \
+  DUAL " r9, r4, r6" ACC("r9") "\n\t"                      \
+  "smlabt r9, r5, r7, r9\n\t"
 #define TESSERA_DSP_CHW_ROWS(ROW)                                                        \
   ROW("r0", "16", "20", "smuad", "smultb", TESSERA_DSP_CHW_NOACC)                        \
   ROW("r1", "24", "28", "smlad", "smlatb", TESSERA_DSP_CHW_ACC)                          \
@@ -297,7 +311,7 @@ consteval chw_row_fn chw_row_3x3() {
 // channel's chw_params. Per row: the quads (none when the row has fewer than 4 outputs), then
 // the leftover pair if bit 1 of the counter is set and the leftover single if bit 0 is
 // (LSLS #31 puts them in C and N), then every pointer advances by the row's delta.
-#define TESSERA_DSP_CHW_QUAD_KERNEL(SAT, BITS)             \
+#define TESSERA_DSP_CHW_QUAD_KERNEL(QROW, PROW, SAT, BITS) \
   "push {r4-r11, lr}\n\t"                                  \
   "add r3, r3, #16\n\t"                                    \
   "ldm r3, {r4-r12, lr}\n\t"                               \
@@ -312,14 +326,14 @@ consteval chw_row_fn chw_row_3x3() {
   "cmp lr, #0\n\t"                                         \
   "bmi 5f\n\t"                                             \
   "1:\n\t"                                                 \
-  TESSERA_DSP_CHW_ROWS(TESSERA_DSP_CHW_Q_ROW)              \
+  TESSERA_DSP_CHW_ROWS(QROW)                               \
   TESSERA_DSP_CHW_Q_STORE(SAT, BITS)                       \
   "subs lr, lr, #4\n\t"                                    \
   "bpl 1b\n\t"                                             \
   "5:\n\t"                                                 \
   "lsls r3, lr, #31\n\t"                                   \
   "bcc 6f\n\t"                                             \
-  TESSERA_DSP_CHW_ROWS(TESSERA_DSP_CHW_P_ROW)              \
+  TESSERA_DSP_CHW_ROWS(PROW)                               \
   TESSERA_DSP_CHW_P_STORE(SAT, BITS)                       \
   "lsls r3, lr, #31\n\t"                                   \
   "6:\n\t"                                                 \
@@ -343,21 +357,26 @@ consteval chw_row_fn chw_row_3x3() {
 
 using chw_quad_fn = void (*)(const std::int16_t* row0, void* out, int pitch_bytes, const chw_params* params);
 
-#define TESSERA_DSP_CHW_QUAD_FN(NAME, SAT, BITS)                                                   \
+#define TESSERA_DSP_CHW_QUAD_FN(NAME, QROW, PROW, SAT, BITS)                                       \
   [[gnu::naked, gnu::noinline]] inline void NAME(const std::int16_t*, void*, int, const chw_params*) { \
-    asm volatile(TESSERA_DSP_CHW_QUAD_KERNEL(SAT, BITS));                                          \
+    asm volatile(TESSERA_DSP_CHW_QUAD_KERNEL(QROW, PROW, SAT, BITS));                              \
   }
-TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s8, "ssat", "8")
-TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_u8, "usat", "8")
-TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_u7, "usat", "7")
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s1_s8, TESSERA_DSP_CHW_Q_ROW, TESSERA_DSP_CHW_P_ROW, "ssat", "8")
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s1_u8, TESSERA_DSP_CHW_Q_ROW, TESSERA_DSP_CHW_P_ROW, "usat", "8")
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s1_u7, TESSERA_DSP_CHW_Q_ROW, TESSERA_DSP_CHW_P_ROW, "usat", "7")
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s2_s8, TESSERA_DSP_CHW_Q2_ROW, TESSERA_DSP_CHW_P2_ROW, "ssat", "8")
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s2_u8, TESSERA_DSP_CHW_Q2_ROW, TESSERA_DSP_CHW_P2_ROW, "usat", "8")
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s2_u7, TESSERA_DSP_CHW_Q2_ROW, TESSERA_DSP_CHW_P2_ROW, "usat", "7")
 
-/// The quad kernel that stores S (not acc).
-template <chw_store S>
+/// The quad kernel for horizontal stride StrideW (1 or 2) that stores S (not acc).
+template <int StrideW, chw_store S>
 consteval chw_quad_fn chw_quad_3x3() {
+  static_assert(StrideW == 1 || StrideW == 2, "chw_quad_3x3: stride 1 or 2");
   static_assert(S != chw_store::acc, "chw_quad_3x3: direct 8-bit stores only");
-  if constexpr (S == chw_store::s8) return &chw_quad_3x3_s8;
-  else if constexpr (S == chw_store::u8) return &chw_quad_3x3_u8;
-  else return &chw_quad_3x3_u7;
+  constexpr bool s1 = StrideW == 1;
+  if constexpr (S == chw_store::s8) return s1 ? &chw_quad_3x3_s1_s8 : &chw_quad_3x3_s2_s8;
+  else if constexpr (S == chw_store::u8) return s1 ? &chw_quad_3x3_s1_u8 : &chw_quad_3x3_s2_u8;
+  else return s1 ? &chw_quad_3x3_s1_u7 : &chw_quad_3x3_s2_u7;
 }
 
 #undef TESSERA_DSP_CHW_ROW_FN
@@ -368,12 +387,13 @@ consteval chw_quad_fn chw_quad_3x3() {
 #undef TESSERA_DSP_CHW_S1_MACS
 #undef TESSERA_DSP_CHW_S2_ROW
 #undef TESSERA_DSP_CHW_S2_MACS
-#undef TESSERA_DSP_CHW_STORE8
 #undef TESSERA_DSP_CHW_STORE32
 #undef TESSERA_DSP_CHW_NOACC
 #undef TESSERA_DSP_CHW_ACC
 #undef TESSERA_DSP_CHW_Q_ROW
 #undef TESSERA_DSP_CHW_P_ROW
+#undef TESSERA_DSP_CHW_Q2_ROW
+#undef TESSERA_DSP_CHW_P2_ROW
 #undef TESSERA_DSP_CHW_1_ROW
 #undef TESSERA_DSP_CHW_ROWS
 #undef TESSERA_DSP_CHW_REQ
@@ -394,27 +414,16 @@ constexpr chw_store chw_store_of(epilogue_kind k) {
   return chw_store::acc;
 }
 
-/// The pair kernel for stride StrideW that stores s (the accumulator one at stride 1): only the
-/// stores TOut can take are instantiated.
+/// The quad kernel for stride StrideW and a direct store s (s != acc): only the stores TOut can
+/// take are instantiated.
 template <class TOut, int StrideW>
-chw_row_fn chw_row_kernel(chw_store s) {
-  if constexpr (sizeof(TOut) == 1 && StrideW == 2) {
-    if constexpr (std::is_signed_v<TOut>) {
-      if (s == chw_store::s8) return chw_row_3x3<2, chw_store::s8>();
-      if (s == chw_store::u7) return chw_row_3x3<2, chw_store::u7>();
-    } else {
-      if (s == chw_store::u8) return chw_row_3x3<2, chw_store::u8>();
-    }
-  }
-  return chw_row_3x3<StrideW, chw_store::acc>();
-}
-
-/// The stride-1 quad kernel for a direct store s (s != acc).
-template <class TOut>
 chw_quad_fn chw_quad_kernel(chw_store s) {
   if constexpr (sizeof(TOut) != 1) return nullptr;
-  else if constexpr (std::is_signed_v<TOut>) return s == chw_store::s8 ? chw_quad_3x3<chw_store::s8>() : chw_quad_3x3<chw_store::u7>();
-  else return chw_quad_3x3<chw_store::u8>();
+  else if constexpr (std::is_signed_v<TOut>) {
+    return s == chw_store::s8 ? chw_quad_3x3<StrideW, chw_store::s8>() : chw_quad_3x3<StrideW, chw_store::u7>();
+  } else {
+    return chw_quad_3x3<StrideW, chw_store::u8>();
+  }
 }
 
 /// How an input channel maps onto a plane: `outer` plane rows of `inner` elements, filled two
@@ -565,18 +574,19 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
 
   // The row kernel stores TOut itself (direct) for saturating 8-bit epilogues, else int32
   // accumulators for store_fixed; a transposed plane is only used with the direct store.
-  // Stride 1 with the direct store takes the quad kernel, the rest the pair kernels.
+  // The direct stores take the quad kernels, the accumulators the pair kernels.
   const detail::chw_store store = detail::chw_store_of<TOut>(plan.kind);
   const bool direct = store != detail::chw_store::acc;
   const bool transposed = direct && depthwise_chw_may_transpose(d);
   const bool fast = transposed || depthwise_chw_row_kernel(d);
   const int kernel_stride = transposed ? d.stride_h : d.stride_w;  // along a plane row
-  const bool quad = fast && direct && kernel_stride == 1;
+  const bool quad = fast && direct;
   detail::chw_row_fn row_kernel = nullptr;
   detail::chw_quad_fn quad_kernel = nullptr;
-  if (quad) quad_kernel = detail::chw_quad_kernel<TOut>(store);
-  else if (fast) {
-    row_kernel = kernel_stride == 1 ? detail::chw_row_kernel<TOut, 1>(store) : detail::chw_row_kernel<TOut, 2>(store);
+  if (quad) {
+    quad_kernel = kernel_stride == 1 ? detail::chw_quad_kernel<TOut, 1>(store) : detail::chw_quad_kernel<TOut, 2>(store);
+  } else if (fast) {
+    row_kernel = kernel_stride == 1 ? detail::chw_row_3x3<1>() : detail::chw_row_3x3<2>();
   }
   const chw_plane_shape shape = depthwise_chw_plane(d, transposed);
   const int rows = shape.rows;
@@ -592,11 +602,11 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
   const int out_pixel_stride = channels;  // elements between horizontally adjacent outputs
   constexpr int size = static_cast<int>(sizeof(TOut));
   if (quad) {
-    // The quad kernel's per-call values: a row's quads advance the plane rows 8 bytes and the
-    // output 4 outputs each, its leftover pair 4 bytes and 2 outputs, its single nothing.
+    // The quad kernel's per-call values: a row's quads advance the plane rows and the output 4
+    // outputs each, its leftover pair 2 outputs, its single nothing.
     const int quads = along / 4, left = along % 4, stepped = 4 * quads + (left >= 2 ? 2 : 0);
     params->out_stride = along_stride * size;
-    params->row_delta = across_step * pitch * 2 - stepped * 2;
+    params->row_delta = across_step * pitch * 2 - stepped * kernel_stride * 2;
     params->out_delta = across_stride * size - stepped * along_stride * size;
     params->rows = across;
     params->count = 4 * quads + left - 4;
@@ -635,12 +645,6 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
       if (quad) {
         // Every row in one call: the kernel stores the outputs itself.
         quad_kernel(pl, out + c, pitch * 2, params);
-        continue;
-      }
-      if (fast && direct) {
-        detail::chw_row_args args{pl, pitch * 2, params, out + c, along_stride * size, pairs, along % 2,
-                                  across_step * pitch * 2, across_stride * size, across};
-        row_kernel(&args);
         continue;
       }
       for (int y = 0; y < d.out_h; ++y) {
