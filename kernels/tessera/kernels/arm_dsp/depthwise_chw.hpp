@@ -17,7 +17,7 @@
 // cycles per step at stride 1 (24.5 per output) and 55 at stride 2 (27.5) in the Cortex-M4
 // timing model (scripts/cortex_m_cycles.py): an LDRD takes 3 cycles and never pipelines. The
 // quad step takes 75 cycles at stride 1 (18.75 per output) and 84 at stride 2 (21):
-//   - the channel's block (chw_params) is copied onto the stack once per call (about 60
+//   - the channel's block (chw_params) is copied onto the stack once per call (about 58
 //     cycles with the pushes and pops), so the weights are addressed from sp and r3 is free:
 //     the five words of a filter row (A, B, C, W01, W12) are then one run of single LDRs,
 //     2+1+1+1+1 cycles, and 8 multiplies: 14 per filter row, 42 for the three (with only r7
@@ -32,8 +32,8 @@
 // plane is chw_plane's), then steps every pointer by a per-call delta. Keyword spotting's
 // DS-CNN (4 depthwise layers of 64 channels, 5 transposed rows of 25 outputs: 6 quads and a
 // single) took 881,931 cycles in the pair kernel (3.06 per MAC, 18.5% of the network) and
-// takes 654,344 in the quad kernel (2.27 per MAC): 499 cycles per row (448 the quads, 30 the
-// single, 21 the dispatch and pointer steps) and 61 per call. Per instruction it does less
+// takes 653,575 in the quad kernel (2.27 per MAC): 499 cycles per row (448 the quads, 30 the
+// single, 21 the dispatch and pointer steps) and 58 per call. Per instruction it does less
 // (SMULL/ADDS/ADC for SMLAL, two LDRs for an LDRD): 3.5% more instructions, 26% fewer cycles.
 // At stride 2 (layer benchmark L6, 32 channels, 24 rows of 24 outputs) the row kernel went
 // from 538,408 cycles to 405,156.
@@ -308,12 +308,13 @@ consteval chw_row_fn chw_row_3x3() {
   "strb r8, [r12]\n\t"
 
 // Arguments: r0 plane row of the first filter row, r1 output, r2 plane pitch in bytes, r3 the
-// channel's chw_params. Per row: the quads (none when the row has fewer than 4 outputs), then
+// channel's chw_params (the copy leaves `count` in lr; the ADD before the PUSH spares the LDM
+// the cycle of an address written by the previous instruction). Per row: the quads (none when the row has fewer than 4 outputs), then
 // the leftover pair if bit 1 of the counter is set and the leftover single if bit 0 is
 // (LSLS #31 puts them in C and N), then every pointer advances by the row's delta.
 #define TESSERA_DSP_CHW_QUAD_KERNEL(QROW, PROW, SAT, BITS) \
-  "push {r4-r11, lr}\n\t"                                  \
   "add r3, r3, #16\n\t"                                    \
+  "push {r4-r11, lr}\n\t"                                  \
   "ldm r3, {r4-r12, lr}\n\t"                               \
   "push {r4-r12, lr}\n\t"                                  \
   "ldmdb r3, {r4-r7}\n\t"                                  \
@@ -321,7 +322,6 @@ consteval chw_row_fn chw_row_3x3() {
   "mov r12, r1\n\t"                                        \
   "add r1, r0, r2\n\t"                                     \
   "add r2, r1, r2\n\t"                                     \
-  "ldr lr, [sp, #52]\n\t"                                  \
   "0:\n\t"                                                 \
   "cmp lr, #0\n\t"                                         \
   "bmi 5f\n\t"                                             \
