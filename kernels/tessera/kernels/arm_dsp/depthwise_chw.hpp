@@ -10,13 +10,15 @@
 //     out(x+1) = SMLATB(A, W01) + SMLAD(B, W12)
 // (stride 2: out(x) from A, B and out(x+1) from B and the next word, same weight words).
 //
-// A direct 8-bit store (s8, u8, u7: every saturating epilogue) takes a quad kernel: four
-// outputs per step, C = [x+4, x+5] added, the same forms shifted by two (stride 2: seven words,
-// out(x+i) from words i and i+1). The pair kernel it replaced (two outputs per step from 3 LDRD
-// of data, 3 LDRD of weights, then LDM of the requantization entry, SMLAL, SSAT, STRB) took 49
-// cycles per step at stride 1 (24.5 per output) and 55 at stride 2 (27.5) in the Cortex-M4
-// timing model (scripts/cortex_m_cycles.py): an LDRD takes 3 cycles and never pipelines. The
-// quad step takes 75 cycles at stride 1 (18.75 per output) and 84 at stride 2 (21):
+// The kernels compute four outputs per step ("quads"), C = [x+4, x+5] added, the same forms
+// shifted by two (stride 2: seven words, out(x+i) from words i and i+1), and store either TOut
+// itself (s8, u8, u7: every saturating epilogue, all rows in one call) or a row of int32
+// accumulators for store_fixed (the other epilogues). The pair kernels they replaced (two
+// outputs per step from 3 LDRD of data and 3 LDRD of weights, then LDM of the requantization
+// entry, SMLAL, SSAT, STRB) took 49 cycles per step at stride 1 (24.5 per output) and 55 at
+// stride 2 (27.5) in the Cortex-M4 timing model (scripts/cortex_m_cycles.py): an LDRD takes 3
+// cycles and never pipelines. A quad step with the 8-bit store takes 75 cycles at stride 1
+// (18.75 per output) and 84 at stride 2 (21):
 //   - the channel's block (chw_params) is copied onto the stack once per call (about 58
 //     cycles with the pushes and pops), so the weights are addressed from sp and r3 is free:
 //     the five words of a filter row (A, B, C, W01, W12) are then one run of single LDRs,
@@ -25,21 +27,22 @@
 //     last two words in a second run (17 per filter row, 51);
 //   - the requantization is SMULL into the accumulator and r3 plus ADDS/ADC of b (3 cycles)
 //     instead of SMLAL into a copy of b reloaded with LDRD (4), with m, b and the output stride
-//     from one LDM (5 cycles): 29 cycles for four outputs with the STRBs and pointer steps;
+//     from one LDM (5 cycles): 29 cycles for four outputs with the STRBs and pointer steps
+//     (the accumulators: one STM, 5);
 //   - the loop counter (SUBS and a taken branch): 4.
 // Each row ends with its leftover outputs, a pair (x even) and then a single output (x the
-// last, even), from the same word loads (they read no further than the pair kernels, so the
-// plane is chw_plane's), then steps every pointer by a per-call delta. Keyword spotting's
-// DS-CNN (4 depthwise layers of 64 channels, 5 transposed rows of 25 outputs: 6 quads and a
-// single) took 881,931 cycles in the pair kernel (3.06 per MAC, 18.5% of the network) and
-// takes 653,575 in the quad kernel (2.27 per MAC): 499 cycles per row (448 the quads, 30 the
-// single, 21 the dispatch and pointer steps) and 58 per call. Per instruction it does less
-// (SMULL/ADDS/ADC for SMLAL, two LDRs for an LDRD): 3.5% more instructions, 26% fewer cycles.
-// At stride 2 (layer benchmark L6, 32 channels, 24 rows of 24 outputs) the row kernel went
-// from 538,408 cycles to 405,156.
-//
-// The other epilogues keep the pair kernels, which store a row of int32 accumulators for
-// store_fixed per call.
+// last, even), from the same word loads, then steps every pointer by a per-call delta. A quad
+// reads up to plane element x+5 (stride 1) or 2x+9 (stride 2) with x+3 the row's last output
+// or before, a leftover pair x+3 or 2x+5, a single x+3 or 2x+3: within chw_plane's pitch.
+// Keyword spotting's DS-CNN (4 depthwise layers of 64 channels, 5 transposed rows of 25
+// outputs: 6 quads and a single) took 881,931 cycles in the pair kernel (3.06 per MAC, 18.5%
+// of the network) and takes 653,575 in the quad kernel (2.27 per MAC): 499 cycles per row (448
+// the quads, 30 the single, 21 the dispatch and pointer steps) and 58 per call. Per
+// instruction it does less (SMULL/ADDS/ADC for SMLAL, two LDRs for an LDRD): 3.5% more
+// instructions, 26% fewer cycles. At stride 2 (layer benchmark L6, 32 channels, 24 rows of 24
+// outputs) the row kernel went from 538,408 cycles to 405,156; with a clamping epilogue
+// (accumulators, one call per row) from 781,847 to 591,367 on L5 and from 446,213 to 337,166
+// on L6.
 //
 // Other filters run a plain per-tap loop over the same plane.
 #pragma once
@@ -58,12 +61,12 @@ namespace tessera::kernels::arm_dsp {
 
 namespace detail {
 
-/// One channel's block for the asm row kernels (offsets are part of their code): the 12-byte
-/// requantization entry, then what the quad kernel copies onto its stack with it (per call: the
-/// output stride and the row values; the pair kernels read only the weights).
+/// One channel's block for the asm row kernels (offsets are part of their code), which they copy
+/// onto their stack: the 12-byte requantization entry, the weights, and per call the output
+/// stride and the row values.
 struct chw_params {
   rq_entry rq;          // 0: m, b_lo, b_hi
-  int out_stride;       // 12: bytes between outputs (quad kernel)
+  int out_stride;       // 12: bytes between outputs (8-bit stores)
   std::uint32_t w[6];   // 16: W01 = [w0, w1], W12 = [w1, w2] of filter rows 0, 1, 2
   int row_delta;        // 40: bytes from where a row's last step leaves the plane rows to the next row
   int out_delta;        // 44: the same for the output
@@ -74,139 +77,17 @@ static_assert(offsetof(chw_params, out_stride) == 12 && offsetof(chw_params, w) 
               offsetof(chw_params, row_delta) == 40 && offsetof(chw_params, out_delta) == 44 &&
               offsetof(chw_params, rows) == 48 && offsetof(chw_params, count) == 52 && sizeof(chw_params) == 56);
 
-/// Arguments of the asm pair kernels (offsets are part of their code). The kernel advances
-/// `row0` and `out` by their steps after each of the `rows` output rows, in place.
-struct chw_row_args {
-  const std::int16_t* row0;     // 0: plane row of the first filter row, at the first output's column
-  int pitch_bytes;              // 4: plane row pitch
-  const chw_params* params;      // 8: the channel's entry and weights
-  void* out;                    // 12: int32 accumulators
-  int out_stride;               // 16: unused (the 8-bit stores are the quad kernels')
-  int pairs;                    // 20: whole output pairs per row (>= 0)
-  int odd;                      // 24: 1 if one more output follows the pairs
-  int row_step;                 // 28: bytes from one output row's plane row to the next
-  int out_step;                 // 32: bytes from one output row to the next
-  int rows;                     // 36: output rows (>= 1)
-};
-static_assert(offsetof(chw_row_args, pitch_bytes) == 4 && offsetof(chw_row_args, params) == 8 &&
-              offsetof(chw_row_args, out) == 12 && offsetof(chw_row_args, out_stride) == 16 &&
-              offsetof(chw_row_args, pairs) == 20 && offsetof(chw_row_args, odd) == 24 &&
-              offsetof(chw_row_args, row_step) == 28 && offsetof(chw_row_args, out_step) == 32 &&
-              offsetof(chw_row_args, rows) == 36);
-
-// r0-r2: plane rows, r3: params, r4-r7 (and lr for stride 2): data and weight words, r8/r9: the
-// two accumulators, r10: output, r11: output stride, r12: pairs left; the args pointer and the
-// row's odd flag are on the stack. An odd last output runs one more pair with the output stride
-// set to 0: the pair's second output is stored first, so the first one overwrites it
-// (accumulator rows have room for it).
-#define TESSERA_DSP_CHW_PROLOGUE \
-  "push {r4-r11, lr}\n\t"        \
-  "push {r0, r1}\n\t"            \
-  "0:\n\t"                       \
-  "ldr lr, [sp]\n\t"             \
-  "ldr r4, [lr, #24]\n\t"        \
-  "str r4, [sp, #4]\n\t"         \
-  "ldr r12, [lr, #20]\n\t"       \
-  "ldr r11, [lr, #16]\n\t"       \
-  "ldr r10, [lr, #12]\n\t"       \
-  "ldr r3, [lr, #8]\n\t"         \
-  "ldr r4, [lr, #4]\n\t"         \
-  "ldr r0, [lr, #0]\n\t"         \
-  "add r1, r0, r4\n\t"           \
-  "add r2, r1, r4\n\t"           \
-  "cmp r12, #0\n\t"              \
-  "beq 4f\n\t"                   \
-  "1:\n\t"
-
-#define TESSERA_DSP_CHW_EPILOGUE \
-  "subs r12, r12, #1\n\t"        \
-  "bne 1b\n\t"                   \
-  "4:\n\t"                       \
-  "ldr r12, [sp, #4]\n\t"        \
-  "cmp r12, #0\n\t"              \
-  "beq 9f\n\t"                   \
-  "mov r11, #0\n\t"              \
-  "str r11, [sp, #4]\n\t"        \
-  "b 1b\n\t"                     \
-  "9:\n\t"                       \
-  "ldr lr, [sp]\n\t"             \
-  "ldrd r4, r5, [lr, #28]\n\t"   \
-  "ldr r6, [lr, #0]\n\t"         \
-  "add r6, r6, r4\n\t"           \
-  "str r6, [lr, #0]\n\t"         \
-  "ldr r6, [lr, #12]\n\t"        \
-  "add r6, r6, r5\n\t"           \
-  "str r6, [lr, #12]\n\t"        \
-  "ldr r6, [lr, #36]\n\t"        \
-  "subs r6, r6, #1\n\t"          \
-  "str r6, [lr, #36]\n\t"        \
-  "bne 0b\n\t"                   \
-  "add sp, sp, #8\n\t"           \
-  "pop {r4-r11, pc}\n\t"
-
-// Stride 1: A = [x, x+1], B = [x+2, x+3]; rows advance one output pair (4 bytes).
-#define TESSERA_DSP_CHW_S1_ROW(ROW, WOFF, FIRST0, FIRST1) \
-  "ldrd r4, r5, [" ROW "], #4\n\t"                        \
-  "ldrd r6, r7, [r3, #" WOFF "]\n\t"                      \
-  FIRST0                                                  \
-  "smlabt r8, r5, r7, r8\n\t"                             \
-  FIRST1                                                  \
-  "smlad r9, r5, r7, r9\n\t"
-
-#define TESSERA_DSP_CHW_S1_MACS                                                               \
-  TESSERA_DSP_CHW_S1_ROW("r0", "16", "smuad r8, r4, r6\n\t", "smultb r9, r4, r6\n\t")         \
-  TESSERA_DSP_CHW_S1_ROW("r1", "24", "smlad r8, r4, r6, r8\n\t", "smlatb r9, r4, r6, r9\n\t") \
-  TESSERA_DSP_CHW_S1_ROW("r2", "32", "smlad r8, r4, r6, r8\n\t", "smlatb r9, r4, r6, r9\n\t")
-
-// Stride 2: A = [2x, 2x+1], B = [2x+2, 2x+3], C = [2x+4, ..]; rows advance 8 bytes.
-#define TESSERA_DSP_CHW_S2_ROW(ROW, WOFF, OP0, OP1, ACC0, ACC1) \
-  "ldrd r4, r5, [" ROW "], #8\n\t"                              \
-  "ldr lr, [" ROW "]\n\t"                                       \
-  "ldrd r6, r7, [r3, #" WOFF "]\n\t"                            \
-  OP0 " r8, r4, r6" ACC0 "\n\t"                                 \
-  "smlabt r8, r5, r7, r8\n\t"                                   \
-  OP1 " r9, r5, r6" ACC1 "\n\t"                                 \
-  "smlabt r9, lr, r7, r9\n\t"
-
-#define TESSERA_DSP_CHW_S2_MACS                                        \
-  TESSERA_DSP_CHW_S2_ROW("r0", "16", "smuad", "smuad", "", "")         \
-  TESSERA_DSP_CHW_S2_ROW("r1", "24", "smlad", "smlad", ", r8", ", r9") \
-  TESSERA_DSP_CHW_S2_ROW("r2", "32", "smlad", "smlad", ", r8", ", r9")
-
-// Store the two int32 accumulators for a C++ epilogue.
-#define TESSERA_DSP_CHW_STORE32 "strd r8, r9, [r10], #8\n\t"
-
 enum class chw_store : std::uint8_t { s8, u8, u7, acc };  ///< SSAT 8, USAT 8, USAT 7, int32
 
-#define TESSERA_DSP_CHW_KERNEL(MACS, STORE) TESSERA_DSP_CHW_PROLOGUE MACS STORE TESSERA_DSP_CHW_EPILOGUE
-
-// One naked function per stride and store: a naked function's body must be a single asm
-// statement (clang rejects even an `if constexpr` around it; GCC documents the same rule).
-#define TESSERA_DSP_CHW_ROW_FN(NAME, MACS, STORE) \
-  [[gnu::naked, gnu::noinline]] inline void NAME(const chw_row_args*) { asm volatile(TESSERA_DSP_CHW_KERNEL(MACS, STORE)); }
-TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s1_acc, TESSERA_DSP_CHW_S1_MACS, TESSERA_DSP_CHW_STORE32)
-TESSERA_DSP_CHW_ROW_FN(chw_row_3x3_s2_acc, TESSERA_DSP_CHW_S2_MACS, TESSERA_DSP_CHW_STORE32)
-
-using chw_row_fn = void (*)(const chw_row_args*);
-
-/// The pair kernel for horizontal stride StrideW (1 or 2): int32 accumulators (the direct 8-bit
-/// stores are the quad kernels').
-template <int StrideW>
-consteval chw_row_fn chw_row_3x3() {
-  static_assert(StrideW == 1 || StrideW == 2, "chw_row_3x3: stride 1 or 2");
-  if constexpr (StrideW == 1) return &chw_row_3x3_s1_acc;
-  else return &chw_row_3x3_s2_acc;
-}
-
-// The direct 8-bit stores: four outputs per step. The channel's chw_params are
-// copied onto the stack, so sp addresses them and r3 is free: r0-r2 plane rows, r3-r7 the
+// Four outputs per step. The channel's chw_params are copied onto the stack, so sp addresses
+// them and r3 is free: r0-r2 plane rows, r3-r7 the
 // words of one filter row (A = [x, x+1], B = [x+2, x+3], C = [x+4, x+5], W01, W12), r8-r11
 // the accumulators, r12 output, lr the step counter (4 per quad, its low two bits the row's
 // leftover outputs). Per filter row the five loads are one pipelined run (2+1+1+1+1 cycles):
 //     out(x)   = SMLAD(A, W01) + SMLABT(B, W12)     out(x+2) = SMLAD(B, W01) + SMLABT(C, W12)
 //     out(x+1) = SMLATB(A, W01) + SMLAD(B, W12)     out(x+3) = SMLATB(B, W01) + SMLAD(C, W12)
 // A leftover pair (x even) and a leftover single output (x = last, even) take the same forms
-// with A and B; they read no further than the pair kernels. Stride 2: A = [2x, 2x+1] ..
+// with A and B. Stride 2: A = [2x, 2x+1] ..
 // E = [2x+8, ..], out(x+i) = SMLAD(word i, W01) + SMLABT(word i+1, W12): seven words, so D and
 // E are loaded into A's and B's registers once out(x) and out(x+1) are done (a second run of
 // loads: 17 cycles per filter row). The single output is the same at both strides.
@@ -307,12 +188,18 @@ consteval chw_row_fn chw_row_3x3() {
   TESSERA_DSP_CHW_REQ("r8", SAT, BITS)             \
   "strb r8, [r12]\n\t"
 
+// Or the int32 accumulators, contiguous (for store_fixed): STM with writeback.
+#define TESSERA_DSP_CHW_Q_STORE32 "stm r12!, {r8-r11}\n\t"
+#define TESSERA_DSP_CHW_P_STORE32 "stm r12!, {r8, r9}\n\t"
+#define TESSERA_DSP_CHW_1_STORE32 "str r8, [r12]\n\t"
+
 // Arguments: r0 plane row of the first filter row, r1 output, r2 plane pitch in bytes, r3 the
 // channel's chw_params (the copy leaves `count` in lr; the ADD before the PUSH spares the LDM
-// the cycle of an address written by the previous instruction). Per row: the quads (none when the row has fewer than 4 outputs), then
-// the leftover pair if bit 1 of the counter is set and the leftover single if bit 0 is
-// (LSLS #31 puts them in C and N), then every pointer advances by the row's delta.
-#define TESSERA_DSP_CHW_QUAD_KERNEL(QROW, PROW, SAT, BITS) \
+// the cycle of an address written by the previous instruction). Per row: the quads (none when
+// the row has fewer than 4 outputs), then the leftover pair if bit 1 of the counter is set and
+// the leftover single if bit 0 is (LSLS #31 puts them in C and N), then every pointer advances
+// by the row's delta.
+#define TESSERA_DSP_CHW_QUAD_KERNEL(QROW, PROW, QSTORE, PSTORE, SSTORE) \
   "add r3, r3, #16\n\t"                                    \
   "push {r4-r11, lr}\n\t"                                  \
   "ldm r3, {r4-r12, lr}\n\t"                               \
@@ -327,19 +214,19 @@ consteval chw_row_fn chw_row_3x3() {
   "bmi 5f\n\t"                                             \
   "1:\n\t"                                                 \
   TESSERA_DSP_CHW_ROWS(QROW)                               \
-  TESSERA_DSP_CHW_Q_STORE(SAT, BITS)                       \
+  QSTORE                                                   \
   "subs lr, lr, #4\n\t"                                    \
   "bpl 1b\n\t"                                             \
   "5:\n\t"                                                 \
   "lsls r3, lr, #31\n\t"                                   \
   "bcc 6f\n\t"                                             \
   TESSERA_DSP_CHW_ROWS(PROW)                               \
-  TESSERA_DSP_CHW_P_STORE(SAT, BITS)                       \
+  PSTORE                                                   \
   "lsls r3, lr, #31\n\t"                                   \
   "6:\n\t"                                                 \
   "bpl 7f\n\t"                                             \
   TESSERA_DSP_CHW_ROWS(TESSERA_DSP_CHW_1_ROW)              \
-  TESSERA_DSP_CHW_1_STORE(SAT, BITS)                       \
+  SSTORE                                                   \
   "7:\n\t"                                                 \
   "ldr r4, [sp, #40]\n\t"                                  \
   "ldr r5, [sp, #44]\n\t"                                  \
@@ -357,37 +244,37 @@ consteval chw_row_fn chw_row_3x3() {
 
 using chw_quad_fn = void (*)(const std::int16_t* row0, void* out, int pitch_bytes, const chw_params* params);
 
-#define TESSERA_DSP_CHW_QUAD_FN(NAME, QROW, PROW, SAT, BITS)                                       \
+// One naked function per stride and store: a naked function's body must be a single asm
+// statement (clang rejects even an `if constexpr` around it; GCC documents the same rule).
+#define TESSERA_DSP_CHW_QUAD_FN(NAME, QROW, PROW, QSTORE, PSTORE, SSTORE)                           \
   [[gnu::naked, gnu::noinline]] inline void NAME(const std::int16_t*, void*, int, const chw_params*) { \
-    asm volatile(TESSERA_DSP_CHW_QUAD_KERNEL(QROW, PROW, SAT, BITS));                              \
+    asm volatile(TESSERA_DSP_CHW_QUAD_KERNEL(QROW, PROW, QSTORE, PSTORE, SSTORE));                 \
   }
-TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s1_s8, TESSERA_DSP_CHW_Q_ROW, TESSERA_DSP_CHW_P_ROW, "ssat", "8")
-TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s1_u8, TESSERA_DSP_CHW_Q_ROW, TESSERA_DSP_CHW_P_ROW, "usat", "8")
-TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s1_u7, TESSERA_DSP_CHW_Q_ROW, TESSERA_DSP_CHW_P_ROW, "usat", "7")
-TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s2_s8, TESSERA_DSP_CHW_Q2_ROW, TESSERA_DSP_CHW_P2_ROW, "ssat", "8")
-TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s2_u8, TESSERA_DSP_CHW_Q2_ROW, TESSERA_DSP_CHW_P2_ROW, "usat", "8")
-TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s2_u7, TESSERA_DSP_CHW_Q2_ROW, TESSERA_DSP_CHW_P2_ROW, "usat", "7")
+#define TESSERA_DSP_CHW_QUAD_FN8(NAME, QROW, PROW, SAT, BITS)                                    \
+  TESSERA_DSP_CHW_QUAD_FN(NAME, QROW, PROW, TESSERA_DSP_CHW_Q_STORE(SAT, BITS), TESSERA_DSP_CHW_P_STORE(SAT, BITS), \
+                          TESSERA_DSP_CHW_1_STORE(SAT, BITS))
+TESSERA_DSP_CHW_QUAD_FN8(chw_quad_3x3_s1_s8, TESSERA_DSP_CHW_Q_ROW, TESSERA_DSP_CHW_P_ROW, "ssat", "8")
+TESSERA_DSP_CHW_QUAD_FN8(chw_quad_3x3_s1_u8, TESSERA_DSP_CHW_Q_ROW, TESSERA_DSP_CHW_P_ROW, "usat", "8")
+TESSERA_DSP_CHW_QUAD_FN8(chw_quad_3x3_s1_u7, TESSERA_DSP_CHW_Q_ROW, TESSERA_DSP_CHW_P_ROW, "usat", "7")
+TESSERA_DSP_CHW_QUAD_FN8(chw_quad_3x3_s2_s8, TESSERA_DSP_CHW_Q2_ROW, TESSERA_DSP_CHW_P2_ROW, "ssat", "8")
+TESSERA_DSP_CHW_QUAD_FN8(chw_quad_3x3_s2_u8, TESSERA_DSP_CHW_Q2_ROW, TESSERA_DSP_CHW_P2_ROW, "usat", "8")
+TESSERA_DSP_CHW_QUAD_FN8(chw_quad_3x3_s2_u7, TESSERA_DSP_CHW_Q2_ROW, TESSERA_DSP_CHW_P2_ROW, "usat", "7")
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s1_acc, TESSERA_DSP_CHW_Q_ROW, TESSERA_DSP_CHW_P_ROW, TESSERA_DSP_CHW_Q_STORE32,
+                        TESSERA_DSP_CHW_P_STORE32, TESSERA_DSP_CHW_1_STORE32)
+TESSERA_DSP_CHW_QUAD_FN(chw_quad_3x3_s2_acc, TESSERA_DSP_CHW_Q2_ROW, TESSERA_DSP_CHW_P2_ROW, TESSERA_DSP_CHW_Q_STORE32,
+                        TESSERA_DSP_CHW_P_STORE32, TESSERA_DSP_CHW_1_STORE32)
 
-/// The quad kernel for horizontal stride StrideW (1 or 2) that stores S (not acc).
+/// The quad kernel for horizontal stride StrideW (1 or 2) that stores S.
 template <int StrideW, chw_store S>
 consteval chw_quad_fn chw_quad_3x3() {
   static_assert(StrideW == 1 || StrideW == 2, "chw_quad_3x3: stride 1 or 2");
-  static_assert(S != chw_store::acc, "chw_quad_3x3: direct 8-bit stores only");
   constexpr bool s1 = StrideW == 1;
   if constexpr (S == chw_store::s8) return s1 ? &chw_quad_3x3_s1_s8 : &chw_quad_3x3_s2_s8;
   else if constexpr (S == chw_store::u8) return s1 ? &chw_quad_3x3_s1_u8 : &chw_quad_3x3_s2_u8;
-  else return s1 ? &chw_quad_3x3_s1_u7 : &chw_quad_3x3_s2_u7;
+  else if constexpr (S == chw_store::u7) return s1 ? &chw_quad_3x3_s1_u7 : &chw_quad_3x3_s2_u7;
+  else return s1 ? &chw_quad_3x3_s1_acc : &chw_quad_3x3_s2_acc;
 }
 
-#undef TESSERA_DSP_CHW_ROW_FN
-#undef TESSERA_DSP_CHW_KERNEL
-#undef TESSERA_DSP_CHW_PROLOGUE
-#undef TESSERA_DSP_CHW_EPILOGUE
-#undef TESSERA_DSP_CHW_S1_ROW
-#undef TESSERA_DSP_CHW_S1_MACS
-#undef TESSERA_DSP_CHW_S2_ROW
-#undef TESSERA_DSP_CHW_S2_MACS
-#undef TESSERA_DSP_CHW_STORE32
 #undef TESSERA_DSP_CHW_NOACC
 #undef TESSERA_DSP_CHW_ACC
 #undef TESSERA_DSP_CHW_Q_ROW
@@ -402,6 +289,10 @@ consteval chw_quad_fn chw_quad_3x3() {
 #undef TESSERA_DSP_CHW_1_STORE
 #undef TESSERA_DSP_CHW_QUAD_KERNEL
 #undef TESSERA_DSP_CHW_QUAD_FN
+#undef TESSERA_DSP_CHW_QUAD_FN8
+#undef TESSERA_DSP_CHW_Q_STORE32
+#undef TESSERA_DSP_CHW_P_STORE32
+#undef TESSERA_DSP_CHW_1_STORE32
 
 /// The rows' store for TOut and this epilogue: TOut itself (direct) for saturating 8-bit
 /// epilogues, else int32 accumulators for store_fixed.
@@ -414,11 +305,12 @@ constexpr chw_store chw_store_of(epilogue_kind k) {
   return chw_store::acc;
 }
 
-/// The quad kernel for stride StrideW and a direct store s (s != acc): only the stores TOut can
-/// take are instantiated.
+/// The quad kernel for stride StrideW that stores s: only the stores TOut can take are
+/// instantiated.
 template <class TOut, int StrideW>
 chw_quad_fn chw_quad_kernel(chw_store s) {
-  if constexpr (sizeof(TOut) != 1) return nullptr;
+  if (s == chw_store::acc) return chw_quad_3x3<StrideW, chw_store::acc>();
+  if constexpr (sizeof(TOut) != 1) return nullptr;  // (never: 32-bit outputs store accumulators)
   else if constexpr (std::is_signed_v<TOut>) {
     return s == chw_store::s8 ? chw_quad_3x3<StrideW, chw_store::s8>() : chw_quad_3x3<StrideW, chw_store::u7>();
   } else {
@@ -574,19 +466,14 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
 
   // The row kernel stores TOut itself (direct) for saturating 8-bit epilogues, else int32
   // accumulators for store_fixed; a transposed plane is only used with the direct store.
-  // The direct stores take the quad kernels, the accumulators the pair kernels.
   const detail::chw_store store = detail::chw_store_of<TOut>(plan.kind);
   const bool direct = store != detail::chw_store::acc;
   const bool transposed = direct && depthwise_chw_may_transpose(d);
   const bool fast = transposed || depthwise_chw_row_kernel(d);
   const int kernel_stride = transposed ? d.stride_h : d.stride_w;  // along a plane row
-  const bool quad = fast && direct;
-  detail::chw_row_fn row_kernel = nullptr;
-  detail::chw_quad_fn quad_kernel = nullptr;
-  if (quad) {
-    quad_kernel = kernel_stride == 1 ? detail::chw_quad_kernel<TOut, 1>(store) : detail::chw_quad_kernel<TOut, 2>(store);
-  } else if (fast) {
-    row_kernel = kernel_stride == 1 ? detail::chw_row_3x3<1>() : detail::chw_row_3x3<2>();
+  detail::chw_quad_fn row_kernel = nullptr;
+  if (fast) {
+    row_kernel = kernel_stride == 1 ? detail::chw_quad_kernel<TOut, 1>(store) : detail::chw_quad_kernel<TOut, 2>(store);
   }
   const chw_plane_shape shape = depthwise_chw_plane(d, transposed);
   const int rows = shape.rows;
@@ -598,17 +485,17 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
   const int along_stride = transposed ? d.out_w * channels : channels;
   const int across_stride = transposed ? channels : d.out_w * channels;
   const int across_step = transposed ? d.stride_w : d.stride_h;  // plane rows per output row
-  const int pairs = along / 2;
   const int out_pixel_stride = channels;  // elements between horizontally adjacent outputs
   constexpr int size = static_cast<int>(sizeof(TOut));
-  if (quad) {
-    // The quad kernel's per-call values: a row's quads advance the plane rows and the output 4
-    // outputs each, its leftover pair 2 outputs, its single nothing.
+  if (fast) {
+    // The row kernel's per-call values: a row's quads advance the plane rows and the output 4
+    // outputs each, its leftover pair 2 outputs, its single nothing. The direct store writes
+    // every row in one call; the accumulators are one row per call, contiguous.
     const int quads = along / 4, left = along % 4, stepped = 4 * quads + (left >= 2 ? 2 : 0);
-    params->out_stride = along_stride * size;
+    params->out_stride = direct ? along_stride * size : 4;
     params->row_delta = across_step * pitch * 2 - stepped * kernel_stride * 2;
-    params->out_delta = across_stride * size - stepped * along_stride * size;
-    params->rows = across;
+    params->out_delta = (direct ? across_stride * size : 0) - stepped * params->out_stride;
+    params->rows = direct ? across : 1;
     params->count = 4 * quads + left - 4;
   }
 
@@ -642,9 +529,9 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
       } else {
         for (int t = 0; t < taps; ++t) wtaps[t] = w[t];
       }
-      if (quad) {
+      if (fast && direct) {
         // Every row in one call: the kernel stores the outputs itself.
-        quad_kernel(pl, out + c, pitch * 2, params);
+        row_kernel(pl, out + c, pitch * 2, params);
         continue;
       }
       for (int y = 0; y < d.out_h; ++y) {
@@ -652,8 +539,7 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
         const std::int16_t* prow = pl + std::int64_t{y} * d.stride_h * pitch;
         int x = 0;
         if (fast) {
-          detail::chw_row_args args{prow, pitch * 2, params, acc_row, 0, pairs, d.out_w % 2, 0, 0, 1};
-          row_kernel(&args);
+          row_kernel(prow, acc_row, pitch * 2, params);
           x = d.out_w;
           store_fixed(acc_row, 1, plan, c, x, out_row, out_pixel_stride);
         }
