@@ -80,17 +80,17 @@ static_assert(offsetof(chw_params, out_stride) == 12 && offsetof(chw_params, w) 
 enum class chw_store : std::uint8_t { s8, u8, u7, acc };  ///< SSAT 8, USAT 8, USAT 7, int32
 
 // Four outputs per step. The channel's chw_params are copied onto the stack, so sp addresses
-// them and r3 is free: r0-r2 plane rows, r3-r7 the
-// words of one filter row (A = [x, x+1], B = [x+2, x+3], C = [x+4, x+5], W01, W12), r8-r11
-// the accumulators, r12 output, lr the step counter (4 per quad, its low two bits the row's
-// leftover outputs). Per filter row the five loads are one pipelined run (2+1+1+1+1 cycles):
+// them and r3 is free: r0-r2 plane rows, r3-r7 the words of one filter row (A = [x, x+1],
+// B = [x+2, x+3], C = [x+4, x+5], W01, W12), r8-r11 the accumulators, r12 output, lr the step
+// counter (4 per quad, its low two bits the row's leftover outputs). Per filter row the five
+// loads are one pipelined run (2+1+1+1+1 cycles):
 //     out(x)   = SMLAD(A, W01) + SMLABT(B, W12)     out(x+2) = SMLAD(B, W01) + SMLABT(C, W12)
 //     out(x+1) = SMLATB(A, W01) + SMLAD(B, W12)     out(x+3) = SMLATB(B, W01) + SMLAD(C, W12)
 // A leftover pair (x even) and a leftover single output (x = last, even) take the same forms
-// with A and B. Stride 2: A = [2x, 2x+1] ..
-// E = [2x+8, ..], out(x+i) = SMLAD(word i, W01) + SMLABT(word i+1, W12): seven words, so D and
-// E are loaded into A's and B's registers once out(x) and out(x+1) are done (a second run of
-// loads: 17 cycles per filter row). The single output is the same at both strides.
+// with A and B. Stride 2: A = [2x, 2x+1] .. E = [2x+8, ..], out(x+i) = SMLAD(word i, W01) +
+// SMLABT(word i+1, W12): seven words, so D and E are loaded into A's and B's registers once
+// out(x) and out(x+1) are done (a second run of loads: 17 cycles per filter row). The single
+// output is the same at both strides.
 #define TESSERA_DSP_CHW_NOACC(R)
 #define TESSERA_DSP_CHW_ACC(R) ", " R
 #define TESSERA_DSP_CHW_Q_ROW(ROW, W01, W12, DUAL, TB, ACC) \
