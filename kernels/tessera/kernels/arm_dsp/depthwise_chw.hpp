@@ -487,6 +487,7 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
   const int across_step = transposed ? d.stride_w : d.stride_h;  // plane rows per output row
   const int out_pixel_stride = channels;  // elements between horizontally adjacent outputs
   constexpr int size = static_cast<int>(sizeof(TOut));
+  const int tap_row = transposed ? 1 : 3, tap_step = transposed ? 3 : 1;  // filter rows along the plane
   if (fast) {
     // The row kernel's per-call values: a row's quads advance the plane rows and the output 4
     // outputs each, its leftover pair 2 outputs, its single nothing. The direct store writes
@@ -520,11 +521,13 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
         // plane is transposed).
         if (plan.table != nullptr) params->rq = plan.table[c];
         for (int i = 0; i < 3; ++i) {
+          const std::int8_t* wr = w + i * tap_row;
           const auto tap = [&](int j) {
-            return static_cast<std::uint32_t>(static_cast<std::uint16_t>(transposed ? w[3 * j + i] : w[3 * i + j]));
+            return static_cast<std::uint32_t>(static_cast<std::uint16_t>(wr[j * tap_step]));
           };
-          params->w[2 * i] = tap(0) | (tap(1) << 16);
-          params->w[2 * i + 1] = tap(1) | (tap(2) << 16);
+          const std::uint32_t t1 = tap(1);
+          params->w[2 * i] = tap(0) | (t1 << 16);
+          params->w[2 * i + 1] = t1 | (tap(2) << 16);
         }
       } else {
         for (int t = 0; t < taps; ++t) wtaps[t] = w[t];
