@@ -165,40 +165,47 @@ template <class TIn>
   cursor = at;
 }
 
-/// The 2x4 kernel with the epilogue in its registers, for the 8-bit saturating epilogues: the
-/// block's 4 pixels requantized and stored (`out`: pixel 0's first channel; a pixel's `n`
-/// channels are contiguous, the next pixel's follow); an odd last channel through the 1x4
-/// kernel and `acc`. False, and nothing done, for other epilogues.
+using block_store_fn = void (*)(const pair_store_args*);
+
+/// The 2x4 kernel that requantizes and stores TOut itself for epilogue kind `k` (the 8-bit
+/// saturating kinds), or nullptr. A constant expression: a whole layer's is chosen at compile
+/// time (flash_constants::block_store), so its firmware links only that variant.
 template <class TOut>
-bool block_2x4_store8(const epilogue_plan& plan, const std::uint32_t* w, int groups, int n, const std::int16_t* col,
-                      TOut* out, std::int32_t* acc) {
+constexpr block_store_fn block_store_kernel(epilogue_kind k) {
   if constexpr (sizeof(TOut) != 1) {
-    return false;
+    return nullptr;
   } else {
-    void (*kernel)(const pair_store_args*) = nullptr;
-    if (plan.kind == epilogue_kind::sat) kernel = std::is_signed_v<TOut> ? &block_2x4_store_s8_asm : &block_2x4_store_u8_asm;
-    else if (std::is_signed_v<TOut> && plan.kind == epilogue_kind::sat_lo0) kernel = &block_2x4_store_u7_asm;
-    if (kernel == nullptr) return false;
-    const int pairs = n / 2;
-    auto* bytes = reinterpret_cast<std::uint8_t*>(out);
-    if (pairs > 0) {
-      const pair_store_args args{w,          col, col + 16 * groups, bytes, bytes + 2 * pairs, (groups - 1) % 4,
-                                 reinterpret_cast<const std::uint32_t*>(plan.table), n};
-      kernel(&args);
-    }
-    if (n % 2 != 0) {
-      block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc);
-      store_fixed(acc, 1, plan, n - 1, tile_pixels, out + (n - 1), n);
-    }
-    return true;
+    if (k == epilogue_kind::sat) return std::is_signed_v<TOut> ? &block_2x4_store_s8_asm : &block_2x4_store_u8_asm;
+    if (std::is_signed_v<TOut> && k == epilogue_kind::sat_lo0) return &block_2x4_store_u7_asm;
+    return nullptr;
+  }
+}
+
+/// The block's 4 pixels requantized and stored by `kernel` (block_store_kernel of the plan's
+/// kind; `out`: pixel 0's first channel; a pixel's `n` channels are contiguous, the next
+/// pixel's follow); an odd last channel through the 1x4 kernel and `acc`.
+template <class TOut>
+void block_2x4_store8(block_store_fn kernel, const epilogue_plan& plan, const std::uint32_t* w, int groups, int n,
+                      const std::int16_t* col, TOut* out, std::int32_t* acc) {
+  const int pairs = n / 2;
+  auto* bytes = reinterpret_cast<std::uint8_t*>(out);
+  if (pairs > 0) {
+    const pair_store_args args{w,          col, col + 16 * groups, bytes, bytes + 2 * pairs, (groups - 1) % 4,
+                               reinterpret_cast<const std::uint32_t*>(plan.table), n};
+    kernel(&args);
+  }
+  if (n % 2 != 0) {
+    block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc);
+    store_fixed(acc, 1, plan, n - 1, tile_pixels, out + (n - 1), n);
   }
 }
 
 }  // namespace detail
 
 /// The convolution's atom (algorithm/conv2d.hpp): 4-pixel im2col blocks, then the micro-kernel
-/// over every output channel, storing the outputs itself (block_2x4_store8) or into a block of
-/// accumulators for the epilogue per pixel.
+/// over every output channel, storing the outputs itself (`block_store`, with the expanded
+/// weights and a saturating 8-bit epilogue) or into a block of accumulators for the epilogue
+/// per pixel.
 template <class TIn, class TOut>
 struct conv2d_atom {
   static constexpr int pixels = tile_pixels;
@@ -210,6 +217,7 @@ struct conv2d_atom {
   epilogue_plan plan;
   detail::weight_rows rows;
   const std::uint32_t* cache;  ///< the expanded weights, or nullptr when they do not fit
+  detail::block_store_fn block_store;  ///< the 2x4 kernel storing TOut, or nullptr
   algorithm::pixel_cursor at{};  ///< set at each image's first block
 
   void pack(const TIn* image, int p0, int count) {
@@ -226,9 +234,8 @@ struct conv2d_atom {
   void compute(int count, TOut* out, std::ptrdiff_t) {
     const auto* block = reinterpret_cast<const std::int16_t*>(col);
     // A whole block with a saturating 8-bit epilogue: stored by the kernel itself.
-    if (cache != nullptr && count == tile_pixels &&
-        detail::block_2x4_store8(plan, cache, groups, d.out_c, block, out, acc)) {
-      return;
+    if (block_store != nullptr && count == tile_pixels) {
+      return detail::block_2x4_store8(block_store, plan, cache, groups, d.out_c, block, out, acc);
     }
     if (cache != nullptr) detail::block_2x4_expanded(cache, groups, d.out_c, block, acc);
     else detail::block_1x4<true>(rows, d.out_c, block, acc);
@@ -246,12 +253,15 @@ struct conv2d_atom {
 /// - `prepared`: `scratch` holds the expanded weights and requantization table of an earlier
 ///   call with the same weights, bias, requantization and channels (only the map may differ):
 ///   the parts after the accumulators do not depend on the map, so they are kept.
-/// - `flash`: the table and expanded weights computed at compile time (flash_constants.hpp);
-///   then `scratch` is conv2d_scratch(d, true).total bytes, and `weights` is read only where
-///   `flash->weights` is nullptr (it may be nullptr otherwise).
+/// - `flash`: the table, expanded weights and store kernel computed at compile time
+///   (flash_constants.hpp); then `scratch` is conv2d_scratch(d, true).total bytes, and `weights`
+///   is read only where `flash->weights` is nullptr (it may be nullptr otherwise).
+/// - `From`: constants_from::flash when `flash` is given (the layer's kernel variants come from
+///   it, and the run-time choice among them, which would link every variant, is not
+///   instantiated).
 /// Bit-exact with reference::conv2d whenever the int32 sum does not overflow (the reference's
 /// own precondition).
-template <class TIn, class TOut>
+template <constants_from From = constants_from::call, class TIn, class TOut>
 void conv2d_im2col(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
                    const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch,
                    bool prepared = false, const flash_constants* flash = nullptr) {
@@ -278,7 +288,10 @@ void conv2d_im2col(const reference::conv2d_dims& d, const TIn* input, const std:
                               layout.part<std::int32_t>(scratch, 2),
                               plan,
                               {reinterpret_cast<const std::uint8_t*>(weights), k / 4, k % 4},
-                              cache};
+                              cache,
+                              nullptr};
+  if constexpr (From == constants_from::flash) atom.block_store = flash->block_store;
+  else if (cache != nullptr) atom.block_store = detail::block_store_kernel<TOut>(plan.kind);
   algorithm::conv2d_pixel_blocks(d, input, output, atom);
 }
 

@@ -308,7 +308,7 @@ constexpr chw_store chw_store_of(epilogue_kind k) {
 /// The quad kernel for stride StrideW that stores s: only the stores TOut can take are
 /// instantiated.
 template <class TOut, int StrideW>
-chw_quad_fn chw_quad_kernel(chw_store s) {
+constexpr chw_quad_fn chw_quad_kernel(chw_store s) {
   if (s == chw_store::acc) return chw_quad_3x3<StrideW, chw_store::acc>();
   if constexpr (sizeof(TOut) != 1) return nullptr;  // (never: 32-bit outputs store accumulators)
   else if constexpr (std::is_signed_v<TOut>) {
@@ -316,6 +316,26 @@ chw_quad_fn chw_quad_kernel(chw_store s) {
   } else {
     return chw_quad_3x3<StrideW, chw_store::u8>();
   }
+}
+
+/// Whether the plane is transposed (its rows along the output columns: only with the direct
+/// store, traits.hpp's depthwise_chw_may_transpose).
+template <class TOut>
+constexpr bool chw_transposes(const reference::conv2d_dims& d, epilogue_kind k) {
+  return chw_store_of<TOut>(k) != chw_store::acc && depthwise_chw_may_transpose(d);
+}
+
+/// The quad kernel the rows take (3x3 without dilation at stride 1 or 2 along the plane), or
+/// nullptr for the per-tap loop: one formula for depthwise_chw's run-time choice and a whole
+/// layer's compile-time one (flash_constants::chw_row, so that its firmware links only that
+/// variant).
+template <class TOut>
+constexpr chw_quad_fn chw_row_for(const reference::conv2d_dims& d, epilogue_kind k) {
+  const chw_store store = chw_store_of<TOut>(k);
+  const bool transposed = chw_transposes<TOut>(d, k);
+  if (!transposed && !depthwise_chw_row_kernel(d)) return nullptr;
+  const int stride = transposed ? d.stride_h : d.stride_w;  // along a plane row
+  return stride == 1 ? chw_quad_kernel<TOut, 1>(store) : chw_quad_kernel<TOut, 2>(store);
 }
 
 /// How an input channel maps onto a plane: `outer` plane rows of `inner` elements, filled two
@@ -446,8 +466,10 @@ template <class TIn>
 ///   depthwise_chw_scratch(d, true).total bytes.
 /// - `ReadsPadValue`: false when no call reads a nonzero pad value (concepts.hpp); the planes'
 ///   padding is then zeroed with memset and fill_padding's general path is not instantiated.
+/// - `From`: constants_from::flash when `flash` is given, with the layer's row kernel (the
+///   run-time choice among the kernels, which would link all of them, is not instantiated).
 /// Bit-exact with reference::conv2d.
-template <bool ReadsPadValue = true, class TIn, class TOut>
+template <bool ReadsPadValue = true, constants_from From = constants_from::call, class TIn, class TOut>
 void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std::int8_t* weights,
                    const std::int32_t* bias, const requant_params& rq, TOut* output, void* scratch,
                    bool prepared = false, const flash_constants* flash = nullptr) {
@@ -466,15 +488,13 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* input, const std:
 
   // The row kernel stores TOut itself (direct) for saturating 8-bit epilogues, else int32
   // accumulators for store_fixed; a transposed plane is only used with the direct store.
-  const detail::chw_store store = detail::chw_store_of<TOut>(plan.kind);
-  const bool direct = store != detail::chw_store::acc;
-  const bool transposed = direct && depthwise_chw_may_transpose(d);
-  const bool fast = transposed || depthwise_chw_row_kernel(d);
+  const bool direct = detail::chw_store_of<TOut>(plan.kind) != detail::chw_store::acc;
+  const bool transposed = detail::chw_transposes<TOut>(d, plan.kind);
   const int kernel_stride = transposed ? d.stride_h : d.stride_w;  // along a plane row
   detail::chw_quad_fn row_kernel = nullptr;
-  if (fast) {
-    row_kernel = kernel_stride == 1 ? detail::chw_quad_kernel<TOut, 1>(store) : detail::chw_quad_kernel<TOut, 2>(store);
-  }
+  if constexpr (From == constants_from::flash) row_kernel = flash->chw_row;
+  else row_kernel = detail::chw_row_for<TOut>(d, plan.kind);
+  const bool fast = row_kernel != nullptr;
   const chw_plane_shape shape = depthwise_chw_plane(d, transposed);
   const int rows = shape.rows;
   const int pitch = shape.pitch;

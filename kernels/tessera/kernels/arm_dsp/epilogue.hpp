@@ -60,6 +60,15 @@ struct epilogue_plan {
   requant_params rq{};                ///< the original parameters (exact kind, clamp bounds)
 };
 
+/// Where a convolution kernel takes its constants from: derived per call, or a whole layer's
+/// flash_constants (then its variants too: the run-time choice among them is not instantiated).
+enum class constants_from : std::uint8_t { call, flash };
+
+namespace detail {
+struct pair_store_args;  // detail/mat_mult.hpp
+struct chw_params;       // depthwise_chw.hpp
+}  // namespace detail
+
 /// What a convolution kernel otherwise derives per call in its scratch, computed at compile time
 /// into flash for a layer whose weights, bias and requantization are template arguments
 /// (flash_constants.hpp): the epilogue's kind and table (bias folded in) and, where the kernel
@@ -68,6 +77,12 @@ struct flash_constants {
   epilogue_kind kind = epilogue_kind::raw;
   const rq_entry* table = nullptr;
   const std::uint32_t* weights = nullptr;
+  /// The kernel variants the layer runs, chosen at compile time like the rest (nullptr where
+  /// the layer has none): a per-call kernel picks among its variants at run time, so a firmware
+  /// links all of them; a whole layer links only its own (the keyword-spotting firmware's
+  /// kernels 3.5 kB smaller).
+  void (*block_store)(const detail::pair_store_args*) = nullptr;  ///< conv2d: 2x4 storing 8-bit outputs
+  void (*chw_row)(const std::int16_t*, void*, int, const detail::chw_params*) = nullptr;  ///< depthwise_chw
 
   /// The plan make_epilogue would have built: `bias` and `rq` serve the raw and exact kinds and
   /// the clamp bounds.

@@ -15,13 +15,17 @@
 // filter) in place of the 8-bit weights, which the kernel then no longer reads
 // (kernels::conv2d_layer passes nullptr, so the linker drops them); depthwise_hwc's pairs likewise
 // when its channels are whole groups of 4. The raw and exact epilogue kinds read the original
-// requantization arrays and bias at run time; the others read only the table.
+// requantization arrays and bias at run time; the others read only the table. The kernel
+// variants a layer runs (conv2d's 2x4 kernel that stores its outputs, depthwise_chw's row
+// kernel) are chosen here too, by the functions the per-call path runs, so that a firmware links
+// only the variants its layers use.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include <tessera/kernels/arm_dsp/conv2d_im2col.hpp>
+#include <tessera/kernels/arm_dsp/depthwise_chw.hpp>
 #include <tessera/kernels/arm_dsp/depthwise_hwc.hpp>
 #include <tessera/kernels/arm_dsp/epilogue.hpp>
 #include <tessera/kernels/arm_dsp/gemm_rows.hpp>
@@ -61,6 +65,17 @@ struct flash_storage {
   std::uint32_t weights[Words > 0 ? Words : 1]{};
 };
 
+/// The constants pointing at `table` and `weight_words`, with the kernel variants that kernel
+/// `k` runs for epilogue `kind` (those the per-call path would choose).
+template <class TOut>
+constexpr flash_constants flash_constants_of(conv_variant k, const reference::conv2d_dims& d, epilogue_kind kind,
+                                             const rq_entry* table, const std::uint32_t* weight_words) {
+  flash_constants c{kind, table, weight_words};
+  if (k == conv_variant::im2col && weight_words != nullptr) c.block_store = detail::block_store_kernel<TOut>(kind);
+  if (k == conv_variant::depthwise_chw) c.chw_row = detail::chw_row_for<TOut>(d, kind);
+  return c;
+}
+
 /// Fills `table` (d.out_c entries when `rq` is enabled) and `weights` (flash_weight_words) with
 /// what kernel `k` derives per call, and returns the constants that point at them. layer_flash
 /// calls it at compile time; the kernel tests call it at run time on random layers, so the
@@ -74,7 +89,7 @@ constexpr flash_constants derive_flash(conv_variant k, const reference::conv2d_d
   if (k == conv_variant::im2col && words > 0)
     detail::expand_pairs_portable(weights, d.kernel_h * d.kernel_w * d.in_c, d.out_c, weight_words);
   if (k == conv_variant::depthwise_hwc) pair_taps(weights, d.in_c, d.kernel_h * d.kernel_w, weight_words);
-  return {kind, rq.enabled ? table : nullptr, words > 0 ? weight_words : nullptr};
+  return flash_constants_of<TOut>(k, d, kind, rq.enabled ? table : nullptr, words > 0 ? weight_words : nullptr);
 }
 
 /// Whether kernel `k` reads the 8-bit weights when given flash constants (kernels::conv2d_layer
@@ -110,8 +125,8 @@ struct layer_flash {
   /// exact kinds), and the 8-bit weights.
   static constexpr bool needs_requant = storage.kind == epilogue_kind::raw || storage.kind == epilogue_kind::exact;
   static constexpr bool needs_weights = flash_needs_weights(K, D);
-  static constexpr flash_constants constants{storage.kind, entries > 0 ? storage.table : nullptr,
-                                             words > 0 ? storage.weights : nullptr};
+  static constexpr flash_constants constants = flash_constants_of<TOut>(
+      K, D, storage.kind, entries > 0 ? storage.table : nullptr, words > 0 ? storage.weights : nullptr);
 };
 
 /// A fully connected layer's table (gemm_rows): per output feature with the bias folded in, or

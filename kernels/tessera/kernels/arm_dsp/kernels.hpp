@@ -57,7 +57,7 @@ struct family_kernels<kernel_family::arm_dsp> {
   template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                      const requant_params& rq, TOut* out, void* scratch, const arm_dsp::flash_constants& flash) {
-    arm_dsp::conv2d_im2col(d, in, w, bias, rq, out, scratch, false, &flash);
+    arm_dsp::conv2d_im2col<arm_dsp::constants_from::flash>(d, in, w, bias, rq, out, scratch, false, &flash);
   }
   template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
@@ -67,7 +67,7 @@ struct family_kernels<kernel_family::arm_dsp> {
   template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch, const arm_dsp::flash_constants& flash) {
-    arm_dsp::depthwise_chw<ReadsPadValue>(d, in, w, bias, rq, out, scratch, false, &flash);
+    arm_dsp::depthwise_chw<ReadsPadValue, arm_dsp::constants_from::flash>(d, in, w, bias, rq, out, scratch, false, &flash);
   }
 
   template <class TA, class TW, class TOut>
