@@ -182,77 +182,94 @@ static_assert(offsetof(block_args, col) == 4 && offsetof(block_args, acc) == 8 &
               offsetof(block_args, acc_end) == 12 && offsetof(block_args, rest) == 16);
 
 // The whole channel loop of the 1x4 kernel, for rows of whole groups. Registers: r0-r3 the
-// accumulators (ascending, for STM), r4/r5 weight lanes, r6 weight pointer, r7 group count,
-// r8-r11 pixel lanes (LDM), r12 block pointer, lr accumulator pointer; block start, group count
-// and end pointer live on the stack. The first group uses SMUAD, so nothing initializes the
-// accumulators; per channel the loop overhead is 8 instructions.
-// LOADW(EXT): the weight group into r4 = [w0, w2], r5 = [w1, w3], from 8-bit rows (LDR and
-// two SXTB16/UXTB16) or from rows expanded beforehand (one LDRD).
-#define TESSERA_DSP_LOADW_BYTES(EXT) \
-  "ldr r4, [r6], #4\n\t"             \
-  EXT " r5, r4, ror #8\n\t"          \
+// accumulators (ascending, for STM), r4/r5 weight lanes, r6 weight pointer, r7 loop count,
+// r8-r11 pixel lanes, r12 block pointer, lr accumulator pointer; block start, group count and
+// end pointer live on the stack. The first group uses SMUAD, so nothing initializes the
+// accumulators. Per group of 16 MACs: the weight word (LDR, two SXTB16/UXTB16) or its expanded
+// pair (LDRD), two LDM of four pixel words and 8 SMLAD, 22 estimated Cortex-M4 cycles from 8-bit
+// weights (single LDRs for the pixel words would save one cycle a group for six more
+// instructions). The groups after the first run four per iteration (the loop's SUBS/BNE 1
+// cycle a group, was 2), the (groups - 1) % 4 rest by entering the loop at its second, third
+// or fourth group (no pointer moves back: every load steps its own pointer).
+// LOADW: the weight group's load(s); WIDEN: r4 = [w0, w2], r5 = [w1, w3] from them (two
+// SXTB16/UXTB16 of an 8-bit word, nothing for a row expanded beforehand).
+#define TESSERA_DSP_LOADW_BYTES "ldr r4, [r6], #4\n\t"
+#define TESSERA_DSP_WIDEN_BYTES(EXT) \
+  EXT " r5, r4, ror #8\n\t"         \
   EXT " r4, r4\n\t"
-#define TESSERA_DSP_LOADW_WORDS(EXT) "ldrd r4, r5, [r6], #8\n\t"
+#define TESSERA_DSP_LOADW_WORDS "ldrd r4, r5, [r6], #8\n\t"
+#define TESSERA_DSP_WIDEN_WORDS(EXT)
 
-#define TESSERA_DSP_BLOCK_GROUP(LOADW, EXT) \
-  LOADW(EXT)                                \
-  "ldm r12!, {r8-r11}\n\t"                  \
-  "smlad r0, r8, r4, r0\n\t"                \
-  "smlad r0, r9, r5, r0\n\t"                \
-  "smlad r1, r10, r4, r1\n\t"               \
-  "smlad r1, r11, r5, r1\n\t"               \
-  "ldm r12!, {r8-r11}\n\t"                  \
-  "smlad r2, r8, r4, r2\n\t"                \
-  "smlad r2, r9, r5, r2\n\t"                \
-  "smlad r3, r10, r4, r3\n\t"               \
-  "smlad r3, r11, r5, r3\n\t"
+#define TESSERA_DSP_LOAD_PIXELS4 "ldm r12!, {r8-r11}\n\t"
 
-#define TESSERA_DSP_BLOCK(LOADW, EXT) \
-  "push {r4-r11, lr}\n\t"             \
-  "ldr r6, [r0, #0]\n\t"              \
-  "ldr lr, [r0, #8]\n\t"              \
-  "ldr r4, [r0, #4]\n\t"              \
-  "ldr r5, [r0, #16]\n\t"             \
-  "ldr r7, [r0, #12]\n\t"             \
-  "push {r4, r5, r7}\n\t"             \
-  "0:\n\t"                            \
-  "ldrd r12, r7, [sp]\n\t"            \
-  LOADW(EXT)                          \
-  "ldm r12!, {r8-r11}\n\t"            \
-  "smuad r0, r8, r4\n\t"              \
-  "smlad r0, r9, r5, r0\n\t"          \
-  "smuad r1, r10, r4\n\t"             \
-  "smlad r1, r11, r5, r1\n\t"         \
-  "ldm r12!, {r8-r11}\n\t"            \
-  "smuad r2, r8, r4\n\t"              \
-  "smlad r2, r9, r5, r2\n\t"          \
-  "smuad r3, r10, r4\n\t"             \
-  "smlad r3, r11, r5, r3\n\t"         \
-  "lsrs r7, r7, #1\n\t"               \
-  "bcc 1f\n\t"                        \
-  TESSERA_DSP_BLOCK_GROUP(LOADW, EXT) \
-  "1:\n\t"                            \
-  "beq 3f\n\t"                        \
-  "2:\n\t"                            \
-  TESSERA_DSP_BLOCK_GROUP(LOADW, EXT) \
-  TESSERA_DSP_BLOCK_GROUP(LOADW, EXT) \
-  "subs r7, r7, #1\n\t"               \
-  "bne 2b\n\t"                        \
-  "3:\n\t"                            \
-  "stm lr!, {r0-r3}\n\t"              \
-  "ldr r7, [sp, #8]\n\t"              \
-  "cmp lr, r7\n\t"                    \
-  "bne 0b\n\t"                        \
-  "add sp, sp, #12\n\t"               \
+// OP0: SMUAD (the first group) or SMLAD, as "OP ACC, X, W" with the accumulate operand added
+// for SMLAD by the ACC suffix.
+#define TESSERA_DSP_BLOCK_HALF(OP, A, B, SUFA, SUFB) \
+  OP " " A ", r8, r4" SUFA "\n\t"                    \
+  "smlad " A ", r9, r5, " A "\n\t"                   \
+  OP " " B ", r10, r4" SUFB "\n\t"                   \
+  "smlad " B ", r11, r5, " B "\n\t"
+
+#define TESSERA_DSP_BLOCK_GROUP(LOADW, WIDEN, EXT)                \
+  LOADW                                                           \
+  TESSERA_DSP_LOAD_PIXELS4                                        \
+  WIDEN(EXT)                                                      \
+  TESSERA_DSP_BLOCK_HALF("smlad", "r0", "r1", ", r0", ", r1")     \
+  TESSERA_DSP_LOAD_PIXELS4                                        \
+  TESSERA_DSP_BLOCK_HALF("smlad", "r2", "r3", ", r2", ", r3")
+
+#define TESSERA_DSP_BLOCK(LOADW, WIDEN, EXT)              \
+  "push {r4-r11, lr}\n\t"                                \
+  "ldr r6, [r0, #0]\n\t"                                 \
+  "ldr lr, [r0, #8]\n\t"                                 \
+  "ldr r4, [r0, #4]\n\t"                                 \
+  "ldr r5, [r0, #16]\n\t"                                \
+  "ldr r7, [r0, #12]\n\t"                                \
+  "push {r4, r5, r7}\n\t"                                \
+  "0:\n\t"                                               \
+  "ldr r12, [sp]\n\t"                                    \
+  LOADW                                                   \
+  TESSERA_DSP_LOAD_PIXELS4                                \
+  WIDEN(EXT)                                              \
+  TESSERA_DSP_BLOCK_HALF("smuad", "r0", "r1", "", "")     \
+  TESSERA_DSP_LOAD_PIXELS4                                \
+  TESSERA_DSP_BLOCK_HALF("smuad", "r2", "r3", "", "")     \
+  "ldr r7, [sp, #4]\n\t"                                 \
+  "cmp r7, #0\n\t"                                       \
+  "beq 9f\n\t"                                           \
+  "and r4, r7, #3\n\t"                                   \
+  "add r7, r7, #3\n\t"                                   \
+  "lsr r7, r7, #2\n\t"                                   \
+  "cmp r4, #2\n\t"                                       \
+  "beq 3f\n\t"                                           \
+  "bhi 2f\n\t"                                           \
+  "cmp r4, #1\n\t"                                       \
+  "beq 4f\n\t"                                           \
+  "1:\n\t"                                               \
+  TESSERA_DSP_BLOCK_GROUP(LOADW, WIDEN, EXT)              \
+  "2:\n\t"                                               \
+  TESSERA_DSP_BLOCK_GROUP(LOADW, WIDEN, EXT)              \
+  "3:\n\t"                                               \
+  TESSERA_DSP_BLOCK_GROUP(LOADW, WIDEN, EXT)              \
+  "4:\n\t"                                               \
+  TESSERA_DSP_BLOCK_GROUP(LOADW, WIDEN, EXT)              \
+  "subs r7, r7, #1\n\t"                                  \
+  "bne 1b\n\t"                                           \
+  "9:\n\t"                                               \
+  "stm lr!, {r0-r3}\n\t"                                 \
+  "ldr r7, [sp, #8]\n\t"                                 \
+  "cmp lr, r7\n\t"                                       \
+  "bne 0b\n\t"                                           \
+  "add sp, sp, #12\n\t"                                  \
   "pop {r4-r11, pc}\n\t"
 
 // One naked function per weight type, chosen below: a naked function's body must be a single
 // asm statement (clang rejects even an `if constexpr` around it; GCC documents the same rule).
 [[gnu::naked, gnu::noinline]] inline void block_1x4_asm_s8(const block_args*) {
-  asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_BYTES, "sxtb16"));
+  asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_BYTES, TESSERA_DSP_WIDEN_BYTES, "sxtb16"));
 }
 [[gnu::naked, gnu::noinline]] inline void block_1x4_asm_u8(const block_args*) {
-  asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_BYTES, "uxtb16"));
+  asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_BYTES, TESSERA_DSP_WIDEN_BYTES, "uxtb16"));
 }
 template <bool WSigned>
 inline constexpr void (*block_1x4_asm)(const block_args*) = WSigned ? &block_1x4_asm_s8 : &block_1x4_asm_u8;
@@ -260,11 +277,15 @@ inline constexpr void (*block_1x4_asm)(const block_args*) = WSigned ? &block_1x4
 /// The same with weight rows expanded beforehand (2 words per group, `w` read as words): 11
 /// instructions per group instead of 13.
 [[gnu::naked, gnu::noinline]] inline void block_1x4_expanded_asm(const block_args*) {
-  asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_WORDS, ""));
+  asm volatile(TESSERA_DSP_BLOCK(TESSERA_DSP_LOADW_WORDS, TESSERA_DSP_WIDEN_WORDS, ""));
 }
 
 #undef TESSERA_DSP_LOADW_BYTES
 #undef TESSERA_DSP_LOADW_WORDS
+#undef TESSERA_DSP_WIDEN_BYTES
+#undef TESSERA_DSP_WIDEN_WORDS
+#undef TESSERA_DSP_LOAD_PIXELS4
+#undef TESSERA_DSP_BLOCK_HALF
 #undef TESSERA_DSP_BLOCK_GROUP
 #undef TESSERA_DSP_BLOCK
 
