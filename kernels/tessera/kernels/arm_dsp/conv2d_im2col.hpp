@@ -171,22 +171,35 @@ using block_store_fn = void (*)(const pair_store_args*);
 /// saturating kinds), or nullptr. A constant expression: a whole layer's is chosen at compile
 /// time (flash_constants::block_store), so its firmware links only that variant.
 template <class TOut>
-constexpr block_store_fn block_store_kernel(epilogue_kind k) {
+constexpr block_store_fn block_store_kernel(epilogue_kind k, weight_format f = weight_format::expanded) {
   if constexpr (sizeof(TOut) != 1) {
     return nullptr;
   } else {
-    if (k == epilogue_kind::sat) return std::is_signed_v<TOut> ? &block_2x4_store_s8_asm : &block_2x4_store_u8_asm;
-    if (std::is_signed_v<TOut> && k == epilogue_kind::sat_lo0) return &block_2x4_store_u7_asm;
+    const bool bytes = f == weight_format::byte_pairs;
+    if (k == epilogue_kind::sat) {
+      if constexpr (std::is_signed_v<TOut>) return bytes ? &block_2x4_bytes_store_s8_asm : &block_2x4_store_s8_asm;
+      else return bytes ? &block_2x4_bytes_store_u8_asm : &block_2x4_store_u8_asm;
+    }
+    if (std::is_signed_v<TOut> && k == epilogue_kind::sat_lo0) {
+      return bytes ? &block_2x4_bytes_store_u7_asm : &block_2x4_store_u7_asm;
+    }
     return nullptr;
   }
+}
+
+/// acc[4c + p] for every output channel from the layer's prepared weights in format `f`.
+inline void block_2x4_acc(weight_format f, const std::uint32_t* w, int groups, int n, const std::int16_t* col,
+                          std::int32_t* acc) {
+  if (f == weight_format::byte_pairs) block_2x4_bytes(w, groups, n, col, acc);
+  else block_2x4_expanded(w, groups, n, col, acc);
 }
 
 /// The block's 4 pixels requantized and stored by `kernel` (block_store_kernel of the plan's
 /// kind; `out`: pixel 0's first channel; a pixel's `n` channels are contiguous, the next
 /// pixel's follow); an odd last channel through the 1x4 kernel and `acc`.
 template <class TOut>
-void block_2x4_store8(block_store_fn kernel, const epilogue_plan& plan, const std::uint32_t* w, int groups, int n,
-                      const std::int16_t* col, TOut* out, std::int32_t* acc) {
+void block_2x4_store8(block_store_fn kernel, weight_format f, const epilogue_plan& plan, const std::uint32_t* w,
+                      int groups, int n, const std::int16_t* col, TOut* out, std::int32_t* acc) {
   const int pairs = n / 2;
   auto* bytes = reinterpret_cast<std::uint8_t*>(out);
   if (pairs > 0) {
@@ -195,7 +208,12 @@ void block_2x4_store8(block_store_fn kernel, const epilogue_plan& plan, const st
     kernel(&args);
   }
   if (n % 2 != 0) {
-    block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc);
+    if (f == weight_format::byte_pairs) {
+      const auto* row = reinterpret_cast<const std::uint8_t*>(w + std::int64_t{pairs} * groups * 2);
+      block_1x4<true>(weight_rows{row, groups, 0}, 1, col, acc);
+    } else {
+      block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc);
+    }
     store_fixed(acc, 1, plan, n - 1, tile_pixels, out + (n - 1), n);
   }
 }
@@ -216,7 +234,8 @@ struct conv2d_atom {
   std::int32_t* acc;
   epilogue_plan plan;
   detail::weight_rows rows;
-  const std::uint32_t* cache;  ///< the expanded weights, or nullptr when they do not fit
+  const std::uint32_t* cache;  ///< the prepared weights (2x4 kernel), or nullptr: the 1x4 from `rows`
+  weight_format format;        ///< how `cache` holds them
   detail::block_store_fn block_store;  ///< the 2x4 kernel storing TOut, or nullptr
   algorithm::pixel_cursor at{};  ///< set at each image's first block
 
@@ -235,9 +254,9 @@ struct conv2d_atom {
     const auto* block = reinterpret_cast<const std::int16_t*>(col);
     // A whole block with a saturating 8-bit epilogue: stored by the kernel itself.
     if (block_store != nullptr && count == tile_pixels) {
-      return detail::block_2x4_store8(block_store, plan, cache, groups, d.out_c, block, out, acc);
+      return detail::block_2x4_store8(block_store, format, plan, cache, groups, d.out_c, block, out, acc);
     }
-    if (cache != nullptr) detail::block_2x4_expanded(cache, groups, d.out_c, block, acc);
+    if (cache != nullptr) detail::block_2x4_acc(format, cache, groups, d.out_c, block, acc);
     else detail::block_1x4<true>(rows, d.out_c, block, acc);
     for (int p = 0; p < count; ++p) store_channels<tile_pixels>(acc + p, plan, 0, d.out_c, out + std::int64_t{p} * d.out_c);
   }
@@ -289,6 +308,7 @@ void conv2d_im2col(const reference::conv2d_dims& d, const TIn* input, const std:
                               plan,
                               {reinterpret_cast<const std::uint8_t*>(weights), k / 4, k % 4},
                               cache,
+                              flash != nullptr ? flash->format : weight_format::expanded,
                               nullptr};
   if constexpr (From == constants_from::flash) atom.block_store = flash->block_store;
   else if (cache != nullptr) atom.block_store = detail::block_store_kernel<TOut>(plan.kind);

@@ -73,10 +73,16 @@ struct chw_params;       // depthwise_chw.hpp
 /// into flash for a layer whose weights, bias and requantization are template arguments
 /// (flash_constants.hpp): the epilogue's kind and table (bias folded in) and, where the kernel
 /// runs from them, the expanded weights (else nullptr: the kernel reads the 8-bit weights).
+/// How flash_constants::weights holds conv2d's weights: expanded to int16 channel pairs
+/// (detail::expand_pairs_portable, within the weight-cache budget), or 8-bit channel-pair words
+/// that the kernel widens itself (detail::pair_bytes_portable, beyond it).
+enum class weight_format : std::uint8_t { expanded, byte_pairs };
+
 struct flash_constants {
   epilogue_kind kind = epilogue_kind::raw;
   const rq_entry* table = nullptr;
   const std::uint32_t* weights = nullptr;
+  weight_format format = weight_format::expanded;
   /// The kernel variants the layer runs, chosen at compile time like the rest (nullptr where
   /// the layer has none): a per-call kernel picks among its variants at run time, so a firmware
   /// links all of them; a whole layer links only its own (the keyword-spotting firmware's

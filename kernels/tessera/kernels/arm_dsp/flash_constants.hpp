@@ -37,11 +37,23 @@ namespace tessera::kernels::arm_dsp {
 // The convolution kernels that take flash_constants are named by their conv_variant: im2col
 // (conv2d_im2col), depthwise_hwc and depthwise_chw.
 
-/// Expanded weight words a kernel takes from flash: conv2d's cache where the budget takes it,
-/// depthwise_hwc's pairs; none for depthwise_chw (its per-channel taps are set up per channel).
+/// How a whole layer's conv2d weights are held in flash: expanded to int16 where the
+/// weight-cache budget takes them (16 cycles per 16 MACs in the 2x4 kernel), else as 8-bit
+/// channel-pair words the 2x4 kernel widens itself (18 cycles, against 22 for the 1x4 kernel
+/// that a tile runs from 8-bit rows; no bigger than the 8-bit weights, which are then not
+/// linked).
+constexpr weight_format conv2d_flash_format(const reference::conv2d_dims& d) {
+  return conv2d_weight_cache_bytes(d) != 0 ? weight_format::expanded : weight_format::byte_pairs;
+}
+
+/// Weight words a kernel takes from flash: conv2d's weights in conv2d_flash_format (expanded:
+/// the cache's size; byte pairs: a word per channel and group), depthwise_hwc's pairs; none for
+/// depthwise_chw (its per-channel taps are set up per channel).
 constexpr std::size_t flash_weight_words(conv_variant k, const reference::conv2d_dims& d) {
   switch (k) {
-    case conv_variant::im2col: return conv2d_weight_cache_bytes(d) / 4;
+    case conv_variant::im2col:
+      if (conv2d_flash_format(d) == weight_format::expanded) return conv2d_weight_cache_bytes(d) / 4;
+      return std::size_t(d.out_c) * ((std::size_t(d.kernel_h) * d.kernel_w * d.in_c + 3) / 4);
     case conv_variant::depthwise_hwc: return depthwise_tap_pairs(d) * round_up(std::size_t(d.in_c), channel_lanes);
     case conv_variant::depthwise_chw:
     case conv_variant::reference: return 0;
@@ -71,7 +83,10 @@ template <class TOut>
 constexpr flash_constants flash_constants_of(conv_variant k, const reference::conv2d_dims& d, epilogue_kind kind,
                                              const rq_entry* table, const std::uint32_t* weight_words) {
   flash_constants c{kind, table, weight_words};
-  if (k == conv_variant::im2col && weight_words != nullptr) c.block_store = detail::block_store_kernel<TOut>(kind);
+  if (k == conv_variant::im2col && weight_words != nullptr) {
+    c.format = conv2d_flash_format(d);
+    c.block_store = detail::block_store_kernel<TOut>(kind, c.format);
+  }
   if (k == conv_variant::depthwise_chw) c.chw_row = detail::chw_row_for<TOut>(d, kind);
   return c;
 }
@@ -86,15 +101,20 @@ constexpr flash_constants derive_flash(conv_variant k, const reference::conv2d_d
                                        std::uint32_t* weight_words) {
   const epilogue_kind kind = make_epilogue<TOut>(rq, d.out_c, table, bias, flash_acc_bound<TIn>(k, d)).kind;
   const std::size_t words = flash_weight_words(k, d);
-  if (k == conv_variant::im2col && words > 0)
-    detail::expand_pairs_portable(weights, d.kernel_h * d.kernel_w * d.in_c, d.out_c, weight_words);
+  if (k == conv_variant::im2col && words > 0) {
+    const int reduction = d.kernel_h * d.kernel_w * d.in_c;
+    if (conv2d_flash_format(d) == weight_format::expanded)
+      detail::expand_pairs_portable(weights, reduction, d.out_c, weight_words);
+    else detail::pair_bytes_portable(weights, reduction, d.out_c, weight_words);
+  }
   if (k == conv_variant::depthwise_hwc) pair_taps(weights, d.in_c, d.kernel_h * d.kernel_w, weight_words);
   return flash_constants_of<TOut>(k, d, kind, rq.enabled ? table : nullptr, words > 0 ? weight_words : nullptr);
 }
 
 /// Whether kernel `k` reads the 8-bit weights when given flash constants (kernels::conv2d_layer
-/// passes nullptr otherwise, so the linker drops them): conv2d when its weights did not fit the
-/// cache budget, depthwise_hwc for channels past the last group of 4, depthwise_chw always.
+/// passes nullptr otherwise, so the linker drops them): conv2d never (its weights come from
+/// flash in one of two formats, conv2d_flash_format), depthwise_hwc for channels past the last
+/// group of 4, depthwise_chw always.
 constexpr bool flash_needs_weights(conv_variant k, const reference::conv2d_dims& d) {
   switch (k) {
     case conv_variant::im2col: return flash_weight_words(k, d) == 0;

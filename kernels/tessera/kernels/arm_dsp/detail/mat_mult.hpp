@@ -403,11 +403,11 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
 // otherwise.
 #define TESSERA_DSP_MUL(ACC, X, W) "smuad " ACC ", " X ", " W "\n\t"
 #define TESSERA_DSP_MAC(ACC, X, W) "smlad " ACC ", " X ", " W ", " ACC "\n\t"
-#define TESSERA_DSP_PAIR_HALF(OP, A, B, C, D) \
-  "ldr r8, [r12], #8\n\t"                    \
-  "ldr r9, [r12, #-4]\n\t"                   \
+#define TESSERA_DSP_PAIR_HALF(OP, LOADW, WIDEN, A, B, C, D) \
+  LOADW                                      \
   "ldr r10, [lr, #" A "]\n\t"                \
   "ldr r11, [lr, #" B "]\n\t"                \
+  WIDEN                                      \
   OP("r0", "r10", "r8")                       \
   OP("r4", "r10", "r9")                       \
   OP("r1", "r11", "r8")                       \
@@ -419,20 +419,40 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
   OP("r3", "r11", "r8")                       \
   OP("r7", "r11", "r9")
 
+// The weight formats' loads into r8/r9 (both channels' lanes of the half) and their widening:
+// EXP, expanded int16 words (the even words of both channels, then the odd ones: 16 bytes a
+// group); B8, 8-bit channel-pair words [c0 w0..w3, c1 w0..w3] (8 bytes a group, read twice:
+// SXTB16 takes the even lanes, SXTB16 ROR 8 the odd ones). A B8 half costs two SXTB16 more,
+// 18 cycles against 16, and needs no expanded copy.
+#define TESSERA_DSP_W_EXP_EVEN_LOAD "ldr r8, [r12], #8\n\t" "ldr r9, [r12, #-4]\n\t"
+#define TESSERA_DSP_W_EXP_EVEN_WIDEN
+#define TESSERA_DSP_W_EXP_ODD_LOAD TESSERA_DSP_W_EXP_EVEN_LOAD
+#define TESSERA_DSP_W_EXP_ODD_WIDEN
+#define TESSERA_DSP_W_B8_EVEN_LOAD "ldr r8, [r12]\n\t" "ldr r9, [r12, #4]\n\t"
+#define TESSERA_DSP_W_B8_EVEN_WIDEN "sxtb16 r8, r8\n\t" "sxtb16 r9, r9\n\t"
+#define TESSERA_DSP_W_B8_ODD_LOAD "ldr r8, [r12], #8\n\t" "ldr r9, [r12, #-4]\n\t"
+#define TESSERA_DSP_W_B8_ODD_WIDEN "sxtb16 r8, r8, ror #8\n\t" "sxtb16 r9, r9, ror #8\n\t"
+
+// A half of format W (EXP or B8), even or odd.
+#define TESSERA_DSP_PAIR_HALF_EVEN(OP, W, A, B, C, D) \
+  TESSERA_DSP_PAIR_HALF(OP, TESSERA_DSP_W_##W##_EVEN_LOAD, TESSERA_DSP_W_##W##_EVEN_WIDEN, A, B, C, D)
+#define TESSERA_DSP_PAIR_HALF_ODD(OP, W, A, B, C, D) \
+  TESSERA_DSP_PAIR_HALF(OP, TESSERA_DSP_W_##W##_ODD_LOAD, TESSERA_DSP_W_##W##_ODD_WIDEN, A, B, C, D)
+
 // The group 32 * K bytes past lr (K = 0..3 within a loop iteration).
-#define TESSERA_DSP_PAIR_GROUP(E0, E1, E2, E3, O0, O1, O2, O3) \
-  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, E0, E1, E2, E3)         \
-  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, O0, O1, O2, O3)
+#define TESSERA_DSP_PAIR_GROUP(W, E0, E1, E2, E3, O0, O1, O2, O3) \
+  TESSERA_DSP_PAIR_HALF_EVEN(TESSERA_DSP_MAC, W, E0, E1, E2, E3)    \
+  TESSERA_DSP_PAIR_HALF_ODD(TESSERA_DSP_MAC, W, O0, O1, O2, O3)
 
 // The accumulation of one channel pair over the block, shared by both 2x4 kernels: the block
 // pointer lr from [sp], the first group (its first half initializes the accumulators), then
 // (groups - 1) % 4 groups ([sp, #16]) by entering the loop late, then four groups per
 // iteration up to the block's end at [sp, #4]. Leaves channel 0's pixels in r0-r3, channel 1's
 // in r4-r7, r12 at the next pair's weights. Labels 1-7.
-#define TESSERA_DSP_PAIR_ACCUMULATE                                        \
+#define TESSERA_DSP_PAIR_ACCUMULATE(W)                                     \
   "ldr lr, [sp]\n\t"                                                       \
-  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MUL, "0", "8", "16", "24")               \
-  TESSERA_DSP_PAIR_HALF(TESSERA_DSP_MAC, "4", "12", "20", "28")              \
+  TESSERA_DSP_PAIR_HALF_EVEN(TESSERA_DSP_MUL, W, "0", "8", "16", "24")       \
+  TESSERA_DSP_PAIR_HALF_ODD(TESSERA_DSP_MAC, W, "4", "12", "20", "28")       \
   "add lr, lr, #32\n\t"                                                     \
   "ldr r8, [sp, #16]\n\t"                                                   \
   "cmp r8, #2\n\t"                                                          \
@@ -454,41 +474,47 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
   "sub lr, lr, #96\n\t"                                                     \
   "b 8f\n\t"                                                                \
   "1:\n\t"                                                                  \
-  TESSERA_DSP_PAIR_GROUP("0", "8", "16", "24", "4", "12", "20", "28")        \
+  TESSERA_DSP_PAIR_GROUP(W, "0", "8", "16", "24", "4", "12", "20", "28")        \
   "2:\n\t"                                                                  \
-  TESSERA_DSP_PAIR_GROUP("32", "40", "48", "56", "36", "44", "52", "60")     \
+  TESSERA_DSP_PAIR_GROUP(W, "32", "40", "48", "56", "36", "44", "52", "60")     \
   "3:\n\t"                                                                  \
-  TESSERA_DSP_PAIR_GROUP("64", "72", "80", "88", "68", "76", "84", "92")     \
+  TESSERA_DSP_PAIR_GROUP(W, "64", "72", "80", "88", "68", "76", "84", "92")     \
   "8:\n\t"                                                                  \
-  TESSERA_DSP_PAIR_GROUP("96", "104", "112", "120", "100", "108", "116", "124") \
+  TESSERA_DSP_PAIR_GROUP(W, "96", "104", "112", "120", "100", "108", "116", "124") \
   "add lr, lr, #128\n\t"                                                    \
   "ldr r8, [sp, #4]\n\t"                                                    \
   "cmp lr, r8\n\t"                                                          \
   "bne 1b\n\t"                                                              \
   "4:\n\t"
 
-/// acc[4c + p] for the channel pairs of `args` (see pair_block_args). Stack: [sp] block start,
-/// [sp, 4] block end, [sp, 8] accumulator pointer, [sp, 12] its end, [sp, 16] rem.
+/// acc[4c + p] for the channel pairs of `args` (see pair_block_args), weights of format W.
+/// Stack: [sp] block start, [sp, 4] block end, [sp, 8] accumulator pointer, [sp, 12] its end,
+/// [sp, 16] rem.
+#define TESSERA_DSP_PAIR_ACC_KERNEL(W) \
+  "push {r4-r11, lr}\n\t"             \
+  "ldr r12, [r0, #0]\n\t"             \
+  "ldr r1, [r0, #4]\n\t"              \
+  "ldr r2, [r0, #8]\n\t"              \
+  "ldr r3, [r0, #12]\n\t"             \
+  "ldr r4, [r0, #16]\n\t"             \
+  "ldr r5, [r0, #20]\n\t"             \
+  "push {r1-r5}\n\t"                  \
+  "0:\n\t"                            \
+  TESSERA_DSP_PAIR_ACCUMULATE(W)       \
+  "ldr r10, [sp, #8]\n\t"             \
+  "stm r10!, {r0-r7}\n\t"             \
+  "str r10, [sp, #8]\n\t"             \
+  "ldr r11, [sp, #12]\n\t"            \
+  "cmp r10, r11\n\t"                  \
+  "bne 0b\n\t"                        \
+  "add sp, sp, #20\n\t"               \
+  "pop {r4-r11, pc}\n\t"
 [[gnu::naked, gnu::noinline]] inline void block_2x4_expanded_asm(const pair_block_args*) {
-  asm volatile(
-      "push {r4-r11, lr}\n\t"
-      "ldr r12, [r0, #0]\n\t"
-      "ldr r1, [r0, #4]\n\t"
-      "ldr r2, [r0, #8]\n\t"
-      "ldr r3, [r0, #12]\n\t"
-      "ldr r4, [r0, #16]\n\t"
-      "ldr r5, [r0, #20]\n\t"
-      "push {r1-r5}\n\t"
-      "0:\n\t"
-      TESSERA_DSP_PAIR_ACCUMULATE
-      "ldr r10, [sp, #8]\n\t"
-      "stm r10!, {r0-r7}\n\t"
-      "str r10, [sp, #8]\n\t"
-      "ldr r11, [sp, #12]\n\t"
-      "cmp r10, r11\n\t"
-      "bne 0b\n\t"
-      "add sp, sp, #20\n\t"
-      "pop {r4-r11, pc}\n\t");
+  asm volatile(TESSERA_DSP_PAIR_ACC_KERNEL(EXP));
+}
+/// The same from 8-bit channel-pair words (pair_bytes_portable).
+[[gnu::naked, gnu::noinline]] inline void block_2x4_bytes_asm(const pair_block_args*) {
+  asm volatile(TESSERA_DSP_PAIR_ACC_KERNEL(B8));
 }
 
 // --- 2 channels x 4 pixels, requantized and stored as 8-bit outputs ---------------------------
@@ -534,7 +560,7 @@ static_assert(offsetof(pair_store_args, col) == 4 && offsetof(pair_store_args, e
 
 // Stack: [sp] block start, [sp, 4] block end, [sp, 8] output pointer, [sp, 12] its end,
 // [sp, 16] rem, [sp, 20] table pointer, [sp, 24] stride.
-#define TESSERA_DSP_PAIR_STORE8_KERNEL(SAT, BITS)                  \
+#define TESSERA_DSP_PAIR_STORE8_KERNEL(SAT, BITS, W)               \
   "push {r4-r11, lr}\n\t"                                          \
   "ldr r12, [r0, #0]\n\t"                                          \
   "ldr r1, [r0, #4]\n\t"                                           \
@@ -546,7 +572,7 @@ static_assert(offsetof(pair_store_args, col) == 4 && offsetof(pair_store_args, e
   "ldr r7, [r0, #28]\n\t"                                          \
   "push {r1-r7}\n\t"                                               \
   "0:\n\t"                                                         \
-  TESSERA_DSP_PAIR_ACCUMULATE                                       \
+  TESSERA_DSP_PAIR_ACCUMULATE(W)                                    \
   "ldr lr, [sp, #20]\n\t"                                          \
   "ldr r11, [sp, #8]\n\t"                                          \
   "ldm lr!, {r8, r9, r10}\n\t"                                     \
@@ -576,16 +602,37 @@ static_assert(offsetof(pair_store_args, col) == 4 && offsetof(pair_store_args, e
 // Outputs saturated to [-128, 127] (SSAT 8), [0, 255] (USAT 8) and [0, 127] (USAT 7: a fused
 // ReLU of a signed output); one naked function each (a naked body is a single asm statement).
 [[gnu::naked, gnu::noinline]] inline void block_2x4_store_s8_asm(const pair_store_args*) {
-  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("ssat", "8"));
+  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("ssat", "8", EXP));
 }
 [[gnu::naked, gnu::noinline]] inline void block_2x4_store_u8_asm(const pair_store_args*) {
-  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "8"));
+  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "8", EXP));
 }
 [[gnu::naked, gnu::noinline]] inline void block_2x4_store_u7_asm(const pair_store_args*) {
-  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "7"));
+  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "7", EXP));
+}
+// The same from 8-bit channel-pair words.
+[[gnu::naked, gnu::noinline]] inline void block_2x4_bytes_store_s8_asm(const pair_store_args*) {
+  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("ssat", "8", B8));
+}
+[[gnu::naked, gnu::noinline]] inline void block_2x4_bytes_store_u8_asm(const pair_store_args*) {
+  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "8", B8));
+}
+[[gnu::naked, gnu::noinline]] inline void block_2x4_bytes_store_u7_asm(const pair_store_args*) {
+  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "7", B8));
 }
 
 #undef TESSERA_DSP_PAIR_STORE8_KERNEL
+#undef TESSERA_DSP_PAIR_ACC_KERNEL
+#undef TESSERA_DSP_PAIR_HALF_EVEN
+#undef TESSERA_DSP_PAIR_HALF_ODD
+#undef TESSERA_DSP_W_EXP_EVEN_LOAD
+#undef TESSERA_DSP_W_EXP_EVEN_WIDEN
+#undef TESSERA_DSP_W_EXP_ODD_LOAD
+#undef TESSERA_DSP_W_EXP_ODD_WIDEN
+#undef TESSERA_DSP_W_B8_EVEN_LOAD
+#undef TESSERA_DSP_W_B8_EVEN_WIDEN
+#undef TESSERA_DSP_W_B8_ODD_LOAD
+#undef TESSERA_DSP_W_B8_ODD_WIDEN
 #undef TESSERA_DSP_PAIR_CHANNEL
 #undef TESSERA_DSP_PAIR_OUT
 #undef TESSERA_DSP_PAIR_ACCUMULATE
@@ -652,6 +699,47 @@ inline void expand_pairs(const std::int8_t* weights, int k, int n, std::uint32_t
     }
   }
   if (n % 2 != 0) expand_row<std::int8_t, 2>(weights + std::int64_t{n - 1} * k, k, dst);
+}
+
+/// A layer's 8-bit weights as channel-pair words for the 2x4 kernel that widens them itself
+/// (block_2x4_bytes_asm): per pair of rows and group of 4 weights [row c word, row c+1 word],
+/// then (odd `n`) the last row's words alone for the 1x4 kernel; each word holds the group's 4
+/// weights in order (as a row read by words), the last group zero-padded. n * groups words,
+/// about the 8-bit weights' own size, which the kernel then no longer reads. Used for whole
+/// layers whose expanded copy would exceed the weight-cache budget (flash_constants.hpp).
+constexpr void pair_bytes_portable(const std::int8_t* weights, int k, int n, std::uint32_t* dst) {
+  const int groups = (k + 3) / 4;
+  const auto word = [&](int r, int g) {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const int e = 4 * g + i;
+      const std::int8_t b = e < k ? weights[std::int64_t{r} * k + e] : std::int8_t{0};
+      v |= std::uint32_t{static_cast<std::uint8_t>(b)} << (8 * i);
+    }
+    return v;
+  };
+  for (int c = 0; c + 1 < n; c += 2) {
+    for (int g = 0; g < groups; ++g) {
+      dst[0] = word(c, g);
+      dst[1] = word(c + 1, g);
+      dst += 2;
+    }
+  }
+  for (int g = 0; n % 2 != 0 && g < groups; ++g) *dst++ = word(n - 1, g);
+}
+
+/// acc[4c + p] = dot(weight row c, pixel p of the block) for c < n, p < 4, from the words of
+/// pair_bytes_portable: the 2x4 kernel for the pairs, the 1x4 kernel for an odd last row.
+inline void block_2x4_bytes(const std::uint32_t* w, int groups, int n, const std::int16_t* col, std::int32_t* acc) {
+  const int pairs = n / 2;
+  if (pairs > 0) {
+    const pair_block_args args{w, col, col + 16 * groups, acc, acc + 8 * pairs, (groups - 1) % 4};
+    block_2x4_bytes_asm(&args);
+  }
+  if (n % 2 != 0) {
+    const auto* row = reinterpret_cast<const std::uint8_t*>(w + std::int64_t{pairs} * groups * 2);
+    block_1x4<true>(weight_rows{row, groups, 0}, 1, col, acc + 8 * pairs);
+  }
 }
 
 /// acc[4c + p] = dot(weight row c, pixel p of the block) for c < n, p < 4, from the cache of
