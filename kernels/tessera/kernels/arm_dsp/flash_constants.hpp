@@ -12,7 +12,8 @@
 // twin detail::expand_pairs per call, one layout, and the kernel tests run both. What ends in
 // flash: 12 bytes per output channel for the table and, for conv2d, the expanded weights where
 // conv2d_weight_cache_bytes takes them (2 bytes per weight, rounded up to whole groups of 4 per
-// filter) in place of the 8-bit weights, which the kernel then no longer reads
+// filter), else the 8-bit weights regrouped as channel-pair words (conv2d_flash_format), in
+// place of the 8-bit weights, which the kernel then no longer reads
 // (kernels::conv2d_layer passes nullptr, so the linker drops them); depthwise_hwc's pairs likewise
 // when its channels are whole groups of 4. The raw and exact epilogue kinds read the original
 // requantization arrays and bias at run time; the others read only the table. The kernel
