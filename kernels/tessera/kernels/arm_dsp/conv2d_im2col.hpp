@@ -2,20 +2,19 @@
 // pixel-block loop (algorithm/conv2d.hpp) with im2col of 4 output pixels at a time into int16,
 // then the micro-kernel for every output channel: 2 channels x 4 pixels when the layer's weights
 // fit the expanded-weight cache (conv2d_weight_cache_bytes, expanded into channel pairs once per
-// call, or once per filter block when the tiles of a layer say their scratch is `prepared`),
-// 1 x 4 from the 8-bit weights otherwise.
+// call, or once per filter block when the tiles of a layer say their scratch is `prepared`; a
+// whole layer's come from flash, beyond the budget as 8-bit channel-pair words the kernel
+// widens itself), 1 x 4 from the 8-bit weights otherwise.
 //
-// Cost per 4 pixels and group of 4 reduction elements: 17.5 estimated Cortex-M4 cycles (11
-// instructions) per 16 MACs in the 2x4 kernel, 22 cycles (13 instructions) in the 1x4 kernel
-// (detail/mat_mult.hpp); plus the block's expansion
-// (about 1.3 instructions per element, shared by all output channels) and the epilogue: for
-// whole blocks with a saturating 8-bit epilogue the 2x4 kernel requantizes and stores from its
-// registers (about 9 estimated cycles an output, against 12 through the accumulator block and
-// the per-pixel store loop: -3.3% of the keyword-spotting network's cycles); otherwise 5.5
-// instructions per 8-bit output through the accumulators. Measured under QEMU on a Cortex-M4 (guest instructions per MAC, -O2):
-// 3x3 16->16 on 32x32 0.99, 3x3 64->64 on 8x8 (no cache) 0.93, 1x1 32->64 on 48x48 1.05.
-// A 1x1 convolution takes the same path: its "im2col" is a plain expansion of each pixel's
-// channels (no gather, no padding checks beyond one row test), so no separate kernel is needed.
+// Estimated Cortex-M4 cycles per 16 MACs (docs/benchmarks.md, "Cycle model"; the shapes and
+// loops were chosen by cycles, not instructions): 16 in the 2x4 kernel from expanded weights,
+// 18 from 8-bit pair words, 22 in the 1x4 kernel. Around it: the block's expansion (an interior
+// pixel's kernel rows straight from the input, a border pixel staged whole and expanded once; a
+// 1x1 stride-1 layer packs its 4 consecutive pixels in one pass, about 6.5 cycles a group of 4
+// pixels) and the epilogue: a whole 4-pixel block with a saturating 8-bit epilogue is
+// requantized and stored by the 2x4 kernel from its registers (about 9 cycles an output, against
+// 12 through the accumulator block and the per-pixel store loop), other blocks and epilogues go
+// through the accumulators (5.5 instructions per 8-bit output).
 #pragma once
 
 #include <cstddef>
