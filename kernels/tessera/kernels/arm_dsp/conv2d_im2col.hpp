@@ -10,8 +10,8 @@
 // loops were chosen by cycles, not instructions): 16 in the 2x4 kernel from expanded weights,
 // 18 from 8-bit pair words, 22 in the 1x4 kernel. Around it: the block's expansion (an interior
 // pixel's kernel rows straight from the input, a border pixel staged whole and expanded once; a
-// 1x1 stride-1 layer packs its 4 consecutive pixels in one pass, about 6.5 cycles a group of 4
-// pixels) and the epilogue: a whole 4-pixel block with a saturating 8-bit epilogue is
+// 1x1 stride-1 layer packs its 4 consecutive pixels in one pass, about 26 cycles a group of all
+// 4 pixels) and the epilogue: a whole 4-pixel block with a saturating 8-bit epilogue is
 // requantized and stored by the 2x4 kernel from its registers (about 9 cycles an output, against
 // 12 through the accumulator block and the per-pixel store loop), other blocks and epilogues go
 // through the accumulators (5.5 instructions per 8-bit output).
