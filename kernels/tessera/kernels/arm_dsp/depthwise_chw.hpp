@@ -162,27 +162,21 @@ enum class chw_store : std::uint8_t { s8, u8, u7, acc };  ///< SSAT 8, USAT 8, U
   "adc " ACC ", " ACC ", r6\n\t"             \
   SAT " " ACC ", #" BITS ", " ACC "\n\t"
 
-// Outputs at r12, r12 + r7 (then r12 advances two outputs): an immediate-offset STRB takes one
-// cycle, a register-offset one two.
-#define TESSERA_DSP_CHW_Q_STORE(SAT, BITS)         \
-  "ldm sp, {r4, r5, r6, r7}\n\t"                   \
-  TESSERA_DSP_CHW_REQ("r8", SAT, BITS)             \
-  "strb r8, [r12]\n\t"                             \
-  TESSERA_DSP_CHW_REQ("r9", SAT, BITS)             \
-  "strb r9, [r12, r7]\n\t"                         \
-  "add r12, r12, r7, lsl #1\n\t"                   \
-  TESSERA_DSP_CHW_REQ("r10", SAT, BITS)            \
-  "strb r10, [r12]\n\t"                            \
-  TESSERA_DSP_CHW_REQ("r11", SAT, BITS)            \
-  "strb r11, [r12, r7]\n\t"                        \
+// Accumulators A, B stored at r12, r12 + r7, then r12 advances two outputs: an
+// immediate-offset STRB takes one cycle, a register-offset one two.
+#define TESSERA_DSP_CHW_STORE_TWO(SAT, BITS, A, B) \
+  TESSERA_DSP_CHW_REQ(A, SAT, BITS)                \
+  "strb " A ", [r12]\n\t"                          \
+  TESSERA_DSP_CHW_REQ(B, SAT, BITS)                \
+  "strb " B ", [r12, r7]\n\t"                      \
   "add r12, r12, r7, lsl #1\n\t"
-#define TESSERA_DSP_CHW_P_STORE(SAT, BITS)         \
-  "ldm sp, {r4, r5, r6, r7}\n\t"                   \
-  TESSERA_DSP_CHW_REQ("r8", SAT, BITS)             \
-  "strb r8, [r12]\n\t"                             \
-  TESSERA_DSP_CHW_REQ("r9", SAT, BITS)             \
-  "strb r9, [r12, r7]\n\t"                         \
-  "add r12, r12, r7, lsl #1\n\t"
+#define TESSERA_DSP_CHW_Q_STORE(SAT, BITS)            \
+  "ldm sp, {r4, r5, r6, r7}\n\t"                      \
+  TESSERA_DSP_CHW_STORE_TWO(SAT, BITS, "r8", "r9")    \
+  TESSERA_DSP_CHW_STORE_TWO(SAT, BITS, "r10", "r11")
+#define TESSERA_DSP_CHW_P_STORE(SAT, BITS) \
+  "ldm sp, {r4, r5, r6, r7}\n\t"           \
+  TESSERA_DSP_CHW_STORE_TWO(SAT, BITS, "r8", "r9")
 #define TESSERA_DSP_CHW_1_STORE(SAT, BITS)         \
   "ldm sp, {r4, r5, r6}\n\t"                       \
   TESSERA_DSP_CHW_REQ("r8", SAT, BITS)             \
@@ -285,6 +279,7 @@ consteval chw_quad_fn chw_quad_3x3() {
 #undef TESSERA_DSP_CHW_ROWS
 #undef TESSERA_DSP_CHW_REQ
 #undef TESSERA_DSP_CHW_Q_STORE
+#undef TESSERA_DSP_CHW_STORE_TWO
 #undef TESSERA_DSP_CHW_P_STORE
 #undef TESSERA_DSP_CHW_1_STORE
 #undef TESSERA_DSP_CHW_QUAD_KERNEL
