@@ -600,28 +600,19 @@ static_assert(offsetof(pair_store_args, col) == 4 && offsetof(pair_store_args, e
   "pop {r4-r11, pc}\n\t"
 
 // Outputs saturated to [-128, 127] (SSAT 8), [0, 255] (USAT 8) and [0, 127] (USAT 7: a fused
-// ReLU of a signed output); one naked function each (a naked body is a single asm statement).
-[[gnu::naked, gnu::noinline]] inline void block_2x4_store_s8_asm(const pair_store_args*) {
-  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("ssat", "8", EXP));
-}
-[[gnu::naked, gnu::noinline]] inline void block_2x4_store_u8_asm(const pair_store_args*) {
-  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "8", EXP));
-}
-[[gnu::naked, gnu::noinline]] inline void block_2x4_store_u7_asm(const pair_store_args*) {
-  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "7", EXP));
-}
-// The same from 8-bit channel-pair words.
-[[gnu::naked, gnu::noinline]] inline void block_2x4_bytes_store_s8_asm(const pair_store_args*) {
-  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("ssat", "8", B8));
-}
-[[gnu::naked, gnu::noinline]] inline void block_2x4_bytes_store_u8_asm(const pair_store_args*) {
-  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "8", B8));
-}
-[[gnu::naked, gnu::noinline]] inline void block_2x4_bytes_store_u7_asm(const pair_store_args*) {
-  asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL("usat", "7", B8));
-}
+// ReLU of a signed output), from expanded weights (EXP) or 8-bit channel-pair words (B8); one
+// naked function each (a naked body is a single asm statement).
+#define TESSERA_DSP_PAIR_STORE8_FN(NAME, SAT, BITS, W) \
+  [[gnu::naked, gnu::noinline]] inline void NAME(const pair_store_args*) { asm volatile(TESSERA_DSP_PAIR_STORE8_KERNEL(SAT, BITS, W)); }
+TESSERA_DSP_PAIR_STORE8_FN(block_2x4_store_s8_asm, "ssat", "8", EXP)
+TESSERA_DSP_PAIR_STORE8_FN(block_2x4_store_u8_asm, "usat", "8", EXP)
+TESSERA_DSP_PAIR_STORE8_FN(block_2x4_store_u7_asm, "usat", "7", EXP)
+TESSERA_DSP_PAIR_STORE8_FN(block_2x4_bytes_store_s8_asm, "ssat", "8", B8)
+TESSERA_DSP_PAIR_STORE8_FN(block_2x4_bytes_store_u8_asm, "usat", "8", B8)
+TESSERA_DSP_PAIR_STORE8_FN(block_2x4_bytes_store_u7_asm, "usat", "7", B8)
 
 #undef TESSERA_DSP_PAIR_STORE8_KERNEL
+#undef TESSERA_DSP_PAIR_STORE8_FN
 #undef TESSERA_DSP_PAIR_ACC_KERNEL
 #undef TESSERA_DSP_PAIR_HALF_EVEN
 #undef TESSERA_DSP_PAIR_HALF_ODD
