@@ -490,14 +490,18 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
 /// acc[4c + p] for the channel pairs of `args` (see pair_block_args), weights of format W.
 /// Stack: [sp] block start, [sp, 4] block end, [sp, 8] accumulator pointer, [sp, 12] its end,
 /// [sp, 16] rem.
+// Both kernels' entry: the weight pointer into r12, the next five argument words into r1-r5
+// (then onto the stack).
+#define TESSERA_DSP_PAIR_ENTRY \
+  "push {r4-r11, lr}\n\t"     \
+  "ldr r12, [r0, #0]\n\t"     \
+  "ldr r1, [r0, #4]\n\t"      \
+  "ldr r2, [r0, #8]\n\t"      \
+  "ldr r3, [r0, #12]\n\t"     \
+  "ldr r4, [r0, #16]\n\t"     \
+  "ldr r5, [r0, #20]\n\t"
 #define TESSERA_DSP_PAIR_ACC_KERNEL(W) \
-  "push {r4-r11, lr}\n\t"             \
-  "ldr r12, [r0, #0]\n\t"             \
-  "ldr r1, [r0, #4]\n\t"              \
-  "ldr r2, [r0, #8]\n\t"              \
-  "ldr r3, [r0, #12]\n\t"             \
-  "ldr r4, [r0, #16]\n\t"             \
-  "ldr r5, [r0, #20]\n\t"             \
+  TESSERA_DSP_PAIR_ENTRY               \
   "push {r1-r5}\n\t"                  \
   "0:\n\t"                            \
   TESSERA_DSP_PAIR_ACCUMULATE(W)       \
@@ -561,13 +565,7 @@ static_assert(offsetof(pair_store_args, col) == 4 && offsetof(pair_store_args, e
 // Stack: [sp] block start, [sp, 4] block end, [sp, 8] output pointer, [sp, 12] its end,
 // [sp, 16] rem, [sp, 20] table pointer, [sp, 24] stride.
 #define TESSERA_DSP_PAIR_STORE8_KERNEL(SAT, BITS, W)               \
-  "push {r4-r11, lr}\n\t"                                          \
-  "ldr r12, [r0, #0]\n\t"                                          \
-  "ldr r1, [r0, #4]\n\t"                                           \
-  "ldr r2, [r0, #8]\n\t"                                           \
-  "ldr r3, [r0, #12]\n\t"                                          \
-  "ldr r4, [r0, #16]\n\t"                                          \
-  "ldr r5, [r0, #20]\n\t"                                          \
+  TESSERA_DSP_PAIR_ENTRY                                           \
   "ldr r6, [r0, #24]\n\t"                                          \
   "ldr r7, [r0, #28]\n\t"                                          \
   "push {r1-r7}\n\t"                                               \
@@ -614,6 +612,7 @@ TESSERA_DSP_PAIR_STORE8_FN(block_2x4_bytes_store_u7_asm, "usat", "7", B8)
 #undef TESSERA_DSP_PAIR_STORE8_KERNEL
 #undef TESSERA_DSP_PAIR_STORE8_FN
 #undef TESSERA_DSP_PAIR_ACC_KERNEL
+#undef TESSERA_DSP_PAIR_ENTRY
 #undef TESSERA_DSP_PAIR_HALF_EVEN
 #undef TESSERA_DSP_PAIR_HALF_ODD
 #undef TESSERA_DSP_W_EXP_EVEN_LOAD
