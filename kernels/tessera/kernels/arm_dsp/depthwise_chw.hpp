@@ -93,12 +93,16 @@ enum class chw_store : std::uint8_t { s8, u8, u7, acc };  ///< SSAT 8, USAT 8, U
 // output is the same at both strides.
 #define TESSERA_DSP_CHW_NOACC(R)
 #define TESSERA_DSP_CHW_ACC(R) ", " R
+// Three data words from a filter row (the row pointer steps two words) and its weight words:
+// the stride-1 quad's A, B, C and the stride-2 pair's.
+#define TESSERA_DSP_CHW_LOAD3(ROW, W01, W12) \
+  "ldr r3, [" ROW "], #8\n\t"               \
+  "ldr r4, [" ROW ", #-4]\n\t"              \
+  "ldr r5, [" ROW "]\n\t"                   \
+  "ldr r6, [sp, #" W01 "]\n\t"              \
+  "ldr r7, [sp, #" W12 "]\n\t"
 #define TESSERA_DSP_CHW_Q_ROW(ROW, W01, W12, DUAL, TB, ACC) \
-  "ldr r3, [" ROW "], #8\n\t"                              \
-  "ldr r4, [" ROW ", #-4]\n\t"                             \
-  "ldr r5, [" ROW "]\n\t"                                  \
-  "ldr r6, [sp, #" W01 "]\n\t"                             \
-  "ldr r7, [sp, #" W12 "]\n\t"                             \
+  TESSERA_DSP_CHW_LOAD3(ROW, W01, W12)                    \
   DUAL " r8, r3, r6" ACC("r8") "\n\t"                      \
   TB " r9, r3, r6" ACC("r9") "\n\t"                        \
   DUAL " r10, r4, r6" ACC("r10") "\n\t"                    \
@@ -140,11 +144,7 @@ enum class chw_store : std::uint8_t { s8, u8, u7, acc };  ///< SSAT 8, USAT 8, U
   DUAL " r11, r3, r6" ACC("r11") "\n\t"                    \
   "smlabt r11, r4, r7, r11\n\t"
 #define TESSERA_DSP_CHW_P2_ROW(ROW, W01, W12, DUAL, TB, ACC) \
-  "ldr r3, [" ROW "], #8\n\t"                              \
-  "ldr r4, [" ROW ", #-4]\n\t"                             \
-  "ldr r5, [" ROW "]\n\t"                                  \
-  "ldr r6, [sp, #" W01 "]\n\t"                             \
-  "ldr r7, [sp, #" W12 "]\n\t"                             \
+  TESSERA_DSP_CHW_LOAD3(ROW, W01, W12)                    \
   DUAL " r8, r3, r6" ACC("r8") "\n\t"                      \
   "smlabt r8, r4, r7, r8\n\t"                              \
   DUAL " r9, r4, r6" ACC("r9") "\n\t"                      \
@@ -272,6 +272,7 @@ consteval chw_quad_fn chw_quad_3x3() {
 #undef TESSERA_DSP_CHW_NOACC
 #undef TESSERA_DSP_CHW_ACC
 #undef TESSERA_DSP_CHW_Q_ROW
+#undef TESSERA_DSP_CHW_LOAD3
 #undef TESSERA_DSP_CHW_P_ROW
 #undef TESSERA_DSP_CHW_Q2_ROW
 #undef TESSERA_DSP_CHW_P2_ROW
