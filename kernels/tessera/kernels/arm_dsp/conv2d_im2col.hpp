@@ -220,9 +220,8 @@ void block_2x4_store8(block_store_fn kernel, weight_format f, const epilogue_pla
 }  // namespace detail
 
 /// The convolution's atom (algorithm/conv2d.hpp): 4-pixel im2col blocks, then the micro-kernel
-/// over every output channel, storing the outputs itself (`block_store`, with the expanded
-/// weights and a saturating 8-bit epilogue) or into a block of accumulators for the epilogue
-/// per pixel.
+/// over every output channel, storing the outputs itself (`block_store`, with prepared weights
+/// and a saturating 8-bit epilogue) or into a block of accumulators for the epilogue per pixel.
 template <class TIn, class TOut>
 struct conv2d_atom {
   static constexpr int pixels = tile_pixels;
