@@ -186,18 +186,34 @@ constexpr block_store_fn block_store_kernel(epilogue_kind k, weight_format f = w
   }
 }
 
-/// acc[4c + p] for every output channel from the layer's prepared weights in format `f`.
-inline void block_2x4_acc(weight_format f, const std::uint32_t* w, int groups, int n, const std::int16_t* col,
-                          std::int32_t* acc) {
-  if (f == weight_format::byte_pairs) block_2x4_bytes(w, groups, n, col, acc);
-  else block_2x4_expanded(w, groups, n, col, acc);
+/// The 2x4 kernel's accumulating forms for one prepared-weight format: every channel into
+/// `acc` (acc[4c + p]), and the odd last channel alone, after `pairs` pairs, through the 1x4
+/// kernel. A whole layer's is chosen at compile time (flash_constants::pairs), so a firmware
+/// links only the formats its layers use.
+struct pair_kernels {
+  void (*all)(const std::uint32_t* w, int groups, int n, const std::int16_t* col, std::int32_t* acc);
+  void (*last)(const std::uint32_t* w, int groups, int pairs, const std::int16_t* col, std::int32_t* acc);
+};
+inline void last_row_expanded(const std::uint32_t* w, int groups, int pairs, const std::int16_t* col,
+                              std::int32_t* acc) {
+  block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc);
+}
+inline void last_row_bytes(const std::uint32_t* w, int groups, int pairs, const std::int16_t* col,
+                           std::int32_t* acc) {
+  block_1x4<true>(weight_rows{reinterpret_cast<const std::uint8_t*>(w + std::int64_t{pairs} * groups * 2), groups, 0},
+                  1, col, acc);
+}
+inline constexpr pair_kernels expanded_pair_kernels{&block_2x4_expanded, &last_row_expanded};
+inline constexpr pair_kernels byte_pair_kernels{&block_2x4_bytes, &last_row_bytes};
+constexpr const pair_kernels* pair_kernels_for(weight_format f) {
+  return f == weight_format::byte_pairs ? &byte_pair_kernels : &expanded_pair_kernels;
 }
 
 /// The block's 4 pixels requantized and stored by `kernel` (block_store_kernel of the plan's
 /// kind; `out`: pixel 0's first channel; a pixel's `n` channels are contiguous, the next
 /// pixel's follow); an odd last channel through the 1x4 kernel and `acc`.
 template <class TOut>
-void block_2x4_store8(block_store_fn kernel, weight_format f, const epilogue_plan& plan, const std::uint32_t* w,
+void block_2x4_store8(block_store_fn kernel, const pair_kernels& k, const epilogue_plan& plan, const std::uint32_t* w,
                       int groups, int n, const std::int16_t* col, TOut* out, std::int32_t* acc) {
   const int pairs = n / 2;
   auto* bytes = reinterpret_cast<std::uint8_t*>(out);
@@ -207,12 +223,7 @@ void block_2x4_store8(block_store_fn kernel, weight_format f, const epilogue_pla
     kernel(&args);
   }
   if (n % 2 != 0) {
-    if (f == weight_format::byte_pairs) {
-      const auto* row = reinterpret_cast<const std::uint8_t*>(w + std::int64_t{pairs} * groups * 2);
-      block_1x4<true>(weight_rows{row, groups, 0}, 1, col, acc);
-    } else {
-      block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc);
-    }
+    k.last(w, groups, pairs, col, acc);
     store_fixed(acc, 1, plan, n - 1, tile_pixels, out + (n - 1), n);
   }
 }
@@ -233,7 +244,7 @@ struct conv2d_atom {
   epilogue_plan plan;
   detail::weight_rows rows;
   const std::uint32_t* cache;  ///< the prepared weights (2x4 kernel), or nullptr: the 1x4 from `rows`
-  weight_format format;        ///< how `cache` holds them
+  const detail::pair_kernels* pairs;   ///< the 2x4 kernel's forms for `cache`'s format
   detail::block_store_fn block_store;  ///< the 2x4 kernel storing TOut, or nullptr
   algorithm::pixel_cursor at{};  ///< set at each image's first block
 
@@ -252,9 +263,9 @@ struct conv2d_atom {
     const auto* block = reinterpret_cast<const std::int16_t*>(col);
     // A whole block with a saturating 8-bit epilogue: stored by the kernel itself.
     if (block_store != nullptr && count == tile_pixels) {
-      return detail::block_2x4_store8(block_store, format, plan, cache, groups, d.out_c, block, out, acc);
+      return detail::block_2x4_store8(block_store, *pairs, plan, cache, groups, d.out_c, block, out, acc);
     }
-    if (cache != nullptr) detail::block_2x4_acc(format, cache, groups, d.out_c, block, acc);
+    if (cache != nullptr) pairs->all(cache, groups, d.out_c, block, acc);
     else detail::block_1x4<true>(rows, d.out_c, block, acc);
     for (int p = 0; p < count; ++p) store_channels<tile_pixels>(acc + p, plan, 0, d.out_c, out + std::int64_t{p} * d.out_c);
   }
@@ -306,10 +317,15 @@ void conv2d_im2col(const reference::conv2d_dims& d, const TIn* input, const std:
                               plan,
                               {reinterpret_cast<const std::uint8_t*>(weights), k / 4, k % 4},
                               cache,
-                              flash != nullptr ? flash->format : weight_format::expanded,
+                              nullptr,
                               nullptr};
-  if constexpr (From == constants_from::flash) atom.block_store = flash->block_store;
-  else if (cache != nullptr) atom.block_store = detail::block_store_kernel<TOut>(plan.kind);
+  if constexpr (From == constants_from::flash) {
+    atom.pairs = flash->pairs;
+    atom.block_store = flash->block_store;
+  } else if (cache != nullptr) {
+    atom.pairs = &detail::expanded_pair_kernels;
+    atom.block_store = detail::block_store_kernel<TOut>(plan.kind);
+  }
   algorithm::conv2d_pixel_blocks(d, input, output, atom);
 }
 

@@ -66,6 +66,7 @@ enum class constants_from : std::uint8_t { call, flash };
 
 namespace detail {
 struct pair_store_args;  // detail/mat_mult.hpp
+struct pair_kernels;     // conv2d_im2col.hpp
 struct chw_params;       // depthwise_chw.hpp
 }  // namespace detail
 
@@ -87,6 +88,7 @@ struct flash_constants {
   /// the layer has none): a per-call kernel picks among its variants at run time, so a firmware
   /// links all of them; a whole layer links only its own (the keyword-spotting firmware's
   /// kernels 3.5 kB smaller).
+  const detail::pair_kernels* pairs = nullptr;  ///< conv2d: the 2x4 kernel's forms for `format`
   void (*block_store)(const detail::pair_store_args*) = nullptr;  ///< conv2d: 2x4 storing 8-bit outputs
   void (*chw_row)(const std::int16_t*, void*, int, const detail::chw_params*) = nullptr;  ///< depthwise_chw
 
