@@ -194,15 +194,6 @@ struct pair_kernels {
   void (*all)(const std::uint32_t* w, int groups, int n, const std::int16_t* col, std::int32_t* acc);
   void (*last)(const std::uint32_t* w, int groups, int pairs, const std::int16_t* col, std::int32_t* acc);
 };
-inline void last_row_expanded(const std::uint32_t* w, int groups, int pairs, const std::int16_t* col,
-                              std::int32_t* acc) {
-  block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc);
-}
-inline void last_row_bytes(const std::uint32_t* w, int groups, int pairs, const std::int16_t* col,
-                           std::int32_t* acc) {
-  block_1x4<true>(weight_rows{reinterpret_cast<const std::uint8_t*>(w + std::int64_t{pairs} * groups * 2), groups, 0},
-                  1, col, acc);
-}
 inline constexpr pair_kernels expanded_pair_kernels{&block_2x4_expanded, &last_row_expanded};
 inline constexpr pair_kernels byte_pair_kernels{&block_2x4_bytes, &last_row_bytes};
 constexpr const pair_kernels* pair_kernels_for(weight_format f) {

@@ -70,25 +70,25 @@ struct pair_kernels;     // conv2d_im2col.hpp
 struct chw_params;       // depthwise_chw.hpp
 }  // namespace detail
 
-/// What a convolution kernel otherwise derives per call in its scratch, computed at compile time
-/// into flash for a layer whose weights, bias and requantization are template arguments
-/// (flash_constants.hpp): the epilogue's kind and table (bias folded in) and, where the kernel
-/// runs from them, the expanded weights (else nullptr: the kernel reads the 8-bit weights).
-/// How flash_constants::weights holds conv2d's weights: expanded to int16 channel pairs
+/// How a whole layer's conv2d weights are held in flash: expanded to int16 channel pairs
 /// (detail::expand_pairs_portable, within the weight-cache budget), or 8-bit channel-pair words
 /// that the kernel widens itself (detail::pair_bytes_portable, beyond it).
 enum class weight_format : std::uint8_t { expanded, byte_pairs };
 
+/// What a convolution kernel otherwise derives per call in its scratch, computed at compile time
+/// into flash for a layer whose weights, bias and requantization are template arguments
+/// (flash_constants.hpp): the epilogue's kind and table (bias folded in) and, where the kernel
+/// runs from them, its weights in the kernel's format (else nullptr: the kernel reads the 8-bit
+/// weights).
 struct flash_constants {
   epilogue_kind kind = epilogue_kind::raw;
   const rq_entry* table = nullptr;
   const std::uint32_t* weights = nullptr;
-  weight_format format = weight_format::expanded;
   /// The kernel variants the layer runs, chosen at compile time like the rest (nullptr where
   /// the layer has none): a per-call kernel picks among its variants at run time, so a firmware
   /// links all of them; a whole layer links only its own (the keyword-spotting firmware's
   /// kernels 3.5 kB smaller).
-  const detail::pair_kernels* pairs = nullptr;  ///< conv2d: the 2x4 kernel's forms for `format`
+  const detail::pair_kernels* pairs = nullptr;  ///< conv2d: the 2x4 kernel's forms for `weights`
   void (*block_store)(const detail::pair_store_args*) = nullptr;  ///< conv2d: 2x4 storing 8-bit outputs
   void (*chw_row)(const std::int16_t*, void*, int, const detail::chw_params*) = nullptr;  ///< depthwise_chw
 

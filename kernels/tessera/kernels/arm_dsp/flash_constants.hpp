@@ -85,9 +85,9 @@ constexpr flash_constants flash_constants_of(conv_variant k, const reference::co
                                              const rq_entry* table, const std::uint32_t* weight_words) {
   flash_constants c{kind, table, weight_words};
   if (k == conv_variant::im2col && weight_words != nullptr) {
-    c.format = conv2d_flash_format(d);
-    c.pairs = detail::pair_kernels_for(c.format);
-    c.block_store = detail::block_store_kernel<TOut>(kind, c.format);
+    const weight_format format = conv2d_flash_format(d);
+    c.pairs = detail::pair_kernels_for(format);
+    c.block_store = detail::block_store_kernel<TOut>(kind, format);
   }
   if (k == conv_variant::depthwise_chw) c.chw_row = detail::chw_row_for<TOut>(d, kind);
   return c;

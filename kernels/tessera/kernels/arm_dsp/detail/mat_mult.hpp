@@ -430,7 +430,7 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
 #define TESSERA_DSP_W_EXP_ODD_WIDEN
 #define TESSERA_DSP_W_B8_EVEN_LOAD "ldr r8, [r12]\n\t" "ldr r9, [r12, #4]\n\t"
 #define TESSERA_DSP_W_B8_EVEN_WIDEN "sxtb16 r8, r8\n\t" "sxtb16 r9, r9\n\t"
-#define TESSERA_DSP_W_B8_ODD_LOAD "ldr r8, [r12], #8\n\t" "ldr r9, [r12, #-4]\n\t"
+#define TESSERA_DSP_W_B8_ODD_LOAD TESSERA_DSP_W_EXP_EVEN_LOAD  // the pair's two words, then the next group
 #define TESSERA_DSP_W_B8_ODD_WIDEN "sxtb16 r8, r8, ror #8\n\t" "sxtb16 r9, r9, ror #8\n\t"
 
 // A half of format W (EXP or B8), even or odd.
@@ -448,7 +448,7 @@ static_assert(offsetof(pair_block_args, col) == 4 && offsetof(pair_block_args, e
 // pointer lr from [sp], the first group (its first half initializes the accumulators), then
 // (groups - 1) % 4 groups ([sp, #16]) by entering the loop late, then four groups per
 // iteration up to the block's end at [sp, #4]. Leaves channel 0's pixels in r0-r3, channel 1's
-// in r4-r7, r12 at the next pair's weights. Labels 1-7.
+// in r4-r7, r12 at the next pair's weights. Labels 1-8.
 #define TESSERA_DSP_PAIR_ACCUMULATE(W)                                     \
   "ldr lr, [sp]\n\t"                                                       \
   TESSERA_DSP_PAIR_HALF_EVEN(TESSERA_DSP_MUL, W, "0", "8", "16", "24")       \
@@ -718,29 +718,38 @@ constexpr void pair_bytes_portable(const std::int8_t* weights, int k, int n, std
   for (int g = 0; n % 2 != 0 && g < groups; ++g) *dst++ = word(n - 1, g);
 }
 
-/// acc[4c + p] = dot(weight row c, pixel p of the block) for c < n, p < 4, from the words of
-/// pair_bytes_portable: the 2x4 kernel for the pairs, the 1x4 kernel for an odd last row.
-inline void block_2x4_bytes(const std::uint32_t* w, int groups, int n, const std::int16_t* col, std::int32_t* acc) {
-  const int pairs = n / 2;
-  if (pairs > 0) {
-    const pair_block_args args{w, col, col + 16 * groups, acc, acc + 8 * pairs, (groups - 1) % 4};
-    block_2x4_bytes_asm(&args);
-  }
-  if (n % 2 != 0) {
-    const auto* row = reinterpret_cast<const std::uint8_t*>(w + std::int64_t{pairs} * groups * 2);
-    block_1x4<true>(weight_rows{row, groups, 0}, 1, col, acc + 8 * pairs);
-  }
+/// acc[4p'] = dot(the odd last weight row, pixel p of the block) for p < 4 through the 1x4
+/// kernel, that row following `pairs` channel pairs: of expanded words (expand_pairs), or of
+/// 8-bit pair words (pair_bytes_portable).
+inline void last_row_expanded(const std::uint32_t* w, int groups, int pairs, const std::int16_t* col,
+                              std::int32_t* acc) {
+  block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc);
+}
+inline void last_row_bytes(const std::uint32_t* w, int groups, int pairs, const std::int16_t* col,
+                           std::int32_t* acc) {
+  block_1x4<true>(weight_rows{reinterpret_cast<const std::uint8_t*>(w + std::int64_t{pairs} * groups * 2), groups, 0},
+                  1, col, acc);
 }
 
-/// acc[4c + p] = dot(weight row c, pixel p of the block) for c < n, p < 4, from the cache of
-/// expand_pairs: the 2x4 kernel for the pairs, the 1x4 kernel for an odd last row.
-inline void block_2x4_expanded(const std::uint32_t* w, int groups, int n, const std::int16_t* col,
-                               std::int32_t* acc) {
+/// acc[4c + p] = dot(weight row c, pixel p of the block) for c < n, p < 4, from weights the 2x4
+/// kernel `PairAsm` reads (its format's `LastRow` for an odd last row).
+template <void (*PairAsm)(const pair_block_args*),
+          void (*LastRow)(const std::uint32_t*, int, int, const std::int16_t*, std::int32_t*)>
+inline void block_2x4(const std::uint32_t* w, int groups, int n, const std::int16_t* col, std::int32_t* acc) {
   const int pairs = n / 2;
   if (pairs > 0) {
     const pair_block_args args{w, col, col + 16 * groups, acc, acc + 8 * pairs, (groups - 1) % 4};
-    block_2x4_expanded_asm(&args);
+    PairAsm(&args);
   }
-  if (n % 2 != 0) block_1x4_expanded(w + std::int64_t{pairs} * groups * 4, groups, 1, col, acc + 8 * pairs);
+  if (n % 2 != 0) LastRow(w, groups, pairs, col, acc + 8 * pairs);
+}
+/// From the cache of expand_pairs.
+inline void block_2x4_expanded(const std::uint32_t* w, int groups, int n, const std::int16_t* col,
+                               std::int32_t* acc) {
+  block_2x4<&block_2x4_expanded_asm, &last_row_expanded>(w, groups, n, col, acc);
+}
+/// From the words of pair_bytes_portable.
+inline void block_2x4_bytes(const std::uint32_t* w, int groups, int n, const std::int16_t* col, std::int32_t* acc) {
+  block_2x4<&block_2x4_bytes_asm, &last_row_bytes>(w, groups, n, col, acc);
 }
 }  // namespace tessera::kernels::arm_dsp::detail
