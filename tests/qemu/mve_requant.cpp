@@ -12,7 +12,7 @@ alignas(16) static std::int32_t acc[64];
 alignas(16) static std::int32_t mulv[64], addv[64], biasv[64];
 static std::int64_t extrav[64];
 alignas(16) static std::uint8_t out[64 * 4 + 64];
-static int path_count[5];
+static int path_count[6];  // indexed by requant_path
 static std::int64_t acc_bound;
 alignas(16) static std::int32_t acc_pairs[6 * 40];
 static bool use_pairs;
@@ -160,7 +160,13 @@ int main() {
       default: check<std::int32_t>(rq, n); break;
     }
   }
-  std::printf("requant: %d checks, %d failures; paths raw %d narrow %d fast %d general %d scalar %d\n", checks, failures,
-              path_count[0], path_count[1], path_count[2], path_count[3], path_count[4]);
+  std::printf("requant: %d checks, %d failures; paths raw %d narrow %d fast %d high %d general %d scalar %d\n", checks,
+              failures, path_count[0], path_count[1], path_count[2], path_count[3], path_count[4], path_count[5]);
+  // Every vector path must have been exercised (a path never taken is a path never tested).
+  for (int path = 0; path < 5; ++path)
+    if (path_count[path] == 0) {
+      std::printf("FAIL: path %d never taken\n", path);
+      return 1;
+    }
   return failures != 0;
 }

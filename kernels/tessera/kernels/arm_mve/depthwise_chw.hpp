@@ -186,6 +186,14 @@ template <bool Accumulate>
   "vshl.s32 q0, %[sh]\n"                                                                       \
   "vmax.s32 q0, q0, %q[lov]\n"                                                                 \
   "vmin.s32 q0, q0, %q[hiv]\n"
+#define TESSERA_MVE_DW_BODY_HIGH                                                               \
+  "vmul.i32 q1, q0, q2\n"                                                                      \
+  "vmulh.s32 q0, q0, q2\n"                                                                     \
+  "vpt.u32 hi, q1, q3\n"                                                                       \
+  "vaddt.i32 q0, q0, %[one]\n"                                                                 \
+  "vadd.i32 q0, q0, q4\n"                                                                      \
+  "vmax.s32 q0, q0, %q[lov]\n"                                                                 \
+  "vmin.s32 q0, q0, %q[hiv]\n"
 #define TESSERA_MVE_DW_BODY_FAST                                                               \
   "vmul.i32 q1, q0, q2\n"                                                                      \
   "vmulh.s32 q0, q0, q2\n"                                                                     \
@@ -215,6 +223,7 @@ template <bool Accumulate>
       TESSERA_MVE_DW_LOOP(TESSERA_MVE_DW_SETUP_NARROW, TESSERA_MVE_DW_BODY_NARROW, STORE);            \
       break;                                                                                          \
     case requant_path::fast: TESSERA_MVE_DW_LOOP(TESSERA_MVE_DW_SETUP_WIDE, TESSERA_MVE_DW_BODY_FAST, STORE); break; \
+    case requant_path::high: TESSERA_MVE_DW_LOOP(TESSERA_MVE_DW_SETUP_WIDE, TESSERA_MVE_DW_BODY_HIGH, STORE); break; \
     default: TESSERA_MVE_DW_LOOP(TESSERA_MVE_DW_SETUP_WIDE, TESSERA_MVE_DW_BODY_GENERAL, STORE); break; \
   }
 
@@ -257,6 +266,7 @@ template <class TOut>
 #undef TESSERA_MVE_DW_BODY_RAW
 #undef TESSERA_MVE_DW_BODY_NARROW
 #undef TESSERA_MVE_DW_BODY_FAST
+#undef TESSERA_MVE_DW_BODY_HIGH
 #undef TESSERA_MVE_DW_BODY_GENERAL
 #undef TESSERA_MVE_DW_PATHS
 

@@ -71,7 +71,7 @@ constexpr int acc_index(acc_layout layout, int c) {
         [sh] "r"(p.shift_arg)                                                                \
       : "lr", "q0", "q1", "q6", "q7", "memory")
 
-#define TESSERA_MVE_RQ_FAST(STORE, STEP)                                                     \
+#define TESSERA_MVE_RQ_FAST(STORE, STEP, SHIFT)                                              \
   asm volatile(                                                                              \
       "vdup.32 q6, %[lo]\n"                                                                  \
       "vdup.32 q7, %[hi]\n"                                                                  \
@@ -85,7 +85,7 @@ constexpr int acc_index(acc_layout layout, int c) {
       "vpt.u32 hi, q4, q2\n"                                                                 \
       "vaddt.i32 q0, q0, %[one]\n"                                                           \
       "vadd.i32 q0, q0, q3\n"                                                                \
-      "vshl.s32 q0, %[sh]\n"                                                                 \
+      SHIFT                                                                                  \
       "vmax.s32 q0, q0, q6\n"                                                                \
       "vmin.s32 q0, q0, q7\n" STORE " q0, [%[out]], #" STEP                                  \
       "\n"                                                                                   \
@@ -124,11 +124,14 @@ constexpr int acc_index(acc_layout layout, int c) {
         [sh] "r"(p.shift_arg), [one] "r"(1), [hsh] "r"(p.high_shift)                         \
       : "lr", "q0", "q1", "q2", "q6", "q7", "memory")
 
+#define TESSERA_MVE_RQ_SHIFT "vshl.s32 q0, %[sh]\n"
+
 #define TESSERA_MVE_RQ_PATHS(STORE, STEP)                               \
   switch (p.path) {                                                     \
     case requant_path::raw: TESSERA_MVE_RQ_RAW(STORE, STEP); break;     \
     case requant_path::narrow: TESSERA_MVE_RQ_NARROW(STORE, STEP); break; \
-    case requant_path::fast: TESSERA_MVE_RQ_FAST(STORE, STEP); break;   \
+    case requant_path::fast: TESSERA_MVE_RQ_FAST(STORE, STEP, TESSERA_MVE_RQ_SHIFT); break; \
+    case requant_path::high: TESSERA_MVE_RQ_FAST(STORE, STEP, ""); break; \
     default: TESSERA_MVE_RQ_GENERAL(STORE, STEP); break;                \
   }
 
@@ -175,6 +178,16 @@ namespace detail {
   "vadd.i32 q0, q0, q2\n"                                                                    \
   "vshl.s32 q0, %[sh]\n"                                                                     \
   "vmax.s32 q0, q0, %q[lov]\n"                                                                    \
+  "vmin.s32 q0, q0, %q[hiv]\n" STORE " q0, [" O "], #" STEP "\n"
+
+#define TESSERA_MVE_RQ3_ROW_HIGH(B, O, STORE, STEP)                                          \
+  "vldrw.u32 q0, [" B ", %q[aoff], uxtw #2]\n"                                               \
+  "vmul.i32 q4, q0, q1\n"                                                                    \
+  "vmulh.s32 q0, q0, q1\n"                                                                   \
+  "vpt.u32 hi, q4, q2\n"                                                                     \
+  "vaddt.i32 q0, q0, %[one]\n"                                                               \
+  "vadd.i32 q0, q0, q3\n"                                                                    \
+  "vmax.s32 q0, q0, %q[lov]\n"                                                               \
   "vmin.s32 q0, q0, %q[hiv]\n" STORE " q0, [" O "], #" STEP "\n"
 
 #define TESSERA_MVE_RQ3_ROW_FAST(B, O, STORE, STEP)                                          \
@@ -238,6 +251,9 @@ namespace detail {
     case requant_path::fast:                                                                         \
       TESSERA_MVE_RQ3(TESSERA_MVE_RQ3_ROW_FAST, TESSERA_MVE_RQ3_LOADS_WIDE, STORE, STEP);            \
       break;                                                                                         \
+    case requant_path::high:                                                                         \
+      TESSERA_MVE_RQ3(TESSERA_MVE_RQ3_ROW_HIGH, TESSERA_MVE_RQ3_LOADS_WIDE, STORE, STEP);            \
+      break;                                                                                         \
     default: TESSERA_MVE_RQ3(TESSERA_MVE_RQ3_ROW_GENERAL, TESSERA_MVE_RQ3_LOADS_WIDE, STORE, STEP); break; \
   }
 
@@ -273,6 +289,7 @@ template <class TOut>
 
 #undef TESSERA_MVE_RQ3_ROW_NARROW
 #undef TESSERA_MVE_RQ3_ROW_FAST
+#undef TESSERA_MVE_RQ3_ROW_HIGH
 #undef TESSERA_MVE_RQ3_ROW_GENERAL
 #undef TESSERA_MVE_RQ3_ROW_RAW
 #undef TESSERA_MVE_RQ3
@@ -284,6 +301,7 @@ template <class TOut>
 #undef TESSERA_MVE_RQ_RAW
 #undef TESSERA_MVE_RQ_NARROW
 #undef TESSERA_MVE_RQ_FAST
+#undef TESSERA_MVE_RQ_SHIFT
 #undef TESSERA_MVE_RQ_GENERAL
 #undef TESSERA_MVE_RQ_PATHS
 
