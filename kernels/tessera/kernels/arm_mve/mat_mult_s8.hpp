@@ -181,6 +181,95 @@ namespace tessera::kernels::arm_mve {
   }
 }
 
+// The unrolled form for 32 < k <= 128 (3 to 8 chunks of 16): the rows' last chunk (the only
+// one that may be partial, loaded predicated on its length so nothing is read past a row)
+// stays in Q5..Q7 for all column pairs, and each pair starts with it (VMLADAV, which also
+// clears the accumulators); the other chunks follow at fixed negative offsets from the
+// pointers, which rest on the last chunk and never move except the weights' 2k per pair. Per
+// pair 11 * chunks + 3 instructions: 47 for k = 64 where the loop above spends 62 (the
+// keyword-spotting pointwise layers), 36 for k = 40 (its first layer) against 50.
+#define TESSERA_MVE_3X2_CHUNK(OFF)                                                              \
+  "vldrb.8 q0, [%[w0], #" OFF "]\n"                                                            \
+  "vldrb.8 q1, [%[w1], #" OFF "]\n"                                                            \
+  "vldrb.8 q2, [%[p0], #" OFF "]\n"                                                            \
+  "vmladava.s8 %[a00], q2, q0\n"                                                               \
+  "vmladava.s8 %[a01], q2, q1\n"                                                               \
+  "vldrb.8 q3, [%[p1], #" OFF "]\n"                                                            \
+  "vmladava.s8 %[a10], q3, q0\n"                                                               \
+  "vmladava.s8 %[a11], q3, q1\n"                                                               \
+  "vldrb.8 q2, [%[p2], #" OFF "]\n"                                                            \
+  "vmladava.s8 %[a20], q2, q0\n"                                                               \
+  "vmladava.s8 %[a21], q2, q1\n"
+#define TESSERA_MVE_3X2_BACK2 TESSERA_MVE_3X2_CHUNK("-32") TESSERA_MVE_3X2_CHUNK("-16")
+#define TESSERA_MVE_3X2_BACK3 TESSERA_MVE_3X2_CHUNK("-48") TESSERA_MVE_3X2_BACK2
+#define TESSERA_MVE_3X2_BACK4 TESSERA_MVE_3X2_CHUNK("-64") TESSERA_MVE_3X2_BACK3
+#define TESSERA_MVE_3X2_BACK5 TESSERA_MVE_3X2_CHUNK("-80") TESSERA_MVE_3X2_BACK4
+#define TESSERA_MVE_3X2_BACK6 TESSERA_MVE_3X2_CHUNK("-96") TESSERA_MVE_3X2_BACK5
+#define TESSERA_MVE_3X2_BACK7 TESSERA_MVE_3X2_CHUNK("-112") TESSERA_MVE_3X2_BACK6
+#define TESSERA_MVE_3X2_UNROLLED(BACK)                                                          \
+  asm volatile(                                                                                \
+      "vctp.8 %[a00]\n"                                                                        \
+      "vpsttt\n"                                                                               \
+      "vldrbt.8 q5, [%[p0]]\n"                                                                 \
+      "vldrbt.8 q6, [%[p1]]\n"                                                                 \
+      "vldrbt.8 q7, [%[p2]]\n"                                                                 \
+      "1:\n"                                                                                   \
+      "vpstt\n"                                                                                \
+      "vldrbt.8 q0, [%[w0]]\n"                                                                 \
+      "vldrbt.8 q1, [%[w1]]\n"                                                                 \
+      "vmladav.s8 %[a00], q5, q0\n"                                                            \
+      "vmladav.s8 %[a01], q5, q1\n"                                                            \
+      "vmladav.s8 %[a10], q6, q0\n"                                                            \
+      "vmladav.s8 %[a11], q6, q1\n"                                                            \
+      "vmladav.s8 %[a20], q7, q0\n"                                                            \
+      "vmladav.s8 %[a21], q7, q1\n" BACK                                                       \
+      "stm %[out]!, {%[a00], %[a01], %[a10], %[a11], %[a20], %[a21]}\n"                        \
+      "add %[w0], %[w0], %[step]\n"                                                            \
+      "add %[w1], %[w1], %[step]\n"                                                            \
+      "subs %[n], %[n], #1\n"                                                                  \
+      "bne 1b\n"                                                                               \
+      : [a00] "+r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [a20] "=&r"(a20), \
+        [a21] "=&r"(a21), [w0] "+r"(w0), [w1] "+r"(w1), [out] "+r"(out), [n] "+r"(n)           \
+      : [p0] "r"(p0), [p1] "r"(p1), [p2] "r"(p2), [step] "r"(step)                             \
+      : "q0", "q1", "q2", "q3", "q5", "q6", "q7", "memory", "cc")
+
+/// mat_mult_3x2_s8 for 16 * (Chunks - 1) < k <= 16 * Chunks, 3 <= Chunks <= 8, unrolled.
+template <int Chunks>
+[[gnu::noinline]] void mat_mult_3x2_unrolled_s8(const std::int8_t* x, int k, const std::int8_t* w0_in,
+                                                const std::int8_t* w1_in, int pairs, std::int32_t* acc) {
+  static_assert(Chunks >= 3 && Chunks <= 8, "the chunks' offsets reach 7 * 16 bytes back");
+  constexpr int last = 16 * (Chunks - 1);  // the last chunk's offset in a row
+  register std::int32_t a00 asm("r0") = k - last;  // the last chunk's length, then a sum
+  register std::int32_t a01 asm("r2");
+  register std::int32_t a10 asm("r4");
+  register std::int32_t a11 asm("r6");
+  register std::int32_t a20 asm("r8");
+  register std::int32_t a21 asm("r10");
+  register const std::int8_t* p0 asm("r1") = x + last;
+  register const std::int8_t* p1 asm("r3") = x + k + last;
+  register const std::int8_t* p2 asm("r5") = x + 2 * k + last;
+  register const std::int8_t* w0 asm("r7") = w0_in + last;
+  register const std::int8_t* w1 asm("r9") = w1_in + last;
+  register std::int32_t* out asm("r11") = acc;
+  register int n asm("r12") = pairs;
+  register int step asm("lr") = 2 * k;
+  if constexpr (Chunks == 3) TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK2);
+  else if constexpr (Chunks == 4) TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK3);
+  else if constexpr (Chunks == 5) TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK4);
+  else if constexpr (Chunks == 6) TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK5);
+  else if constexpr (Chunks == 7) TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK6);
+  else TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK7);
+}
+
+#undef TESSERA_MVE_3X2_CHUNK
+#undef TESSERA_MVE_3X2_BACK2
+#undef TESSERA_MVE_3X2_BACK3
+#undef TESSERA_MVE_3X2_BACK4
+#undef TESSERA_MVE_3X2_BACK5
+#undef TESSERA_MVE_3X2_BACK6
+#undef TESSERA_MVE_3X2_BACK7
+#undef TESSERA_MVE_3X2_UNROLLED
+
 /// Sums of one row against `groups` groups of 4 weight rows, for g < groups, j < 4:
 ///   acc[4g + j] = sum_{t<k} x[t] * w_j[(4g)*k + t],   w_j = `w[j]`,
 /// so w = {w, w+k, w+2k, w+3k} walks [n][k] weights (repeat a pointer for a leftover group).
@@ -239,7 +328,13 @@ namespace tessera::kernels::arm_mve {
 /// Sums of 3 rows (k apart) x n columns of [n][k] weights in [pair][3][2] blocks (see
 /// mat_mult_3x2_s8); an odd n computes column n - 1 twice (its block's second column). k >= 1.
 inline void mat_mult_3xn_s8(const std::int8_t* x, int k, const std::int8_t* w, int n, std::int32_t* acc) {
-  auto kernel = k <= 32 ? mat_mult_3x2_short_s8 : mat_mult_3x2_s8;
+  using kernel_fn = void (*)(const std::int8_t*, int, const std::int8_t*, const std::int8_t*, int, std::int32_t*);
+  static constexpr kernel_fn by_chunks[9] = {
+      mat_mult_3x2_short_s8,       mat_mult_3x2_short_s8,       mat_mult_3x2_short_s8,
+      mat_mult_3x2_unrolled_s8<3>, mat_mult_3x2_unrolled_s8<4>, mat_mult_3x2_unrolled_s8<5>,
+      mat_mult_3x2_unrolled_s8<6>, mat_mult_3x2_unrolled_s8<7>, mat_mult_3x2_unrolled_s8<8>};
+  const int chunks = (k + 15) / 16;
+  const kernel_fn kernel = chunks <= 8 ? by_chunks[chunks] : mat_mult_3x2_s8;
   const int pairs = n / 2;
   if (pairs > 0) kernel(x, k, w, w + k, pairs, acc);
   if (n & 1) {
