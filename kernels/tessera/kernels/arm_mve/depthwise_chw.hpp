@@ -227,12 +227,13 @@ template <bool Accumulate>
     default: TESSERA_MVE_DW_LOOP(TESSERA_MVE_DW_SETUP_WIDE, TESSERA_MVE_DW_BODY_GENERAL, STORE); break; \
   }
 
-/// out[(r * out_row + i) * C] = requantized acc[r * acc_row + i] of channel `c`, r < rows,
-/// i < n (with rows == 1, any n: the whole output in NHWC order). acc_row = round_up(n, 4) when
-/// rows > 1 (the tail-predicated loop moves acc by whole vectors).
+/// o[r * row_stride + i * col_stride] = requantized acc[r * acc_row + i] of channel `c`, r <
+/// rows, i < n (strides in elements; with rows == 1 and col_stride == C, any n: the whole
+/// output in NHWC order). acc_row = round_up(n, 4) when rows > 1 (the tail-predicated loop moves
+/// acc by whole vectors).
 template <class TOut>
 [[gnu::noinline]] void requant_channel(const requant_plan& p, int c, const std::int32_t* acc, int rows, int n,
-                                       TOut* o, int out_row, int channels) {
+                                       TOut* o, int col_stride, int row_stride) {
   const std::int32_t* t = p.table + table_index(c);
   const std::int32_t m = t[0], x = t[4], ah = t[8];
   if (p.path == requant_path::scalar) {
@@ -241,15 +242,16 @@ template <class TOut>
     for (int r = 0; r < rows; ++r)
       for (int i = 0; i < n; ++i) {
         const auto sum = static_cast<std::uint32_t>(acc[r * acc_row + i]) + static_cast<std::uint32_t>(m);
-        o[(std::ptrdiff_t(r) * out_row + i) * channels] = static_cast<TOut>(crq(static_cast<std::int32_t>(sum), c));
+        o[std::ptrdiff_t(r) * row_stride + std::ptrdiff_t(i) * col_stride] =
+            static_cast<TOut>(crq(static_cast<std::int32_t>(sum), c));
       }
     return;
   }
-  const int bytes = static_cast<int>(sizeof(TOut)) * channels;
+  const int bytes = static_cast<int>(sizeof(TOut)) * col_stride;
   const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<std::uint32_t>(bytes));
   const int32x4_t lov = vdupq_n_s32(p.lo), hiv = vdupq_n_s32(p.hi);
   const int step = 4 * bytes;
-  const int radj = (out_row - (n + 3) / 4 * 4) * bytes;  // to the next row's first pixel
+  const int radj = row_stride * static_cast<int>(sizeof(TOut)) - (n + 3) / 4 * step;  // to the next row's first pixel
   if constexpr (sizeof(TOut) == 1) {
     TESSERA_MVE_DW_PATHS("vstrb.32")
   } else if constexpr (sizeof(TOut) == 2) {
@@ -257,6 +259,40 @@ template <class TOut>
   } else {
     TESSERA_MVE_DW_PATHS("vstrw.32")
   }
+}
+
+/// The same depthwise convolution with the image's rows and columns exchanged (a CHW plane
+/// filled column by column computes it).
+constexpr reference::conv2d_dims transposed(const reference::conv2d_dims& d) {
+  reference::conv2d_dims t = d;
+  t.in_h = d.in_w, t.in_w = d.in_h, t.out_h = d.out_w, t.out_w = d.out_h;
+  t.kernel_h = d.kernel_w, t.kernel_w = d.kernel_h, t.stride_h = d.stride_w, t.stride_w = d.stride_h;
+  t.dilation_h = d.dilation_w, t.dilation_w = d.dilation_h, t.pad_top = d.pad_left, t.pad_left = d.pad_top;
+  return t;
+}
+
+/// Instructions per channel of the plane fill (gather_plane: 6 a row, 4 per 8 elements) and of
+/// the windows (plane_dot: 7 a row and chunk, 11 per 4 outputs, 5 per leftover output), the
+/// counts the functions above execute.
+constexpr int depthwise_chw_cost(const reference::conv2d_dims& g) {
+  return g.in_h * (6 + 4 * ((g.in_w + 7) / 8)) +
+         depthwise_chw_chunks(g) * g.out_h * (7 + 11 * (g.out_w / 4) + 5 * (g.out_w % 4));
+}
+
+/// Whether depthwise_chw computes on the exchanged geometry: where it is cheaper (a narrow,
+/// tall map such as keyword spotting's 25 x 5, whose 5-output rows leave a leftover output per
+/// row and fill 5 elements per gather: 500 instructions a channel exchanged against 825), and
+/// where it fits the layer's own scratch (one strip both ways, so the planes have the same
+/// bytes; no more sums and chunks) and the 16-bit gather offsets of the fill (7 input rows
+/// apart).
+constexpr bool depthwise_chw_transposes(const reference::conv2d_dims& d) {
+  const auto t = transposed(d);
+  const int strip = depthwise_chw_strip_width(d), t_strip = depthwise_chw_strip_width(t);
+  return strip >= d.out_w && t_strip >= t.out_w && depthwise_chw_chunks(t) <= 2 &&
+         depthwise_chw_chunks(t) <= depthwise_chw_chunks(d) &&
+         depthwise_chw_plane_bytes(t) <= depthwise_chw_plane_bytes(d) &&
+         std::int64_t(t.out_h) * ((t.out_w + 3) & ~3) <= std::int64_t(d.out_h) * ((strip + 3) & ~3) &&
+         std::int64_t(d.in_w) * d.in_c * 7 <= 65535 && depthwise_chw_cost(t) < depthwise_chw_cost(d);
 }
 
 #undef TESSERA_MVE_DW_LOOP
@@ -300,64 +336,86 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::in
       std::is_signed_v<TIn>
           ? plan_requant(rq, channels, bias, no_correction{}, s8_products_bound(taps), table)
           : plan_requant(rq, channels, bias, weight_sum_correction{w, taps}, s8_products_bound(taps), table);
-  const int pitch = depthwise_chw_pitch(d);
-  const int strip = depthwise_chw_strip_width(d);
-  const int chunk_rows = depthwise_chw_chunk_rows(d), chunks = depthwise_chw_chunks(d);
+  // The plane's geometry g: the layer's, or with rows and columns exchanged (see
+  // depthwise_chw_transposes); the input's steps along a plane row's elements and between rows.
+  const bool swap = detail::depthwise_chw_transposes(d);
+  const reference::conv2d_dims g = swap ? detail::transposed(d) : d;
+  const std::ptrdiff_t in_pitch = std::ptrdiff_t(d.in_w) * channels;
+  const int elem_step = static_cast<int>(swap ? in_pitch : channels);
+  const int row_step = static_cast<int>(swap ? channels : in_pitch);
+  const int pitch = depthwise_chw_pitch(g);
+  const int strip = depthwise_chw_strip_width(g);
+  const int chunk_rows = depthwise_chw_chunk_rows(g), chunks = depthwise_chw_chunks(g);
   // Per chunk: the gather offsets of 4 neighbouring windows from the chunk's first kernel row
   // (taps past the chunk's last read the corner, with weight 0), then 16 bytes of weights.
+  // Exchanged, a chunk's weights come by a gather through `order` (g's tap t is the layer's
+  // tap (t % g.kernel_w, t / g.kernel_w)), zero past the chunk's last tap.
+  uint8x16_t order[2];
   for (int ch = 0; ch < chunks; ++ch) {
     std::uint8_t* b = blk + 80 * ch;
-    const int rows_here = d.kernel_h - ch * chunk_rows < chunk_rows ? d.kernel_h - ch * chunk_rows : chunk_rows;
-    const int taps_here = rows_here * d.kernel_w;
+    const int rows_here = g.kernel_h - ch * chunk_rows < chunk_rows ? g.kernel_h - ch * chunk_rows : chunk_rows;
+    const int taps_here = rows_here * g.kernel_w;
     for (int v = 0; v < 4; ++v)
       for (int t = 0; t < 16; ++t)
         b[v * 16 + t] = static_cast<std::uint8_t>(
-            (t < taps_here ? (t / d.kernel_w) * d.dilation_h * pitch + (t % d.kernel_w) * d.dilation_w : 0) +
-            v * d.stride_w);
+            (t < taps_here ? (t / g.kernel_w) * g.dilation_h * pitch + (t % g.kernel_w) * g.dilation_w : 0) +
+            v * g.stride_w);
     arch::mve::fill_bytes(b + 64, 0, 16);
+    if (swap) {
+      alignas(16) std::uint8_t index[16] = {};
+      for (int t = 0; t < taps_here; ++t) {
+        const int gt = ch * chunk_rows * g.kernel_w + t;
+        index[t] = static_cast<std::uint8_t>((gt % g.kernel_w) * d.kernel_w + gt / g.kernel_w);
+      }
+      order[ch] = vldrbq_u8(index);
+    }
   }
-  const int rows = depthwise_chw_rows(d);
-  const int y0 = d.pad_top;
-  const int in_rows = d.in_h < rows - y0 ? d.in_h : rows - y0;  // input rows the plane holds
+  const int rows = depthwise_chw_rows(g);
+  const int y0 = g.pad_top;
+  const int in_rows = g.in_h < rows - y0 ? g.in_h : rows - y0;  // input rows the plane holds
   const int pixels = d.out_h * d.out_w;
-  const std::ptrdiff_t in_pitch = std::ptrdiff_t(d.in_w) * channels;
-  const int chunk_step = chunk_rows * d.dilation_h * pitch;  // plane bytes between chunks
+  const int chunk_step = chunk_rows * g.dilation_h * pitch;  // plane bytes between chunks
   for (int b = 0; b < d.batch; ++b) {
     const TIn* in_b = in + std::ptrdiff_t(b) * d.in_h * in_pitch;
     TOut* out_b = out + std::ptrdiff_t(b) * pixels * channels;
-    for (int ox0 = 0; ox0 < d.out_w; ox0 += strip) {
-      const int width = d.out_w - ox0 < strip ? d.out_w - ox0 : strip;
+    for (int ox0 = 0; ox0 < g.out_w; ox0 += strip) {
+      const int width = g.out_w - ox0 < strip ? g.out_w - ox0 : strip;
       // The strip's plane column 0 is input column ix0; its inside columns [x_in0, x_in1).
-      const int ix0 = ox0 * d.stride_w - d.pad_left;
+      const int ix0 = ox0 * g.stride_w - g.pad_left;
       const int x_in0 = ix0 < 0 ? -ix0 : 0;
-      int x_in1 = d.in_w - ix0 < pitch ? d.in_w - ix0 : pitch;
+      int x_in1 = g.in_w - ix0 < pitch ? g.in_w - ix0 : pitch;
       if (x_in1 < x_in0) x_in1 = x_in0;
-      // One sums row per output row; a whole-width strip keeps them contiguous (one epilogue run).
-      const bool whole = width == d.out_w;
+      // One sums row per output row; a whole-width strip of the layer's own geometry keeps them
+      // contiguous (one epilogue run).
+      const bool whole = !swap && width == d.out_w;
       const int sums_pitch = whole ? width : (width + 3) & ~3;
       // The padding is the same for every channel: fill the plane once per strip, then
       // overwrite the inside per channel.
-      arch::mve::fill_bytes(plane, as_s8<TIn>(d.pad_value), static_cast<int>(depthwise_chw_plane_bytes(d)));
+      arch::mve::fill_bytes(plane, as_s8<TIn>(d.pad_value), static_cast<int>(depthwise_chw_plane_bytes(g)));
       for (int c = 0; c < channels; ++c) {
         if (in_rows > 0 && x_in1 > x_in0)
           detail::gather_plane<!std::is_signed_v<TIn>>(plane + y0 * pitch + x_in0, pitch,
-                                                        in_b + std::ptrdiff_t(ix0 + x_in0) * channels + c,
-                                                        static_cast<int>(in_pitch), channels, in_rows, x_in1 - x_in0);
+                                                        in_b + std::ptrdiff_t(ix0 + x_in0) * elem_step + c, row_step,
+                                                        elem_step, in_rows, x_in1 - x_in0);
         const std::int8_t* wc = w + std::ptrdiff_t(c) * taps;
         for (int ch = 0; ch < chunks; ++ch) {
-          const int first = ch * chunk_rows * d.kernel_w;  // the chunk's taps: whole kernel rows
-          const int count = taps - first < chunk_rows * d.kernel_w ? taps - first : chunk_rows * d.kernel_w;
-          arch::mve::copy_bytes(blk + 80 * ch + 64, wc + first, count);
+          const int first = ch * chunk_rows * g.kernel_w;  // the chunk's taps: whole kernel rows
+          const int count = taps - first < chunk_rows * g.kernel_w ? taps - first : chunk_rows * g.kernel_w;
+          if (swap) vstrbq_s8(reinterpret_cast<std::int8_t*>(blk + 80 * ch + 64),
+                              vldrbq_gather_offset_z_s8(wc, order[ch], vctp8q(count)));
+          else arch::mve::copy_bytes(blk + 80 * ch + 64, wc + first, count);
           const std::int8_t* base = plane + ch * chunk_step;
           if (ch == 0)
-            detail::plane_dot<false>(base, d.stride_h * pitch, d.stride_w, d.out_h, width, blk, sums, sums_pitch);
+            detail::plane_dot<false>(base, g.stride_h * pitch, g.stride_w, g.out_h, width, blk, sums, sums_pitch);
           else
-            detail::plane_dot<true>(base, d.stride_h * pitch, d.stride_w, d.out_h, width, blk + 80 * ch, sums,
+            detail::plane_dot<true>(base, g.stride_h * pitch, g.stride_w, g.out_h, width, blk + 80 * ch, sums,
                                     sums_pitch);
         }
-        TOut* o = out_b + std::ptrdiff_t(ox0) * channels + c;
-        if (whole) detail::requant_channel(plan, c, sums, 1, pixels, o, pixels, channels);
-        else detail::requant_channel(plan, c, sums, d.out_h, width, o, d.out_w, channels);
+        if (swap) detail::requant_channel(plan, c, sums, d.out_w, d.out_h, out_b + c, d.out_w * channels, channels);
+        else if (whole) detail::requant_channel(plan, c, sums, 1, pixels, out_b + c, channels, 0);
+        else
+          detail::requant_channel(plan, c, sums, d.out_h, width, out_b + std::ptrdiff_t(ox0) * channels + c, channels,
+                                  d.out_w * channels);
       }
     }
   }
