@@ -12,6 +12,8 @@
 // (algorithm/im2col.hpp); the 3 pixels' outputs are requantized together (requant_block3).
 #pragma once
 
+#include <arm_acle.h>
+
 #include <cstdint>
 
 #include <tessera/core/requant.hpp>
@@ -124,6 +126,110 @@ template <class TIn>
   algorithm::im2col_pixel(d, image, oy, ox, dst, pack);
 }
 
+/// im2col by byte gathers, for layers whose whole window spans at most 256 bytes of the input
+/// (first layers: few channels on a narrow map; keyword spotting's 10x4 window over 10 columns
+/// of one channel, whose 4-byte kernel rows cost the run-copy loop 10 instructions each and
+/// the generic walk of a border pixel about 350). Per 16 bytes of a pixel's row, one gather at
+/// fixed offsets from the window's origin and one store (4 instructions with the loop's; 16 a
+/// pixel there against about 105 inside and 350 on the border). A border pixel's lanes are
+/// predicated on their input row and column lying inside the image (each lane's row and column
+/// relative to the origin are tables too; 12 instructions per 16 bytes), the others take the
+/// pad byte, and no lane outside the image is read.
+struct gather_im2col {
+  static constexpr int max_groups = 4;  ///< k <= 64: the tables live on the caller's stack
+  int groups = 0;                       ///< 16-byte groups of a pixel's row; 0: not applicable
+  int span_h = 0, span_w = 0;           ///< the window's rows and columns in the input
+  // row, offset, col: 64 bytes apart, so that one pointer reaches all three (immediates +-64).
+  alignas(16) std::int8_t row[max_groups * 16];       ///< input rows below the origin (127: no lane)
+  alignas(16) std::uint8_t offset[max_groups * 16];   ///< bytes from the window's origin
+  alignas(16) std::int8_t col[max_groups * 16];       ///< input columns right of the origin
+
+  /// The tables of `d`, or groups = 0 when its windows do not fit them (or `use` is false).
+  gather_im2col(const reference::conv2d_dims& d, bool use) {
+    const int k = d.kernel_h * d.kernel_w * d.in_c;
+    const int row_bytes = d.kernel_w * d.in_c;
+    span_h = window::span(1, d.stride_h, d.kernel_h, d.dilation_h);
+    span_w = window::span(1, d.stride_w, d.kernel_w, d.dilation_w);
+    const std::int64_t last = std::int64_t(span_h - 1) * d.in_w * d.in_c + std::int64_t(span_w) * d.in_c - 1;
+    if (!use || k < 1 || k > 16 * max_groups || span_h > 127 || span_w > 127 || last > 255) return;
+    groups = (k + 15) / 16;
+    for (int t = 0; t < 16 * groups; ++t) {
+      const int r = t / row_bytes, cx = t % row_bytes / d.in_c, ci = t % d.in_c;
+      const bool lane = t < k;
+      offset[t] = lane ? static_cast<std::uint8_t>((r * d.dilation_h * d.in_w + cx * d.dilation_w) * d.in_c + ci) : 0;
+      row[t] = lane ? static_cast<std::int8_t>(r * d.dilation_h) : 127;
+      col[t] = lane ? static_cast<std::int8_t>(cx * d.dilation_w) : 0;
+    }
+  }
+
+  /// The im2col row (k bytes, as int8) of the window whose origin is input cell (iy0, ix0).
+  template <class TIn>
+  void pixel(const reference::conv2d_dims& d, const TIn* image, int iy0, int ix0, int k, std::int8_t* dst) const {
+    const auto* origin = reinterpret_cast<const std::uint8_t*>(image) + (std::ptrdiff_t(iy0) * d.in_w + ix0) * d.in_c;
+    const std::uint8_t* t = offset;
+    const bool inside = iy0 >= 0 && iy0 + span_h <= d.in_h && ix0 >= 0 && ix0 + span_w <= d.in_w;
+    if (inside) {
+      if constexpr (std::is_signed_v<TIn>) {
+        asm volatile(
+            "wlstp.8 lr, %[k], 2f\n"
+            "1:\n"
+            "vldrb.u8 q1, [%[t]], #16\n"
+            "vldrb.u8 q0, [%[o], q1]\n"
+            "vstrb.8 q0, [%[dst]], #16\n"
+            "letp lr, 1b\n"
+            "2:\n"
+            : [t] "+r"(t), [dst] "+r"(dst)
+            : [k] "r"(k), [o] "r"(origin)
+            : "lr", "q0", "q1", "memory");
+      } else {
+        asm volatile(
+            "vmov.i8 q2, #0x80\n"
+            "wlstp.8 lr, %[k], 2f\n"
+            "1:\n"
+            "vldrb.u8 q1, [%[t]], #16\n"
+            "vldrb.u8 q0, [%[o], q1]\n"
+            "veor q0, q0, q2\n"
+            "vstrb.8 q0, [%[dst]], #16\n"
+            "letp lr, 1b\n"
+            "2:\n"
+            : [t] "+r"(t), [dst] "+r"(dst)
+            : [k] "r"(k), [o] "r"(origin)
+            : "lr", "q0", "q1", "q2", "memory");
+      }
+      return;
+    }
+    // The lanes inside the image: -iy0 <= row < in_h - iy0, likewise columns; the bounds
+    // saturated to int8 keep every comparison's answer (the lanes' values lie in [0, 127]).
+    const int row_lo = __ssat(-iy0, 8), row_hi = __ssat(d.in_h - iy0, 8);
+    const int col_lo = __ssat(-ix0, 8), col_hi = __ssat(d.in_w - ix0, 8);
+    const int pad = static_cast<std::uint8_t>(as_s8<TIn>(d.pad_value));
+    const int flip = std::is_signed_v<TIn> ? 0 : 0x80;
+    asm volatile(
+        "vdup.8 q4, %[pad]\n"
+        "vdup.8 q5, %[flip]\n"
+        "wlstp.8 lr, %[k], 2f\n"
+        "1:\n"
+        "vldrb.s8 q2, [%[t], #-64]\n"
+        "vldrb.s8 q3, [%[t], #64]\n"
+        "vldrb.u8 q1, [%[t]], #16\n"
+        "vpttt.s8 ge, q2, %[rlo]\n"
+        "vcmpt.s8 lt, q2, %[rhi]\n"
+        "vcmpt.s8 ge, q3, %[clo]\n"
+        "vcmpt.s8 lt, q3, %[chi]\n"
+        "vpst\n"
+        "vldrbt.u8 q0, [%[o], q1]\n"
+        "veor q0, q0, q5\n"
+        "vpsel q0, q0, q4\n"
+        "vstrb.8 q0, [%[dst]], #16\n"
+        "letp lr, 1b\n"
+        "2:\n"
+        : [t] "+r"(t), [dst] "+r"(dst)
+        : [k] "r"(k), [o] "r"(origin), [rlo] "r"(row_lo), [rhi] "r"(row_hi), [clo] "r"(col_lo), [chi] "r"(col_hi),
+          [pad] "r"(pad), [flip] "r"(flip)
+        : "lr", "q0", "q1", "q2", "q3", "q4", "q5", "memory", "cc");
+  }
+};
+
 /// The convolution's atom (algorithm/conv2d.hpp): 3-pixel im2col blocks (interior pixels by the
 /// assembly loop, border pixels by the generic walk; 1x1 int8 layers without stride or padding
 /// read in place), the 3 x 2 micro-kernel over every channel pair, the 3-pixel requantization.
@@ -140,9 +246,11 @@ struct conv2d_atom {
   const requant_plan* plan;  ///< a pointer, so that the atom's own fields stay in registers
   std::int32_t* acc;
   std::int8_t* cols;
+  const gather_im2col* gather;  ///< the gather tables when the layer's windows fit them, else null
   const std::int8_t* x = nullptr;  ///< the block's rows
   // The next pixel to expand, and its output row's interior columns [x_lo, x_hi) (none if the
-  // row's windows leave the input vertically) with the input at column x_lo.
+  // row's windows leave the input vertically) with the input at column x_lo; with gathers, the
+  // next window's origin (oy, ox) in the input and the row's end origin x_hi.
   int oy = 0, ox = 0, x_lo = 0, x_hi = 0;
   const TIn* src = nullptr;
 
@@ -167,7 +275,16 @@ struct conv2d_atom {
     }
     if (p0 == 0) {
       oy = ox = 0;
-      start_row(image);
+      if (gather == nullptr) start_row(image);
+    }
+    if (gather != nullptr) {  // (oy, ox): the window's origin in the input
+      if (p0 == 0) oy = -d.pad_top, ox = -d.pad_left, x_hi = d.out_w * d.stride_w - d.pad_left;
+      for (int r = 0; r < count; ++r) {
+        gather->pixel(d, image, oy, ox, k, cols + r * k);
+        ox += d.stride_w;
+        if (ox == x_hi) ox = -d.pad_left, oy += d.stride_h;
+      }
+      return;
     }
     const std::ptrdiff_t src_step = std::ptrdiff_t(d.stride_w) * d.in_c;
     for (int r = 0; r < count; ++r) {
@@ -208,8 +325,16 @@ void conv2d_im2col(const reference::conv2d_dims& d, const TIn* in, const std::in
           : plan_requant(rq, d.out_c, bias, weight_sum_correction{w, k}, s8_products_bound(k), table);
   const bool direct = std::is_signed_v<TIn> && d.kernel_h == 1 && d.kernel_w == 1 && d.stride_h == 1 &&
                       d.stride_w == 1 && d.pad_top == 0 && d.pad_left == 0 && d.out_h == d.in_h && d.out_w == d.in_w;
-  detail::conv2d_atom<TIn, TOut> atom{d,     w,     k, direct, detail::make_im2col_geometry(d), &plan,
-                                      layout.part<std::int32_t>(scratch, 1), layout.part<std::int8_t>(scratch, 2)};
+  const detail::gather_im2col gather(d, !direct);
+  detail::conv2d_atom<TIn, TOut> atom{d,
+                                      w,
+                                      k,
+                                      direct,
+                                      detail::make_im2col_geometry(d),
+                                      &plan,
+                                      layout.part<std::int32_t>(scratch, 1),
+                                      layout.part<std::int8_t>(scratch, 2),
+                                      gather.groups > 0 ? &gather : nullptr};
   algorithm::conv2d_pixel_blocks(d, in, out, atom);
 }
 
