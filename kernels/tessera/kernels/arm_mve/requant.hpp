@@ -170,10 +170,12 @@ template <class TOut>
 namespace detail {
 
 // The 3-row forms: one table group serves the 3 pixels of a mat_mult_3x2_s8 block. Rows come
-// by gathers from 3 bases (the block + 0, 8, 16 bytes) with the pairs offsets {0, 1, 6, 7}.
-// lo and hi come as vector operands: 13 core registers would not fit.
+// by gathers from one vector of addresses (row 0's 4 accumulators at the pairs offsets
+// {0, 1, 6, 7} words) at immediate offsets 0, 8 and 16 bytes; row 0's gather moves the vector
+// to the next group of 4 channels (writeback), so no pointer is stepped. lo and hi come as
+// vector operands.
 #define TESSERA_MVE_RQ3_ROW_NARROW(B, O, STORE, STEP)                                        \
-  "vldrw.u32 q0, [" B ", %q[aoff], uxtw #2]\n"                                               \
+  "vldrw.u32 q0, " B "\n"                                                          \
   "vmul.i32 q0, q0, q1\n"                                                                    \
   "vadd.i32 q0, q0, q2\n"                                                                    \
   "vshl.s32 q0, %[sh]\n"                                                                     \
@@ -181,7 +183,7 @@ namespace detail {
   "vmin.s32 q0, q0, %q[hiv]\n" STORE " q0, [" O "], #" STEP "\n"
 
 #define TESSERA_MVE_RQ3_ROW_HIGH(B, O, STORE, STEP)                                          \
-  "vldrw.u32 q0, [" B ", %q[aoff], uxtw #2]\n"                                               \
+  "vldrw.u32 q0, " B "\n"                                                          \
   "vmul.i32 q4, q0, q1\n"                                                                    \
   "vmulh.s32 q0, q0, q1\n"                                                                   \
   "vpt.u32 hi, q4, q2\n"                                                                     \
@@ -191,7 +193,7 @@ namespace detail {
   "vmin.s32 q0, q0, %q[hiv]\n" STORE " q0, [" O "], #" STEP "\n"
 
 #define TESSERA_MVE_RQ3_ROW_FAST(B, O, STORE, STEP)                                          \
-  "vldrw.u32 q0, [" B ", %q[aoff], uxtw #2]\n"                                               \
+  "vldrw.u32 q0, " B "\n"                                                          \
   "vmul.i32 q4, q0, q1\n"                                                                    \
   "vmulh.s32 q0, q0, q1\n"                                                                   \
   "vpt.u32 hi, q4, q2\n"                                                                     \
@@ -202,7 +204,7 @@ namespace detail {
   "vmin.s32 q0, q0, %q[hiv]\n" STORE " q0, [" O "], #" STEP "\n"
 
 #define TESSERA_MVE_RQ3_ROW_GENERAL(B, O, STORE, STEP)                                       \
-  "vldrw.u32 q0, [" B ", %q[aoff], uxtw #2]\n"                                               \
+  "vldrw.u32 q0, " B "\n"                                                          \
   "vmul.i32 q4, q0, q1\n"                                                                    \
   "vmulh.s32 q0, q0, q1\n"                                                                   \
   "vadd.i32 q4, q4, q2\n"                                                                    \
@@ -216,22 +218,18 @@ namespace detail {
   "vmin.s32 q0, q0, %q[hiv]\n" STORE " q0, [" O "], #" STEP "\n"
 
 #define TESSERA_MVE_RQ3_ROW_RAW(B, O, STORE, STEP)                                           \
-  "vldrw.u32 q0, [" B ", %q[aoff], uxtw #2]\n"                                               \
+  "vldrw.u32 q0, " B "\n"                                                          \
   "vadd.i32 q0, q0, q1\n" STORE " q0, [" O "], #" STEP "\n"
 
 #define TESSERA_MVE_RQ3(ROW, LOADS, STORE, STEP)                                              \
   asm volatile(                                                                              \
       "wlstp.32 lr, %[n], 2f\n"                                                              \
-      "1:\n" LOADS ROW("%[b0]", "%[o0]", STORE, STEP) ROW("%[b1]", "%[o1]", STORE, STEP)       \
-          ROW("%[b2]", "%[o2]", STORE, STEP)                                                  \
-      "add %[b0], %[b0], #48\n"                                                              \
-      "add %[b1], %[b1], #48\n"                                                              \
-      "add %[b2], %[b2], #48\n"                                                              \
+      "1:\n" LOADS ROW("[%q[qb], #48]!", "%[o0]", STORE, STEP) ROW("[%q[qb], #8]", "%[o1]", STORE, STEP) \
+          ROW("[%q[qb], #16]", "%[o2]", STORE, STEP)                                          \
       "letp lr, 1b\n"                                                                        \
       "2:\n"                                                                                 \
-      : [b0] "+r"(b0), [b1] "+r"(b1), [b2] "+r"(b2), [o0] "+l"(o0), [o1] "+l"(o1), [o2] "+l"(o2), \
-        [tb] "+r"(tb)                                                                        \
-      : [n] "r"(n), [aoff] "w"(aoff), [lov] "w"(lov), [hiv] "w"(hiv), [sh] "r"(p.shift_arg),  \
+      : [qb] "+w"(qb), [o0] "+l"(o0), [o1] "+l"(o1), [o2] "+l"(o2), [tb] "+r"(tb)             \
+      : [n] "r"(n), [lov] "w"(lov), [hiv] "w"(hiv), [sh] "r"(p.shift_arg),                    \
         [one] "r"(1), [hsh] "r"(p.high_shift)                                                \
       : "lr", "q0", "q1", "q2", "q3", "q4", "memory")
 
@@ -269,13 +267,12 @@ template <class TOut>
     return;
   }
   const std::int32_t* tb = p.table;
-  const std::int32_t* b0 = acc;
-  const std::int32_t* b1 = acc + 2;
-  const std::int32_t* b2 = acc + 4;
   TOut* o0 = out;
   TOut* o1 = out + out_stride;
   TOut* o2 = out + 2 * out_stride;
-  const uint32x4_t aoff = vldrwq_u32(detail::acc_gather[int(acc_layout::pairs)]);
+  // Row 0's addresses one group (48 bytes) early: the first gather steps them first.
+  uint32x4_t qb = vaddq_n_u32(vmulq_n_u32(vldrwq_u32(detail::acc_gather[int(acc_layout::pairs)]), 4),
+                              static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(acc)) - 48u);
   const int32x4_t lov = vdupq_n_s32(p.lo);
   const int32x4_t hiv = vdupq_n_s32(p.hi);
   if constexpr (sizeof(TOut) == 1) {
