@@ -184,23 +184,35 @@ namespace tessera::kernels::arm_mve {
 // The unrolled form for 32 < k <= 128 (3 to 8 chunks of 16): the rows' last chunk (the only
 // one that may be partial, loaded predicated on its length so nothing is read past a row)
 // stays in Q5..Q7 for all column pairs, and each pair starts with it (VMLADAV, which also
-// clears the accumulators); the other chunks follow at fixed negative offsets from the
-// pointers, which rest on the last chunk and never move except the weights' 2k per pair. Per
-// pair 11 * chunks + 3 instructions: 47 for k = 64 where the loop above spends 62 (the
-// keyword-spotting pointwise layers), 36 for k = 40 (its first layer) against 50.
+// clears the accumulators); the chunk before it keeps rows 0 and 1 in Q3 and Q4; the other
+// chunks follow at fixed negative offsets from the pointers, which rest on the last chunk and
+// never move except the weights' 2k per pair. Per pair 11 * chunks + 1 instructions: 45 for
+// k = 64 where the loop above spends 62 (the keyword-spotting pointwise layers), 34 for k = 40
+// (its first layer) against 50.
 #define TESSERA_MVE_3X2_CHUNK(OFF)                                                              \
   "vldrb.8 q0, [%[w0], #" OFF "]\n"                                                            \
   "vldrb.8 q1, [%[w1], #" OFF "]\n"                                                            \
   "vldrb.8 q2, [%[p0], #" OFF "]\n"                                                            \
   "vmladava.s8 %[a00], q2, q0\n"                                                               \
   "vmladava.s8 %[a01], q2, q1\n"                                                               \
-  "vldrb.8 q3, [%[p1], #" OFF "]\n"                                                            \
-  "vmladava.s8 %[a10], q3, q0\n"                                                               \
-  "vmladava.s8 %[a11], q3, q1\n"                                                               \
+  "vldrb.8 q2, [%[p1], #" OFF "]\n"                                                            \
+  "vmladava.s8 %[a10], q2, q0\n"                                                               \
+  "vmladava.s8 %[a11], q2, q1\n"                                                               \
   "vldrb.8 q2, [%[p2], #" OFF "]\n"                                                            \
   "vmladava.s8 %[a20], q2, q0\n"                                                               \
   "vmladava.s8 %[a21], q2, q1\n"
-#define TESSERA_MVE_3X2_BACK2 TESSERA_MVE_3X2_CHUNK("-32") TESSERA_MVE_3X2_CHUNK("-16")
+// The chunk before the last: rows 0 and 1 held in Q3 and Q4 too (9 instructions, not 11).
+#define TESSERA_MVE_3X2_CHUNK_HELD                                                              \
+  "vldrb.8 q0, [%[w0], #-16]\n"                                                                \
+  "vldrb.8 q1, [%[w1], #-16]\n"                                                                \
+  "vmladava.s8 %[a00], q3, q0\n"                                                               \
+  "vmladava.s8 %[a01], q3, q1\n"                                                               \
+  "vldrb.8 q2, [%[p2], #-16]\n"                                                                \
+  "vmladava.s8 %[a10], q4, q0\n"                                                               \
+  "vmladava.s8 %[a11], q4, q1\n"                                                               \
+  "vmladava.s8 %[a20], q2, q0\n"                                                               \
+  "vmladava.s8 %[a21], q2, q1\n"
+#define TESSERA_MVE_3X2_BACK2 TESSERA_MVE_3X2_CHUNK("-32") TESSERA_MVE_3X2_CHUNK_HELD
 #define TESSERA_MVE_3X2_BACK3 TESSERA_MVE_3X2_CHUNK("-48") TESSERA_MVE_3X2_BACK2
 #define TESSERA_MVE_3X2_BACK4 TESSERA_MVE_3X2_CHUNK("-64") TESSERA_MVE_3X2_BACK3
 #define TESSERA_MVE_3X2_BACK5 TESSERA_MVE_3X2_CHUNK("-80") TESSERA_MVE_3X2_BACK4
@@ -213,6 +225,8 @@ namespace tessera::kernels::arm_mve {
       "vldrbt.8 q5, [%[p0]]\n"                                                                 \
       "vldrbt.8 q6, [%[p1]]\n"                                                                 \
       "vldrbt.8 q7, [%[p2]]\n"                                                                 \
+      "vldrb.8 q3, [%[p0], #-16]\n"                                                            \
+      "vldrb.8 q4, [%[p1], #-16]\n"                                                            \
       "1:\n"                                                                                   \
       "vpstt\n"                                                                                \
       "vldrbt.8 q0, [%[w0]]\n"                                                                 \
@@ -231,7 +245,7 @@ namespace tessera::kernels::arm_mve {
       : [a00] "+r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [a20] "=&r"(a20), \
         [a21] "=&r"(a21), [w0] "+r"(w0), [w1] "+r"(w1), [out] "+r"(out), [n] "+r"(n)           \
       : [p0] "r"(p0), [p1] "r"(p1), [p2] "r"(p2), [step] "r"(step)                             \
-      : "q0", "q1", "q2", "q3", "q5", "q6", "q7", "memory", "cc")
+      : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "memory", "cc")
 
 /// mat_mult_3x2_s8 for 16 * (Chunks - 1) < k <= 16 * Chunks, 3 <= Chunks <= 8, unrolled.
 template <int Chunks>
@@ -262,6 +276,7 @@ template <int Chunks>
 }
 
 #undef TESSERA_MVE_3X2_CHUNK
+#undef TESSERA_MVE_3X2_CHUNK_HELD
 #undef TESSERA_MVE_3X2_BACK2
 #undef TESSERA_MVE_3X2_BACK3
 #undef TESSERA_MVE_3X2_BACK4
