@@ -332,10 +332,10 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::in
   auto* blk = layout.part<std::uint8_t>(scratch, 3);
   const int channels = d.out_c;
   const int taps = d.kernel_h * d.kernel_w;
+  const std::int64_t acc_bound = s8_weights_bound(w, channels, taps);
   const requant_plan plan =
-      std::is_signed_v<TIn>
-          ? plan_requant(rq, channels, bias, no_correction{}, s8_products_bound(taps), table)
-          : plan_requant(rq, channels, bias, weight_sum_correction{w, taps}, s8_products_bound(taps), table);
+      std::is_signed_v<TIn> ? plan_requant(rq, channels, bias, no_correction{}, acc_bound, table)
+                            : plan_requant(rq, channels, bias, weight_sum_correction{w, taps}, acc_bound, table);
   // The plane's geometry g: the layer's, or with rows and columns exchanged (see
   // depthwise_chw_transposes); the input's steps along a plane row's elements and between rows.
   const bool swap = detail::depthwise_chw_transposes(d);
