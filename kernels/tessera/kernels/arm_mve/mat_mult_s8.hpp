@@ -94,7 +94,8 @@ namespace tessera::kernels::arm_mve {
 /// all column pairs: per pair 4 weight loads, 6 VMLADAV + 6 VMLADAVA, 1 STM and 4 loop
 /// instructions, 22 for up to 192 multiply-adds (pointwise layers with few input channels
 /// spend 38 in the streaming kernel). The second chunk (and the first when k < 16) is loaded
-/// predicated on its length, so nothing is read past a row.
+/// predicated on its length, so nothing is read past a row. k = 16 and 32 over consecutive
+/// columns (w1 = w0 + k) step one weight pointer by immediate offsets: 19 and 11 a pair.
 [[gnu::noinline]] inline void mat_mult_3x2_short_s8(const std::int8_t* x, int k, const std::int8_t* w0_in,
                                                     const std::int8_t* w1_in, int pairs, std::int32_t* acc) {
   register std::int32_t a00 asm("r0");
@@ -108,7 +109,67 @@ namespace tessera::kernels::arm_mve {
   register std::int32_t* out asm("r5") = acc;
   register int n asm("r7") = pairs;
   // Rows 1 and 2 are addressed through accumulator registers before the loop needs them.
-  if (k > 16) {
+  if (k == 32 && w1 == w0 + 32) {
+    // Whole chunks and consecutive columns: every weight load at an immediate offset from w0,
+    // the last one (offset 0, the second chunk taken first) stepping it to the next pair:
+    // 19 instructions a pair, not 21.
+    asm volatile(
+        "add %[a00], %[x0], #32\n"
+        "add %[a01], %[x0], #64\n"
+        "vldrb.8 q2, [%[x0]]\n"
+        "vldrb.8 q3, [%[a00]]\n"
+        "vldrb.8 q4, [%[a01]]\n"
+        "vldrb.8 q5, [%[x0], #16]\n"
+        "vldrb.8 q6, [%[a00], #16]\n"
+        "vldrb.8 q7, [%[a01], #16]\n"
+        "1:\n"
+        "vldrb.8 q0, [%[w0], #16]\n"
+        "vldrb.8 q1, [%[w0], #48]\n"
+        "vmladav.s8 %[a00], q5, q0\n"
+        "vmladav.s8 %[a01], q5, q1\n"
+        "vmladav.s8 %[a10], q6, q0\n"
+        "vmladav.s8 %[a11], q6, q1\n"
+        "vmladav.s8 %[a20], q7, q0\n"
+        "vmladav.s8 %[a21], q7, q1\n"
+        "vldrb.8 q1, [%[w0], #32]\n"
+        "vldrb.8 q0, [%[w0]], #64\n"
+        "vmladava.s8 %[a00], q2, q0\n"
+        "vmladava.s8 %[a01], q2, q1\n"
+        "vmladava.s8 %[a10], q3, q0\n"
+        "vmladava.s8 %[a11], q3, q1\n"
+        "vmladava.s8 %[a20], q4, q0\n"
+        "vmladava.s8 %[a21], q4, q1\n"
+        "stm %[out]!, {%[a00], %[a01], %[a10], %[a11], %[a20], %[a21]}\n"
+        "subs %[n], %[n], #1\n"
+        "bne 1b\n"
+        : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [a20] "=&r"(a20),
+          [a21] "=&r"(a21), [w0] "+r"(w0), [out] "+r"(out), [n] "+r"(n)
+        : [x0] "r"(x)
+        : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "memory", "cc");
+  } else if (k == 16 && w1 == w0 + 16) {
+    asm volatile(
+        "add %[a00], %[x0], #16\n"
+        "add %[a01], %[x0], #32\n"
+        "vldrb.8 q2, [%[x0]]\n"
+        "vldrb.8 q3, [%[a00]]\n"
+        "vldrb.8 q4, [%[a01]]\n"
+        "1:\n"
+        "vldrb.8 q1, [%[w0], #16]\n"
+        "vldrb.8 q0, [%[w0]], #32\n"
+        "vmladav.s8 %[a00], q2, q0\n"
+        "vmladav.s8 %[a01], q2, q1\n"
+        "vmladav.s8 %[a10], q3, q0\n"
+        "vmladav.s8 %[a11], q3, q1\n"
+        "vmladav.s8 %[a20], q4, q0\n"
+        "vmladav.s8 %[a21], q4, q1\n"
+        "stm %[out]!, {%[a00], %[a01], %[a10], %[a11], %[a20], %[a21]}\n"
+        "subs %[n], %[n], #1\n"
+        "bne 1b\n"
+        : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [a20] "=&r"(a20),
+          [a21] "=&r"(a21), [w0] "+r"(w0), [out] "+r"(out), [n] "+r"(n)
+        : [x0] "r"(x)
+        : "q0", "q1", "q2", "q3", "q4", "memory", "cc");
+  } else if (k > 16) {
     const int step = 2 * k - 16;  // from the second chunk of a row to the next pair's row
     asm volatile(
         "add %[a00], %[x0], %[k]\n"
