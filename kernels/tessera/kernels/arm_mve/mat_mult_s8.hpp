@@ -242,14 +242,15 @@ namespace tessera::kernels::arm_mve {
   }
 }
 
-// The unrolled form for 32 < k <= 128 (3 to 8 chunks of 16): the rows' last chunk (the only
+// The unrolled form for 32 < k <= 144 (3 to 9 chunks of 16): the rows' last chunk (the only
 // one that may be partial, loaded predicated on its length so nothing is read past a row)
 // stays in Q5..Q7 for all column pairs, and each pair starts with it (VMLADAV, which also
 // clears the accumulators); the chunk before it keeps rows 0 and 1 in Q3 and Q4; the other
-// chunks follow at fixed negative offsets from the pointers, which rest on the last chunk and
-// never move except the weights' 2k per pair. Per pair 11 * chunks + 1 instructions: 45 for
-// k = 64 where the loop above spends 62 (the keyword-spotting pointwise layers), 34 for k = 40
-// (its first layer) against 50.
+// chunks follow at fixed offsets (down to -112, VLDRB's reach) from the pointers, which rest on
+// the chunk before the last and never move except the weights' 2k per pair. Per pair
+// 11 * chunks + 1 instructions: 45 for k = 64 where the loop above spends 62 (the
+// keyword-spotting pointwise layers), 34 for k = 40 (its first layer) against 50, 100 for a
+// 3x3 convolution of 16 channels (k = 144) against 122.
 #define TESSERA_MVE_3X2_CHUNK(OFF)                                                              \
   "vldrb.8 q0, [%[w0], #" OFF "]\n"                                                            \
   "vldrb.8 q1, [%[w1], #" OFF "]\n"                                                            \
@@ -264,34 +265,35 @@ namespace tessera::kernels::arm_mve {
   "vmladava.s8 %[a21], q2, q1\n"
 // The chunk before the last: rows 0 and 1 held in Q3 and Q4 too (9 instructions, not 11).
 #define TESSERA_MVE_3X2_CHUNK_HELD                                                              \
-  "vldrb.8 q0, [%[w0], #-16]\n"                                                                \
-  "vldrb.8 q1, [%[w1], #-16]\n"                                                                \
+  "vldrb.8 q0, [%[w0]]\n"                                                                      \
+  "vldrb.8 q1, [%[w1]]\n"                                                                      \
   "vmladava.s8 %[a00], q3, q0\n"                                                               \
   "vmladava.s8 %[a01], q3, q1\n"                                                               \
-  "vldrb.8 q2, [%[p2], #-16]\n"                                                                \
+  "vldrb.8 q2, [%[p2]]\n"                                                                      \
   "vmladava.s8 %[a10], q4, q0\n"                                                               \
   "vmladava.s8 %[a11], q4, q1\n"                                                               \
   "vmladava.s8 %[a20], q2, q0\n"                                                               \
   "vmladava.s8 %[a21], q2, q1\n"
-#define TESSERA_MVE_3X2_BACK2 TESSERA_MVE_3X2_CHUNK("-32") TESSERA_MVE_3X2_CHUNK_HELD
-#define TESSERA_MVE_3X2_BACK3 TESSERA_MVE_3X2_CHUNK("-48") TESSERA_MVE_3X2_BACK2
-#define TESSERA_MVE_3X2_BACK4 TESSERA_MVE_3X2_CHUNK("-64") TESSERA_MVE_3X2_BACK3
-#define TESSERA_MVE_3X2_BACK5 TESSERA_MVE_3X2_CHUNK("-80") TESSERA_MVE_3X2_BACK4
-#define TESSERA_MVE_3X2_BACK6 TESSERA_MVE_3X2_CHUNK("-96") TESSERA_MVE_3X2_BACK5
-#define TESSERA_MVE_3X2_BACK7 TESSERA_MVE_3X2_CHUNK("-112") TESSERA_MVE_3X2_BACK6
+#define TESSERA_MVE_3X2_BACK2 TESSERA_MVE_3X2_CHUNK("-16") TESSERA_MVE_3X2_CHUNK_HELD
+#define TESSERA_MVE_3X2_BACK3 TESSERA_MVE_3X2_CHUNK("-32") TESSERA_MVE_3X2_BACK2
+#define TESSERA_MVE_3X2_BACK4 TESSERA_MVE_3X2_CHUNK("-48") TESSERA_MVE_3X2_BACK3
+#define TESSERA_MVE_3X2_BACK5 TESSERA_MVE_3X2_CHUNK("-64") TESSERA_MVE_3X2_BACK4
+#define TESSERA_MVE_3X2_BACK6 TESSERA_MVE_3X2_CHUNK("-80") TESSERA_MVE_3X2_BACK5
+#define TESSERA_MVE_3X2_BACK7 TESSERA_MVE_3X2_CHUNK("-96") TESSERA_MVE_3X2_BACK6
+#define TESSERA_MVE_3X2_BACK8 TESSERA_MVE_3X2_CHUNK("-112") TESSERA_MVE_3X2_BACK7
 #define TESSERA_MVE_3X2_UNROLLED(BACK)                                                          \
   asm volatile(                                                                                \
       "vctp.8 %[a00]\n"                                                                        \
       "vpsttt\n"                                                                               \
-      "vldrbt.8 q5, [%[p0]]\n"                                                                 \
-      "vldrbt.8 q6, [%[p1]]\n"                                                                 \
-      "vldrbt.8 q7, [%[p2]]\n"                                                                 \
-      "vldrb.8 q3, [%[p0], #-16]\n"                                                            \
-      "vldrb.8 q4, [%[p1], #-16]\n"                                                            \
+      "vldrbt.8 q5, [%[p0], #16]\n"                                                            \
+      "vldrbt.8 q6, [%[p1], #16]\n"                                                            \
+      "vldrbt.8 q7, [%[p2], #16]\n"                                                            \
+      "vldrb.8 q3, [%[p0]]\n"                                                                  \
+      "vldrb.8 q4, [%[p1]]\n"                                                                  \
       "1:\n"                                                                                   \
       "vpstt\n"                                                                                \
-      "vldrbt.8 q0, [%[w0]]\n"                                                                 \
-      "vldrbt.8 q1, [%[w1]]\n"                                                                 \
+      "vldrbt.8 q0, [%[w0], #16]\n"                                                            \
+      "vldrbt.8 q1, [%[w1], #16]\n"                                                            \
       "vmladav.s8 %[a00], q5, q0\n"                                                            \
       "vmladav.s8 %[a01], q5, q1\n"                                                            \
       "vmladav.s8 %[a10], q6, q0\n"                                                            \
@@ -308,13 +310,13 @@ namespace tessera::kernels::arm_mve {
       : [p0] "r"(p0), [p1] "r"(p1), [p2] "r"(p2), [step] "r"(step)                             \
       : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "memory", "cc")
 
-/// mat_mult_3x2_s8 for 16 * (Chunks - 1) < k <= 16 * Chunks, 3 <= Chunks <= 8, unrolled.
+/// mat_mult_3x2_s8 for 16 * (Chunks - 1) < k <= 16 * Chunks, 3 <= Chunks <= 9, unrolled.
 template <int Chunks>
 [[gnu::noinline]] void mat_mult_3x2_unrolled_s8(const std::int8_t* x, int k, const std::int8_t* w0_in,
                                                 const std::int8_t* w1_in, int pairs, std::int32_t* acc) {
-  static_assert(Chunks >= 3 && Chunks <= 8, "the chunks' offsets reach 7 * 16 bytes back");
-  constexpr int last = 16 * (Chunks - 1);  // the last chunk's offset in a row
-  register std::int32_t a00 asm("r0") = k - last;  // the last chunk's length, then a sum
+  static_assert(Chunks >= 3 && Chunks <= 9, "the first chunk's offset reaches 7 * 16 bytes back");
+  constexpr int last = 16 * (Chunks - 2);  // the pointers rest on the chunk before the last
+  register std::int32_t a00 asm("r0") = k - last - 16;  // the last chunk's length, then a sum
   register std::int32_t a01 asm("r2");
   register std::int32_t a10 asm("r4");
   register std::int32_t a11 asm("r6");
@@ -333,7 +335,8 @@ template <int Chunks>
   else if constexpr (Chunks == 5) TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK4);
   else if constexpr (Chunks == 6) TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK5);
   else if constexpr (Chunks == 7) TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK6);
-  else TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK7);
+  else if constexpr (Chunks == 8) TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK7);
+  else TESSERA_MVE_3X2_UNROLLED(TESSERA_MVE_3X2_BACK8);
 }
 
 #undef TESSERA_MVE_3X2_CHUNK
@@ -344,6 +347,7 @@ template <int Chunks>
 #undef TESSERA_MVE_3X2_BACK5
 #undef TESSERA_MVE_3X2_BACK6
 #undef TESSERA_MVE_3X2_BACK7
+#undef TESSERA_MVE_3X2_BACK8
 #undef TESSERA_MVE_3X2_UNROLLED
 
 /// Sums of one row against `groups` groups of 4 weight rows, for g < groups, j < 4:
@@ -405,12 +409,13 @@ template <int Chunks>
 /// mat_mult_3x2_s8); an odd n computes column n - 1 twice (its block's second column). k >= 1.
 inline void mat_mult_3xn_s8(const std::int8_t* x, int k, const std::int8_t* w, int n, std::int32_t* acc) {
   using kernel_fn = void (*)(const std::int8_t*, int, const std::int8_t*, const std::int8_t*, int, std::int32_t*);
-  static constexpr kernel_fn by_chunks[9] = {
+  static constexpr kernel_fn by_chunks[10] = {
       mat_mult_3x2_short_s8,       mat_mult_3x2_short_s8,       mat_mult_3x2_short_s8,
       mat_mult_3x2_unrolled_s8<3>, mat_mult_3x2_unrolled_s8<4>, mat_mult_3x2_unrolled_s8<5>,
-      mat_mult_3x2_unrolled_s8<6>, mat_mult_3x2_unrolled_s8<7>, mat_mult_3x2_unrolled_s8<8>};
+      mat_mult_3x2_unrolled_s8<6>, mat_mult_3x2_unrolled_s8<7>, mat_mult_3x2_unrolled_s8<8>,
+      mat_mult_3x2_unrolled_s8<9>};
   const int chunks = (k + 15) / 16;
-  const kernel_fn kernel = chunks <= 8 ? by_chunks[chunks] : mat_mult_3x2_s8;
+  const kernel_fn kernel = chunks <= 9 ? by_chunks[chunks] : mat_mult_3x2_s8;
   const int pairs = n / 2;
   if (pairs > 0) kernel(x, k, w, w + k, pairs, acc);
   if (n & 1) {
