@@ -282,17 +282,17 @@ constexpr int depthwise_chw_cost(const reference::conv2d_dims& g) {
 /// Whether depthwise_chw computes on the exchanged geometry: where it is cheaper (a narrow,
 /// tall map such as keyword spotting's 25 x 5, whose 5-output rows leave a leftover output per
 /// row and fill 5 elements per gather: 500 instructions a channel exchanged against 825), and
-/// where it fits the layer's own scratch (one strip both ways, so the planes have the same
-/// bytes; no more sums and chunks) and the 16-bit gather offsets of the fill (7 input rows
-/// apart).
-constexpr bool depthwise_chw_transposes(const reference::conv2d_dims& d) {
+/// where it fits the layer's own scratch (one strip both ways, so both planes are the window
+/// spans of the whole map, the same bytes; no more sums and chunks) and the 16-bit gather
+/// offsets of the fill (7 input rows apart). Once per call, out of line (cheapest tests first).
+[[gnu::noinline]] constexpr bool depthwise_chw_transposes(const reference::conv2d_dims& d) {
+  if (std::int64_t(d.in_w) * d.in_c * 7 > 65535) return false;
   const auto t = transposed(d);
-  const int strip = depthwise_chw_strip_width(d), t_strip = depthwise_chw_strip_width(t);
-  return strip >= d.out_w && t_strip >= t.out_w && depthwise_chw_chunks(t) <= 2 &&
-         depthwise_chw_chunks(t) <= depthwise_chw_chunks(d) &&
-         depthwise_chw_plane_bytes(t) <= depthwise_chw_plane_bytes(d) &&
-         std::int64_t(t.out_h) * ((t.out_w + 3) & ~3) <= std::int64_t(d.out_h) * ((strip + 3) & ~3) &&
-         std::int64_t(d.in_w) * d.in_c * 7 <= 65535 && depthwise_chw_cost(t) < depthwise_chw_cost(d);
+  if (depthwise_chw_cost(t) >= depthwise_chw_cost(d)) return false;
+  if (depthwise_chw_chunks(t) > 2 || depthwise_chw_chunks(t) > depthwise_chw_chunks(d)) return false;
+  const int strip = depthwise_chw_strip_width(d);
+  return strip >= d.out_w && depthwise_chw_strip_width(t) >= t.out_w &&
+         std::int64_t(t.out_h) * ((t.out_w + 3) & ~3) <= std::int64_t(d.out_h) * ((strip + 3) & ~3);
 }
 
 #undef TESSERA_MVE_DW_LOOP
