@@ -4,12 +4,15 @@
 // the input pixels themselves (pointwise layers read the input in place).
 //
 // Measured (QEMU mps3-an547, -O2, guest instructions per multiply-add, int8, per-channel
-// requantization): 3x3 16->16 on 32x32 0.21 (micro-kernel 0.146, im2col 0.04, epilogue 0.02),
-// 3x3 64->64 on 8x8 0.145, 1x1 32->64 on 48x48 0.20 (k <= 32: the rows stay in registers),
-// 10x4 1->64 (keyword spotting) 0.40. CMSIS-NN on the same layers: 0.40, 0.21, 0.62, 0.96.
+// requantization; docs/benchmarks.md L1, L3, L4, L7): 3x3 16->16 on 32x32 0.195 (k = 144: the
+// unrolled micro-kernel), 3x3 64->64 on 8x8 0.145, 1x1 32->64 on 48x48 0.202 (k = 32: the rows
+// stay in registers), 10x4 1->64 (keyword spotting) 0.260 (im2col by gathers). CMSIS-NN on the
+// same layers: 0.40, 0.21, 0.62, 0.96.
 // The generic pixel-block loop (algorithm/conv2d.hpp): interior pixels are expanded by one
 // assembly loop per pixel, border pixels (padding) by the generic im2col walk
-// (algorithm/im2col.hpp); the 3 pixels' outputs are requantized together (requant_block3).
+// (algorithm/im2col.hpp), or, when a whole window spans at most 256 input bytes, every pixel
+// by byte gathers (gather_im2col); the 3 pixels' outputs are requantized together
+// (requant_block3).
 #pragma once
 
 #include <arm_acle.h>

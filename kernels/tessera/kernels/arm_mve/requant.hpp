@@ -2,8 +2,8 @@
 // raw accumulators of one output row (requant_row) or of a 3-row micro-kernel block
 // (requant_block3), four outputs per iteration, in tail-predicated assembly loops.
 //
-// Instructions per 4 outputs: narrow 11, fast 15, general 18 (requant_row); the 3-row form
-// loads each table group once for the 3 rows: narrow 25, fast 37 per 12 outputs.
+// Instructions per 4 outputs: narrow 11, high 14, fast 15, general 18 (requant_row); the 3-row
+// form loads each table group once for the 3 rows: narrow 24, high 31, fast 34 per 12 outputs.
 #pragma once
 
 #include <cstddef>
