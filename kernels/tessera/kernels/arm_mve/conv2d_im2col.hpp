@@ -250,6 +250,7 @@ struct conv2d_atom {
   std::int32_t* acc;
   std::int8_t* cols;
   const gather_im2col* gather;  ///< the gather tables when the layer's windows fit them, else null
+  mat_mult_3x2_fn kernel;       ///< mat_mult_3x2_for(k)
   const std::int8_t* x = nullptr;  ///< the block's rows
   // The next pixel to expand, and its output row's interior columns [x_lo, x_hi) (none if the
   // row's windows leave the input vertically) with the input at column x_lo; with gathers, the
@@ -301,7 +302,7 @@ struct conv2d_atom {
     }
   }
   void compute(int count, TOut* out, std::ptrdiff_t) {
-    if (k > 0) mat_mult_3xn_s8(x, k, w, d.out_c, acc);
+    if (k > 0) mat_mult_3xn_s8(x, k, w, d.out_c, acc, kernel);
     else arch::mve::fill_bytes(acc, 0, static_cast<int>(block_acc_bytes(d.out_c)));
     if (count == tile_rows) requant_block3(*plan, acc, d.out_c, out, d.out_c);
     else for (int r = 0; r < count; ++r) requant_row(*plan, acc + 2 * r, acc_layout::pairs, d.out_c, out + r * d.out_c);
@@ -316,7 +317,9 @@ struct conv2d_atom {
 /// - `bias`: [out_c] int32 or null; `rq`: disabled, per tensor or per output channel.
 /// - `out`: [batch][out_h][out_w][out_c]; 8/16-bit outputs requantized, int32 raw when disabled.
 /// - `scratch`: conv2d_scratch(d).total bytes, any alignment.
-template <class TIn, class TOut>
+/// - `Kernel`: the micro-kernel when the caller chose it at compile time (a whole layer:
+///   mat_mult_3x2_for of its k), else null and chosen here.
+template <class TIn, class TOut, mat_mult_3x2_fn Kernel = nullptr>
 void conv2d_im2col(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
                    const requant_params& rq, TOut* out, void* scratch) {
   const int k = d.kernel_h * d.kernel_w * d.in_c;
@@ -337,7 +340,8 @@ void conv2d_im2col(const reference::conv2d_dims& d, const TIn* in, const std::in
                                       &plan,
                                       layout.part<std::int32_t>(scratch, 1),
                                       layout.part<std::int8_t>(scratch, 2),
-                                      gather.groups > 0 ? &gather : nullptr};
+                                      gather.groups > 0 ? &gather : nullptr,
+                                      Kernel != nullptr ? Kernel : mat_mult_3x2_for(k)};
   algorithm::conv2d_pixel_blocks(d, in, out, atom);
 }
 

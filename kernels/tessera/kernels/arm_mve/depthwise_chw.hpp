@@ -38,6 +38,10 @@
 
 namespace tessera::kernels::arm_mve {
 
+/// The orientation of depthwise_chw's plane: the layer's rows, or its columns (see
+/// detail::depthwise_chw_transposes), or chosen by the call.
+enum class plane_geometry : std::uint8_t { per_call, rows, exchanged };
+
 namespace detail {
 
 /// plane[r * plane_pitch + i] = src[r * src_pitch + i * stride] for r < rows, i < n: a strided
@@ -322,7 +326,9 @@ constexpr int depthwise_chw_cost(const reference::conv2d_dims& g) {
 /// - `out`: [batch][out_h][out_w][C]; `scratch`: depthwise_chw_scratch(d).total bytes.
 /// - `ReadsPadValue`: passed on to the depthwise_hwc fallback (concepts.hpp); the plane's
 ///   padding is one fill with the pad value's byte either way.
-template <bool ReadsPadValue = true, class TIn, class TOut>
+/// - `Geometry`: the plane's orientation when the caller chose it at compile time (a whole
+///   layer: depthwise_chw_transposes of its dims), else per_call and chosen here.
+template <bool ReadsPadValue = true, plane_geometry Geometry = plane_geometry::per_call, class TIn, class TOut>
 void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
                    const requant_params& rq, TOut* out, void* scratch) {
   if (!depthwise_chw_window_fits(d)) {
@@ -343,7 +349,8 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::in
                             : plan_requant(rq, channels, bias, weight_sum_correction{w, taps}, acc_bound, table);
   // The plane's geometry g: the layer's, or with rows and columns exchanged (see
   // depthwise_chw_transposes); the input's steps along a plane row's elements and between rows.
-  const bool swap = detail::depthwise_chw_transposes(d);
+  const bool swap = Geometry == plane_geometry::per_call ? detail::depthwise_chw_transposes(d)
+                                                        : Geometry == plane_geometry::exchanged;
   const reference::conv2d_dims g = swap ? detail::transposed(d) : d;
   const std::ptrdiff_t in_pitch = std::ptrdiff_t(d.in_w) * channels;
   const int elem_step = static_cast<int>(swap ? in_pitch : channels);

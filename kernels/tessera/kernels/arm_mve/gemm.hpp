@@ -38,6 +38,7 @@ struct product_atom {
   std::int8_t* rows_s8;
   TOut* out;
   Row& row;
+  mat_mult_3x2_fn kernel;  ///< mat_mult_3x2_for(k)
   const std::int8_t* x = nullptr;
 
   void pack(int r0, int count) {
@@ -50,7 +51,7 @@ struct product_atom {
   void compute(int r0, int count) {
     const acc_layout form = count == tile_rows ? acc_layout::pairs : acc_layout::contiguous;
     if (k <= 0) arch::mve::fill_bytes(acc, 0, static_cast<int>(block_acc_bytes(n)));
-    else if (count == tile_rows) mat_mult_3xn_s8(x, k, w, n, acc);
+    else if (count == tile_rows) mat_mult_3xn_s8(x, k, w, n, acc, kernel);
     else mat_mult_1xn_s8(x, k, w, n, acc);
     for (int r = 0; r < count; ++r) {
       std::int32_t* acc_r = form == acc_layout::pairs ? acc + 2 * r : acc;
@@ -77,7 +78,9 @@ template <class TA>
 /// - `a`: [m][k] int8 or uint8; `w`: [n][k] int8; `bias`: [n] int32 or null.
 /// - `rq`: disabled, per tensor, per output feature (length n) or per row (length m, inner n).
 /// - `out`: [m][n]; `scratch`: gemm_scratch(d).total bytes, any alignment.
-template <class TA, class TOut>
+/// - `Kernel`: the 3 x 2 micro-kernel when the caller chose it at compile time (a whole layer),
+///   else null and chosen here.
+template <class TA, class TOut, mat_mult_3x2_fn Kernel = nullptr>
 void gemm(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, const std::int32_t* bias,
           const requant_params& rq, TOut* out, void* scratch) {
   if (d.m <= 0 || d.n <= 0) return;
@@ -100,7 +103,8 @@ void gemm(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, cons
     return plan;
   };
   detail::product_atom<TA, TOut, decltype(row)> atom{d.n, d.k, a, w, layout.part<std::int32_t>(scratch, 1),
-                                                     layout.part<std::int8_t>(scratch, 2), out, row};
+                                                     layout.part<std::int8_t>(scratch, 2), out, row,
+                                                     Kernel != nullptr ? Kernel : mat_mult_3x2_for(d.k)};
   algorithm::gemm_row_blocks(d.m, atom);
 }
 

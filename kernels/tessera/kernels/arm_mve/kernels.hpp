@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include <tessera/kernels/concepts.hpp>
+#include <tessera/kernels/conv_variant.hpp>
 #include <tessera/kernels/arm_mve/average_pool2d.hpp>
 #include <tessera/kernels/arm_mve/binary.hpp>
 #include <tessera/kernels/arm_mve/conv2d_im2col.hpp>
@@ -24,6 +25,36 @@
 #include <tessera/kernels/arm_mve/traits.hpp>
 
 namespace tessera::kernels {
+
+namespace arm_mve {
+/// A whole layer's choices made at compile time (kernels::conv2d_layer's "flash constants"; the
+/// arm_mve kernels take nothing else from flash): the micro-kernel of its reduction and the
+/// orientation of its depthwise plane, by the functions a call runs. A firmware then links the
+/// forms its layers use, not every one a call could pick (keyword spotting: 2 of the 9 micro-
+/// kernel forms, and no orientation test). The kernels still read the weights, bias and
+/// requantization arrays.
+template <mat_mult_3x2_fn Kernel, plane_geometry Geometry>
+struct layer_choice {};
+
+/// A whole Gemm layer's choice (kernels::gemm_layer): the micro-kernel of its k.
+template <const reference::gemm_dims& D>
+struct gemm_choices {
+  static constexpr bool needs_requant = true;
+  static constexpr bool needs_bias = true;
+  static constexpr layer_choice<mat_mult_3x2_for(D.k), plane_geometry::per_call> constants{};
+};
+
+template <conv_variant V, const reference::conv2d_dims& D>
+struct layer_choices {
+  static constexpr bool needs_requant = true;
+  static constexpr bool needs_weights = true;
+  static constexpr layer_choice<V == conv_variant::im2col ? mat_mult_3x2_for(D.kernel_h * D.kernel_w * D.in_c) : nullptr,
+                                V != conv_variant::depthwise_chw  ? plane_geometry::per_call
+                                : detail::depthwise_chw_transposes(D) ? plane_geometry::exchanged
+                                                                      : plane_geometry::rows>
+      constants{};
+};
+}  // namespace arm_mve
 
 template <>
 struct family_kernels<kernel_family::arm_mve> {
@@ -37,6 +68,29 @@ struct family_kernels<kernel_family::arm_mve> {
                             const requant_params& rq, TOut* out, void* scratch) {
     arm_mve::depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
   }
+
+  template <conv_variant V, class TIn, class TOut, const reference::conv2d_dims& D, auto const& W, auto const& B,
+            auto const& R>
+  using conv2d_flash = arm_mve::layer_choices<V, D>;
+
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut, arm_mve::mat_mult_3x2_fn Kernel,
+            arm_mve::plane_geometry G>
+  static void conv2d(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
+                     const requant_params& rq, TOut* out, void* scratch, arm_mve::layer_choice<Kernel, G>) {
+    arm_mve::conv2d_im2col<TIn, TOut, Kernel>(d, in, w, bias, rq, out, scratch);
+  }
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut, arm_mve::mat_mult_3x2_fn Kernel,
+            arm_mve::plane_geometry G>
+  static void depthwise_hwc(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
+                            const requant_params& rq, TOut* out, void* scratch, arm_mve::layer_choice<Kernel, G>) {
+    arm_mve::depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
+  }
+  template <bool ReadsPadValue = true, class TIn, class TW, class TOut, arm_mve::mat_mult_3x2_fn Kernel,
+            arm_mve::plane_geometry G>
+  static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
+                            const requant_params& rq, TOut* out, void* scratch, arm_mve::layer_choice<Kernel, G>) {
+    arm_mve::depthwise_chw<ReadsPadValue, G>(d, in, w, bias, rq, out, scratch);
+  }
   template <bool ReadsPadValue = true, class TIn, class TW, class TOut>
   static void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const TW* w, const std::int32_t* bias,
                             const requant_params& rq, TOut* out, void* scratch) {
@@ -46,6 +100,13 @@ struct family_kernels<kernel_family::arm_mve> {
   static void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::int32_t* bias,
                    const requant_params& rq, TOut* out, void* scratch) {
     arm_mve::gemm(d, a, w, bias, rq, out, scratch);
+  }
+  template <class TA, class TOut, const reference::gemm_dims& D, auto const& B, auto const& R>
+  using gemm_flash = arm_mve::gemm_choices<D>;
+  template <class TA, class TW, class TOut, arm_mve::mat_mult_3x2_fn Kernel, arm_mve::plane_geometry G>
+  static void gemm(const reference::gemm_dims& d, const TA* a, const TW* w, const std::int32_t* bias,
+                   const requant_params& rq, TOut* out, void* scratch, arm_mve::layer_choice<Kernel, G>) {
+    arm_mve::gemm<TA, TOut, Kernel>(d, a, w, bias, rq, out, scratch);
   }
   template <class TA, class TB, class TOut>
   static void matmul(const reference::matmul_dims& d, const TA* a, const TB* b, const requant_params& rq, TOut* out,

@@ -405,17 +405,32 @@ template <int Chunks>
       : "lr", "q0", "q1", "q2", "q3", "q4", "q5", "memory", "cc");
 }
 
+/// The 3 x 2 micro-kernels' signature (mat_mult_3x2_s8 and its short and unrolled forms).
+using mat_mult_3x2_fn = void (*)(const std::int8_t*, int, const std::int8_t*, const std::int8_t*, int,
+                                 std::int32_t*);
+
+/// The 3 x 2 micro-kernel for a reduction of k: the one place of the choice, which a call makes
+/// at run time and a whole layer at compile time (kernels.hpp: a firmware then links only the
+/// forms its layers use, not all nine).
+constexpr mat_mult_3x2_fn mat_mult_3x2_for(int k) {
+  switch ((k + 15) / 16) {
+    case 0: case 1: case 2: return mat_mult_3x2_short_s8;
+    case 3: return mat_mult_3x2_unrolled_s8<3>;
+    case 4: return mat_mult_3x2_unrolled_s8<4>;
+    case 5: return mat_mult_3x2_unrolled_s8<5>;
+    case 6: return mat_mult_3x2_unrolled_s8<6>;
+    case 7: return mat_mult_3x2_unrolled_s8<7>;
+    case 8: return mat_mult_3x2_unrolled_s8<8>;
+    case 9: return mat_mult_3x2_unrolled_s8<9>;
+    default: return mat_mult_3x2_s8;
+  }
+}
+
 /// Sums of 3 rows (k apart) x n columns of [n][k] weights in [pair][3][2] blocks (see
-/// mat_mult_3x2_s8); an odd n computes column n - 1 twice (its block's second column). k >= 1.
-inline void mat_mult_3xn_s8(const std::int8_t* x, int k, const std::int8_t* w, int n, std::int32_t* acc) {
-  using kernel_fn = void (*)(const std::int8_t*, int, const std::int8_t*, const std::int8_t*, int, std::int32_t*);
-  static constexpr kernel_fn by_chunks[10] = {
-      mat_mult_3x2_short_s8,       mat_mult_3x2_short_s8,       mat_mult_3x2_short_s8,
-      mat_mult_3x2_unrolled_s8<3>, mat_mult_3x2_unrolled_s8<4>, mat_mult_3x2_unrolled_s8<5>,
-      mat_mult_3x2_unrolled_s8<6>, mat_mult_3x2_unrolled_s8<7>, mat_mult_3x2_unrolled_s8<8>,
-      mat_mult_3x2_unrolled_s8<9>};
-  const int chunks = (k + 15) / 16;
-  const kernel_fn kernel = chunks <= 9 ? by_chunks[chunks] : mat_mult_3x2_s8;
+/// mat_mult_3x2_s8) by `kernel` (mat_mult_3x2_for(k)); an odd n computes column n - 1 twice
+/// (its block's second column). k >= 1.
+inline void mat_mult_3xn_s8(const std::int8_t* x, int k, const std::int8_t* w, int n, std::int32_t* acc,
+                            mat_mult_3x2_fn kernel) {
   const int pairs = n / 2;
   if (pairs > 0) kernel(x, k, w, w + k, pairs, acc);
   if (n & 1) {

@@ -96,7 +96,8 @@ void matmul(const reference::matmul_dims& d, const TA* a, const TB* b, const req
           2 * s8_products_bound(k), table);
     }
     void multiply(const TA* a_mat, TOut* o, std::int64_t) {
-      detail::product_atom<TA, TOut, decltype(row_sums)> atom{d.n, d.k, a_mat, bt, acc, rows_s8, o, row};
+      detail::product_atom<TA, TOut, decltype(row_sums)> atom{
+          d.n, d.k, a_mat, bt, acc, rows_s8, o, row, mat_mult_3x2_for(d.k)};
       algorithm::gemm_row_blocks(d.m, atom);
     }
   } atom{d, bt, table, acc, rows_s8, plan, row_sums, rq};
