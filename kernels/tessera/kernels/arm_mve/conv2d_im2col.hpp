@@ -309,6 +309,33 @@ struct conv2d_atom {
   }
 };
 
+/// conv2d_im2col's body, shared by every choice of micro-kernel (one copy per element types).
+template <class TIn, class TOut>
+[[gnu::noinline]] void conv2d_im2col_by(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w,
+                                        const std::int32_t* bias, const requant_params& rq, TOut* out, void* scratch,
+                                        mat_mult_3x2_fn kernel) {
+  const int k = d.kernel_h * d.kernel_w * d.in_c;
+  const auto layout = conv2d_scratch(d);
+  auto* table = layout.part<std::int32_t>(scratch, 0);
+  const requant_plan plan =
+      std::is_signed_v<TIn>
+          ? plan_requant(rq, d.out_c, bias, no_correction{}, s8_products_bound(k), table)
+          : plan_requant(rq, d.out_c, bias, weight_sum_correction{w, k}, s8_products_bound(k), table);
+  const bool direct = std::is_signed_v<TIn> && d.kernel_h == 1 && d.kernel_w == 1 && d.stride_h == 1 &&
+                      d.stride_w == 1 && d.pad_top == 0 && d.pad_left == 0 && d.out_h == d.in_h && d.out_w == d.in_w;
+  const gather_im2col gather(d, !direct);
+  conv2d_atom<TIn, TOut> atom{d,
+                              w,
+                              k,
+                              direct,
+                              make_im2col_geometry(d),
+                              &plan,
+                              layout.part<std::int32_t>(scratch, 1),
+                              layout.part<std::int8_t>(scratch, 2),
+                              gather.groups > 0 ? &gather : nullptr,
+                              kernel};
+  algorithm::conv2d_pixel_blocks(d, in, out, atom);
+}
 }  // namespace detail
 
 /// Convolution, groups == 1, NHWC (reference::conv2d's contract, bit-exact).
@@ -322,27 +349,9 @@ struct conv2d_atom {
 template <class TIn, class TOut, mat_mult_3x2_fn Kernel = nullptr>
 void conv2d_im2col(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
                    const requant_params& rq, TOut* out, void* scratch) {
-  const int k = d.kernel_h * d.kernel_w * d.in_c;
-  const auto layout = conv2d_scratch(d);
-  auto* table = layout.part<std::int32_t>(scratch, 0);
-  const requant_plan plan =
-      std::is_signed_v<TIn>
-          ? plan_requant(rq, d.out_c, bias, no_correction{}, s8_products_bound(k), table)
-          : plan_requant(rq, d.out_c, bias, weight_sum_correction{w, k}, s8_products_bound(k), table);
-  const bool direct = std::is_signed_v<TIn> && d.kernel_h == 1 && d.kernel_w == 1 && d.stride_h == 1 &&
-                      d.stride_w == 1 && d.pad_top == 0 && d.pad_left == 0 && d.out_h == d.in_h && d.out_w == d.in_w;
-  const detail::gather_im2col gather(d, !direct);
-  detail::conv2d_atom<TIn, TOut> atom{d,
-                                      w,
-                                      k,
-                                      direct,
-                                      detail::make_im2col_geometry(d),
-                                      &plan,
-                                      layout.part<std::int32_t>(scratch, 1),
-                                      layout.part<std::int8_t>(scratch, 2),
-                                      gather.groups > 0 ? &gather : nullptr,
-                                      Kernel != nullptr ? Kernel : mat_mult_3x2_for(k)};
-  algorithm::conv2d_pixel_blocks(d, in, out, atom);
+  mat_mult_3x2_fn kernel = Kernel;
+  if constexpr (Kernel == nullptr) kernel = mat_mult_3x2_for(d.kernel_h * d.kernel_w * d.in_c);
+  detail::conv2d_im2col_by(d, in, w, bias, rq, out, scratch, kernel);
 }
 
 }  // namespace tessera::kernels::arm_mve

@@ -317,24 +317,13 @@ constexpr int depthwise_chw_cost(const reference::conv2d_dims& g) {
 
 }  // namespace detail
 
-/// Depthwise convolution (groups == in_c == out_c), NHWC, reference::conv2d's contract, bit-exact.
-/// Shapes whose window does not fit the CHW scheme (depthwise_chw_window_fits) run
-/// depthwise_hwc, with the HWC kernel's scratch (which the traits reserve for them).
-///
-/// - `in`: [batch][in_h][in_w][C] int8 or uint8; `w`: [C][kernel_h][kernel_w] int8.
-/// - `bias`: [C] int32 or null; `rq`: disabled, per tensor or per channel.
-/// - `out`: [batch][out_h][out_w][C]; `scratch`: depthwise_chw_scratch(d).total bytes.
-/// - `ReadsPadValue`: passed on to the depthwise_hwc fallback (concepts.hpp); the plane's
-///   padding is one fill with the pad value's byte either way.
-/// - `Geometry`: the plane's orientation when the caller chose it at compile time (a whole
-///   layer: depthwise_chw_transposes of its dims), else per_call and chosen here.
-template <bool ReadsPadValue = true, plane_geometry Geometry = plane_geometry::per_call, class TIn, class TOut>
-void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
-                   const requant_params& rq, TOut* out, void* scratch) {
-  if (!depthwise_chw_window_fits(d)) {
-    depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
-    return;
-  }
+namespace detail {
+/// depthwise_chw's body for windows that fit the CHW scheme, the plane's orientation given
+/// (`swap`: exchanged), shared by every compile-time choice of it.
+template <class TIn, class TOut>
+[[gnu::noinline]] void depthwise_chw_planes(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w,
+                                            const std::int32_t* bias, const requant_params& rq, TOut* out,
+                                            void* scratch, bool swap) {
   if (d.out_h <= 0 || d.out_c <= 0) return;  // the row loops below run at least once
   const auto layout = depthwise_chw_scratch(d);
   auto* table = layout.part<std::int32_t>(scratch, 0);
@@ -349,8 +338,6 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::in
                             : plan_requant(rq, channels, bias, weight_sum_correction{w, taps}, acc_bound, table);
   // The plane's geometry g: the layer's, or with rows and columns exchanged (see
   // depthwise_chw_transposes); the input's steps along a plane row's elements and between rows.
-  const bool swap = Geometry == plane_geometry::per_call ? detail::depthwise_chw_transposes(d)
-                                                        : Geometry == plane_geometry::exchanged;
   const reference::conv2d_dims g = swap ? detail::transposed(d) : d;
   const std::ptrdiff_t in_pitch = std::ptrdiff_t(d.in_w) * channels;
   const int elem_step = static_cast<int>(swap ? in_pitch : channels);
@@ -431,6 +418,36 @@ void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::in
       }
     }
   }
+}
+}  // namespace detail
+
+/// Depthwise convolution (groups == in_c == out_c), NHWC, reference::conv2d's contract, bit-exact.
+/// Shapes whose window does not fit the CHW scheme (depthwise_chw_window_fits) run
+/// depthwise_hwc, with the HWC kernel's scratch (which the traits reserve for them).
+///
+/// - `in`: [batch][in_h][in_w][C] int8 or uint8; `w`: [C][kernel_h][kernel_w] int8.
+/// - `bias`: [C] int32 or null; `rq`: disabled, per tensor or per channel.
+/// - `out`: [batch][out_h][out_w][C]; `scratch`: depthwise_chw_scratch(d).total bytes.
+/// - `ReadsPadValue`: passed on to the depthwise_hwc fallback (concepts.hpp); the plane's
+///   padding is one fill with the pad value's byte either way.
+/// - `Geometry`: the plane's orientation when the caller chose it at compile time (a whole
+///   layer whose windows fit: depthwise_chw_transposes of its dims), else per_call and chosen
+///   here (windows that do not fit run depthwise_hwc).
+/// (Out of line, so that a firmware's symbols show which padding variant it carries:
+/// qemu/bench/kws_zero_pad_code.)
+template <bool ReadsPadValue = true, plane_geometry Geometry = plane_geometry::per_call, class TIn, class TOut>
+[[gnu::noinline]] void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w,
+                                     const std::int32_t* bias, const requant_params& rq, TOut* out, void* scratch) {
+  // A geometry chosen at compile time says the windows fit (kernels.hpp: layer_choices).
+  if constexpr (Geometry == plane_geometry::per_call) {
+    if (!depthwise_chw_window_fits(d)) {
+      depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
+      return;
+    }
+  }
+  bool swap = Geometry == plane_geometry::exchanged;
+  if constexpr (Geometry == plane_geometry::per_call) swap = detail::depthwise_chw_transposes(d);
+  detail::depthwise_chw_planes(d, in, w, bias, rq, out, scratch, swap);
 }
 
 }  // namespace tessera::kernels::arm_mve

@@ -73,16 +73,12 @@ template <class TA>
 
 }  // namespace detail
 
-/// out[r][c] = bias[c] + sum_t a[r][t] * w[c][t] (reference::gemm's contract, bit-exact).
-///
-/// - `a`: [m][k] int8 or uint8; `w`: [n][k] int8; `bias`: [n] int32 or null.
-/// - `rq`: disabled, per tensor, per output feature (length n) or per row (length m, inner n).
-/// - `out`: [m][n]; `scratch`: gemm_scratch(d).total bytes, any alignment.
-/// - `Kernel`: the 3 x 2 micro-kernel when the caller chose it at compile time (a whole layer),
-///   else null and chosen here.
-template <class TA, class TOut, mat_mult_3x2_fn Kernel = nullptr>
-void gemm(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, const std::int32_t* bias,
-          const requant_params& rq, TOut* out, void* scratch) {
+namespace detail {
+/// gemm's body, shared by every choice of micro-kernel.
+template <class TA, class TOut>
+[[gnu::noinline]] void gemm_by(const reference::gemm_dims& d, const TA* a, const std::int8_t* w,
+                               const std::int32_t* bias, const requant_params& rq, TOut* out, void* scratch,
+                               mat_mult_3x2_fn kernel) {
   if (d.m <= 0 || d.n <= 0) return;
   const auto layout = gemm_scratch(d);
   auto* table = layout.part<std::int32_t>(scratch, 0);
@@ -104,8 +100,24 @@ void gemm(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, cons
   };
   detail::product_atom<TA, TOut, decltype(row)> atom{d.n, d.k, a, w, layout.part<std::int32_t>(scratch, 1),
                                                      layout.part<std::int8_t>(scratch, 2), out, row,
-                                                     Kernel != nullptr ? Kernel : mat_mult_3x2_for(d.k)};
+                                                     kernel};
   algorithm::gemm_row_blocks(d.m, atom);
+}
+}  // namespace detail
+
+/// out[r][c] = bias[c] + sum_t a[r][t] * w[c][t] (reference::gemm's contract, bit-exact).
+///
+/// - `a`: [m][k] int8 or uint8; `w`: [n][k] int8; `bias`: [n] int32 or null.
+/// - `rq`: disabled, per tensor, per output feature (length n) or per row (length m, inner n).
+/// - `out`: [m][n]; `scratch`: gemm_scratch(d).total bytes, any alignment.
+/// - `Kernel`: the 3 x 2 micro-kernel when the caller chose it at compile time (a whole layer),
+///   else null and chosen here.
+template <class TA, class TOut, mat_mult_3x2_fn Kernel = nullptr>
+void gemm(const reference::gemm_dims& d, const TA* a, const std::int8_t* w, const std::int32_t* bias,
+          const requant_params& rq, TOut* out, void* scratch) {
+  mat_mult_3x2_fn kernel = Kernel;
+  if constexpr (Kernel == nullptr) kernel = mat_mult_3x2_for(d.k);
+  detail::gemm_by(d, a, w, bias, rq, out, scratch, kernel);
 }
 
 }  // namespace tessera::kernels::arm_mve
