@@ -172,33 +172,22 @@ struct gather_im2col {
     const std::uint8_t* t = offset;
     const bool inside = iy0 >= 0 && iy0 + span_h <= d.in_h && ix0 >= 0 && ix0 + span_w <= d.in_w;
     if (inside) {
-      if constexpr (std::is_signed_v<TIn>) {
-        asm volatile(
-            "wlstp.8 lr, %[k], 2f\n"
-            "1:\n"
-            "vldrb.u8 q1, [%[t]], #16\n"
-            "vldrb.u8 q0, [%[o], q1]\n"
-            "vstrb.8 q0, [%[dst]], #16\n"
-            "letp lr, 1b\n"
-            "2:\n"
-            : [t] "+r"(t), [dst] "+r"(dst)
-            : [k] "r"(k), [o] "r"(origin)
-            : "lr", "q0", "q1", "memory");
-      } else {
-        asm volatile(
-            "vmov.i8 q2, #0x80\n"
-            "wlstp.8 lr, %[k], 2f\n"
-            "1:\n"
-            "vldrb.u8 q1, [%[t]], #16\n"
-            "vldrb.u8 q0, [%[o], q1]\n"
-            "veor q0, q0, q2\n"
-            "vstrb.8 q0, [%[dst]], #16\n"
-            "letp lr, 1b\n"
-            "2:\n"
-            : [t] "+r"(t), [dst] "+r"(dst)
-            : [k] "r"(k), [o] "r"(origin)
-            : "lr", "q0", "q1", "q2", "memory");
-      }
+      // SETUP, FLIP: uint8 inputs as x - 128 (one VEOR), nothing for int8.
+#define TESSERA_MVE_GATHER_ROW(SETUP, FLIP)                                                    \
+  asm volatile(SETUP                                                                           \
+               "wlstp.8 lr, %[k], 2f\n"                                                       \
+               "1:\n"                                                                         \
+               "vldrb.u8 q1, [%[t]], #16\n"                                                   \
+               "vldrb.u8 q0, [%[o], q1]\n" FLIP                                               \
+               "vstrb.8 q0, [%[dst]], #16\n"                                                  \
+               "letp lr, 1b\n"                                                                \
+               "2:\n"                                                                         \
+               : [t] "+r"(t), [dst] "+r"(dst)                                                  \
+               : [k] "r"(k), [o] "r"(origin)                                                   \
+               : "lr", "q0", "q1", "q2", "memory")
+      if constexpr (std::is_signed_v<TIn>) TESSERA_MVE_GATHER_ROW("", "");
+      else TESSERA_MVE_GATHER_ROW("vmov.i8 q2, #0x80\n", "veor q0, q0, q2\n");
+#undef TESSERA_MVE_GATHER_ROW
       return;
     }
     // The lanes inside the image: -iy0 <= row < in_h - iy0, likewise columns; the bounds

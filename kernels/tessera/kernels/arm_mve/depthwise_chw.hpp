@@ -195,23 +195,17 @@ template <bool Accumulate>
   "vshl.s32 q0, %[sh]\n"                                                                       \
   "vmax.s32 q0, q0, %q[lov]\n"                                                                 \
   "vmin.s32 q0, q0, %q[hiv]\n"
-#define TESSERA_MVE_DW_BODY_HIGH                                                               \
+// The fast form, and the high one without its final shift (the same arithmetic as requant.hpp).
+#define TESSERA_MVE_DW_BODY_WIDE(SHIFT)                                                        \
   "vmul.i32 q1, q0, q2\n"                                                                      \
   "vmulh.s32 q0, q0, q2\n"                                                                     \
   "vpt.u32 hi, q1, q3\n"                                                                       \
   "vaddt.i32 q0, q0, %[one]\n"                                                                 \
-  "vadd.i32 q0, q0, q4\n"                                                                      \
+  "vadd.i32 q0, q0, q4\n" SHIFT                                                                \
   "vmax.s32 q0, q0, %q[lov]\n"                                                                 \
   "vmin.s32 q0, q0, %q[hiv]\n"
-#define TESSERA_MVE_DW_BODY_FAST                                                               \
-  "vmul.i32 q1, q0, q2\n"                                                                      \
-  "vmulh.s32 q0, q0, q2\n"                                                                     \
-  "vpt.u32 hi, q1, q3\n"                                                                       \
-  "vaddt.i32 q0, q0, %[one]\n"                                                                 \
-  "vadd.i32 q0, q0, q4\n"                                                                      \
-  "vshl.s32 q0, %[sh]\n"                                                                       \
-  "vmax.s32 q0, q0, %q[lov]\n"                                                                 \
-  "vmin.s32 q0, q0, %q[hiv]\n"
+#define TESSERA_MVE_DW_BODY_FAST TESSERA_MVE_DW_BODY_WIDE("vshl.s32 q0, %[sh]\n")
+#define TESSERA_MVE_DW_BODY_HIGH TESSERA_MVE_DW_BODY_WIDE("")
 #define TESSERA_MVE_DW_BODY_GENERAL                                                            \
   "vmul.i32 q1, q0, q2\n"                                                                      \
   "vmulh.s32 q0, q0, q2\n"                                                                     \
@@ -312,6 +306,7 @@ constexpr int depthwise_chw_cost(const reference::conv2d_dims& g) {
 #undef TESSERA_MVE_DW_BODY_NARROW
 #undef TESSERA_MVE_DW_BODY_FAST
 #undef TESSERA_MVE_DW_BODY_HIGH
+#undef TESSERA_MVE_DW_BODY_WIDE
 #undef TESSERA_MVE_DW_BODY_GENERAL
 #undef TESSERA_MVE_DW_PATHS
 

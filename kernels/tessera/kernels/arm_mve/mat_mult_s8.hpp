@@ -90,6 +90,17 @@ namespace tessera::kernels::arm_mve {
       : "lr", "q0", "q1", "q2", "q3", "q4", "q5", "memory", "cc");
 }
 
+// A column pair's 6 sums of 3 rows (registers X0..X2) against the two columns' chunks in Q0
+// and Q1 (OP: VMLADAV to start them, VMLADAVA to add), and the pair's end in the kernels whose
+// weight pointer steps itself: the block stored, the next pair.
+#define TESSERA_MVE_3X2_SUMS(OP, X0, X1, X2)                                                    \
+  OP " %[a00], " X0 ", q0\n" OP " %[a01], " X0 ", q1\n" OP " %[a10], " X1 ", q0\n"            \
+  OP " %[a11], " X1 ", q1\n" OP " %[a20], " X2 ", q0\n" OP " %[a21], " X2 ", q1\n"
+#define TESSERA_MVE_3X2_STORE_NEXT                                                              \
+  "stm %[out]!, {%[a00], %[a01], %[a10], %[a11], %[a20], %[a21]}\n"                            \
+  "subs %[n], %[n], #1\n"                                                                      \
+  "bne 1b\n"
+
 /// mat_mult_3x2_s8 for k <= 32, with the 3 rows held in Q2..Q7 (two 16-byte chunks each) for
 /// all column pairs: per pair 4 weight loads, 6 VMLADAV + 6 VMLADAVA, 1 STM and 4 loop
 /// instructions, 22 for up to 192 multiply-adds (pointwise layers with few input channels
@@ -125,23 +136,10 @@ namespace tessera::kernels::arm_mve {
         "1:\n"
         "vldrb.8 q0, [%[w0], #16]\n"
         "vldrb.8 q1, [%[w0], #48]\n"
-        "vmladav.s8 %[a00], q5, q0\n"
-        "vmladav.s8 %[a01], q5, q1\n"
-        "vmladav.s8 %[a10], q6, q0\n"
-        "vmladav.s8 %[a11], q6, q1\n"
-        "vmladav.s8 %[a20], q7, q0\n"
-        "vmladav.s8 %[a21], q7, q1\n"
+        TESSERA_MVE_3X2_SUMS("vmladav.s8", "q5", "q6", "q7")
         "vldrb.8 q1, [%[w0], #32]\n"
         "vldrb.8 q0, [%[w0]], #64\n"
-        "vmladava.s8 %[a00], q2, q0\n"
-        "vmladava.s8 %[a01], q2, q1\n"
-        "vmladava.s8 %[a10], q3, q0\n"
-        "vmladava.s8 %[a11], q3, q1\n"
-        "vmladava.s8 %[a20], q4, q0\n"
-        "vmladava.s8 %[a21], q4, q1\n"
-        "stm %[out]!, {%[a00], %[a01], %[a10], %[a11], %[a20], %[a21]}\n"
-        "subs %[n], %[n], #1\n"
-        "bne 1b\n"
+        TESSERA_MVE_3X2_SUMS("vmladava.s8", "q2", "q3", "q4") TESSERA_MVE_3X2_STORE_NEXT
         : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [a20] "=&r"(a20),
           [a21] "=&r"(a21), [w0] "+r"(w0), [out] "+r"(out), [n] "+r"(n)
         : [x0] "r"(x)
@@ -156,15 +154,7 @@ namespace tessera::kernels::arm_mve {
         "1:\n"
         "vldrb.8 q1, [%[w0], #16]\n"
         "vldrb.8 q0, [%[w0]], #32\n"
-        "vmladav.s8 %[a00], q2, q0\n"
-        "vmladav.s8 %[a01], q2, q1\n"
-        "vmladav.s8 %[a10], q3, q0\n"
-        "vmladav.s8 %[a11], q3, q1\n"
-        "vmladav.s8 %[a20], q4, q0\n"
-        "vmladav.s8 %[a21], q4, q1\n"
-        "stm %[out]!, {%[a00], %[a01], %[a10], %[a11], %[a20], %[a21]}\n"
-        "subs %[n], %[n], #1\n"
-        "bne 1b\n"
+        TESSERA_MVE_3X2_SUMS("vmladav.s8", "q2", "q3", "q4") TESSERA_MVE_3X2_STORE_NEXT
         : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [a20] "=&r"(a20),
           [a21] "=&r"(a21), [w0] "+r"(w0), [out] "+r"(out), [n] "+r"(n)
         : [x0] "r"(x)
@@ -294,12 +284,7 @@ namespace tessera::kernels::arm_mve {
       "vpstt\n"                                                                                \
       "vldrbt.8 q0, [%[w0], #16]\n"                                                            \
       "vldrbt.8 q1, [%[w1], #16]\n"                                                            \
-      "vmladav.s8 %[a00], q5, q0\n"                                                            \
-      "vmladav.s8 %[a01], q5, q1\n"                                                            \
-      "vmladav.s8 %[a10], q6, q0\n"                                                            \
-      "vmladav.s8 %[a11], q6, q1\n"                                                            \
-      "vmladav.s8 %[a20], q7, q0\n"                                                            \
-      "vmladav.s8 %[a21], q7, q1\n" BACK                                                       \
+      TESSERA_MVE_3X2_SUMS("vmladav.s8", "q5", "q6", "q7") BACK                                  \
       "stm %[out]!, {%[a00], %[a01], %[a10], %[a11], %[a20], %[a21]}\n"                        \
       "add %[w0], %[w0], %[step]\n"                                                            \
       "add %[w1], %[w1], %[step]\n"                                                            \
@@ -455,5 +440,8 @@ inline void mat_mult_1xn_s8(const std::int8_t* x, int k, const std::int8_t* w, i
     mat_mult_1x4_s8(x, k, ws, 1, acc + 4 * groups);
   }
 }
+
+#undef TESSERA_MVE_3X2_SUMS
+#undef TESSERA_MVE_3X2_STORE_NEXT
 
 }  // namespace tessera::kernels::arm_mve

@@ -182,26 +182,18 @@ namespace detail {
   "vmax.s32 q0, q0, %q[lov]\n"                                                                    \
   "vmin.s32 q0, q0, %q[hiv]\n" STORE " q0, [" O "], #" STEP "\n"
 
-#define TESSERA_MVE_RQ3_ROW_HIGH(B, O, STORE, STEP)                                          \
-  "vldrw.u32 q0, " B "\n"                                                          \
+// The fast form, and the high one without its final shift (SHIFT: TESSERA_MVE_RQ_SHIFT or "").
+#define TESSERA_MVE_RQ3_ROW_WIDE(B, O, STORE, STEP, SHIFT)                                   \
+  "vldrw.u32 q0, " B "\n"                                                                    \
   "vmul.i32 q4, q0, q1\n"                                                                    \
   "vmulh.s32 q0, q0, q1\n"                                                                   \
   "vpt.u32 hi, q4, q2\n"                                                                     \
   "vaddt.i32 q0, q0, %[one]\n"                                                               \
-  "vadd.i32 q0, q0, q3\n"                                                                    \
+  "vadd.i32 q0, q0, q3\n" SHIFT                                                              \
   "vmax.s32 q0, q0, %q[lov]\n"                                                               \
   "vmin.s32 q0, q0, %q[hiv]\n" STORE " q0, [" O "], #" STEP "\n"
-
-#define TESSERA_MVE_RQ3_ROW_FAST(B, O, STORE, STEP)                                          \
-  "vldrw.u32 q0, " B "\n"                                                          \
-  "vmul.i32 q4, q0, q1\n"                                                                    \
-  "vmulh.s32 q0, q0, q1\n"                                                                   \
-  "vpt.u32 hi, q4, q2\n"                                                                     \
-  "vaddt.i32 q0, q0, %[one]\n"                                                               \
-  "vadd.i32 q0, q0, q3\n"                                                                    \
-  "vshl.s32 q0, %[sh]\n"                                                                     \
-  "vmax.s32 q0, q0, %q[lov]\n"                                                                    \
-  "vmin.s32 q0, q0, %q[hiv]\n" STORE " q0, [" O "], #" STEP "\n"
+#define TESSERA_MVE_RQ3_ROW_FAST(B, O, STORE, STEP) TESSERA_MVE_RQ3_ROW_WIDE(B, O, STORE, STEP, TESSERA_MVE_RQ_SHIFT)
+#define TESSERA_MVE_RQ3_ROW_HIGH(B, O, STORE, STEP) TESSERA_MVE_RQ3_ROW_WIDE(B, O, STORE, STEP, "")
 
 #define TESSERA_MVE_RQ3_ROW_GENERAL(B, O, STORE, STEP)                                       \
   "vldrw.u32 q0, " B "\n"                                                          \
@@ -287,6 +279,7 @@ template <class TOut>
 #undef TESSERA_MVE_RQ3_ROW_NARROW
 #undef TESSERA_MVE_RQ3_ROW_FAST
 #undef TESSERA_MVE_RQ3_ROW_HIGH
+#undef TESSERA_MVE_RQ3_ROW_WIDE
 #undef TESSERA_MVE_RQ3_ROW_GENERAL
 #undef TESSERA_MVE_RQ3_ROW_RAW
 #undef TESSERA_MVE_RQ3
