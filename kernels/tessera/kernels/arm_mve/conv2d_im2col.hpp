@@ -195,30 +195,30 @@ struct gather_im2col {
     const int row_lo = __ssat(-iy0, 8), row_hi = __ssat(d.in_h - iy0, 8);
     const int col_lo = __ssat(-ix0, 8), col_hi = __ssat(d.in_w - ix0, 8);
     const int pad = static_cast<std::uint8_t>(as_s8<TIn>(d.pad_value));
-    const int flip = std::is_signed_v<TIn> ? 0 : 0x80;
-    asm volatile(
-        "vdup.8 q4, %[pad]\n"
-        "vdup.8 q5, %[flip]\n"
-        "wlstp.8 lr, %[k], 2f\n"
-        "1:\n"
-        "vldrb.s8 q2, [%[t], #-64]\n"
-        "vldrb.s8 q3, [%[t], #64]\n"
-        "vldrb.u8 q1, [%[t]], #16\n"
-        "vpttt.s8 ge, q2, %[rlo]\n"
-        "vcmpt.s8 lt, q2, %[rhi]\n"
-        "vcmpt.s8 ge, q3, %[clo]\n"
-        "vcmpt.s8 lt, q3, %[chi]\n"
-        "vpst\n"
-        "vldrbt.u8 q0, [%[o], q1]\n"
-        "veor q0, q0, q5\n"
-        "vpsel q0, q0, q4\n"
-        "vstrb.8 q0, [%[dst]], #16\n"
-        "letp lr, 1b\n"
-        "2:\n"
-        : [t] "+r"(t), [dst] "+r"(dst)
-        : [k] "r"(k), [o] "r"(origin), [rlo] "r"(row_lo), [rhi] "r"(row_hi), [clo] "r"(col_lo), [chi] "r"(col_hi),
-          [pad] "r"(pad), [flip] "r"(flip)
-        : "lr", "q0", "q1", "q2", "q3", "q4", "q5", "memory", "cc");
+#define TESSERA_MVE_GATHER_BORDER(SETUP, FLIP)                                                  \
+  asm volatile("vdup.8 q4, %[pad]\n" SETUP                                                     \
+               "wlstp.8 lr, %[k], 2f\n"                                                        \
+               "1:\n"                                                                          \
+               "vldrb.s8 q2, [%[t], #-64]\n"                                                   \
+               "vldrb.s8 q3, [%[t], #64]\n"                                                    \
+               "vldrb.u8 q1, [%[t]], #16\n"                                                    \
+               "vpttt.s8 ge, q2, %[rlo]\n"                                                     \
+               "vcmpt.s8 lt, q2, %[rhi]\n"                                                     \
+               "vcmpt.s8 ge, q3, %[clo]\n"                                                     \
+               "vcmpt.s8 lt, q3, %[chi]\n"                                                     \
+               "vpst\n"                                                                        \
+               "vldrbt.u8 q0, [%[o], q1]\n" FLIP                                               \
+               "vpsel q0, q0, q4\n"                                                            \
+               "vstrb.8 q0, [%[dst]], #16\n"                                                   \
+               "letp lr, 1b\n"                                                                 \
+               "2:\n"                                                                          \
+               : [t] "+r"(t), [dst] "+r"(dst)                                                   \
+               : [k] "r"(k), [o] "r"(origin), [rlo] "r"(row_lo), [rhi] "r"(row_hi), [clo] "r"(col_lo), \
+                 [chi] "r"(col_hi), [pad] "r"(pad)                                              \
+               : "lr", "q0", "q1", "q2", "q3", "q4", "q5", "memory", "cc")
+    if constexpr (std::is_signed_v<TIn>) TESSERA_MVE_GATHER_BORDER("", "");
+    else TESSERA_MVE_GATHER_BORDER("vmov.i8 q5, #0x80\n", "veor q0, q0, q5\n");
+#undef TESSERA_MVE_GATHER_BORDER
   }
 };
 
@@ -266,10 +266,6 @@ struct conv2d_atom {
       else arch::mve::copy_bytes(cols, rows, count * k);
       return;
     }
-    if (p0 == 0) {
-      oy = ox = 0;
-      if (gather == nullptr) start_row(image);
-    }
     if (gather != nullptr) {  // (oy, ox): the window's origin in the input
       if (p0 == 0) oy = -d.pad_top, ox = -d.pad_left, x_hi = d.out_w * d.stride_w - d.pad_left;
       for (int r = 0; r < count; ++r) {
@@ -278,6 +274,10 @@ struct conv2d_atom {
         if (ox == x_hi) ox = -d.pad_left, oy += d.stride_h;
       }
       return;
+    }
+    if (p0 == 0) {
+      oy = ox = 0;
+      start_row(image);
     }
     const std::ptrdiff_t src_step = std::ptrdiff_t(d.stride_w) * d.in_c;
     for (int r = 0; r < count; ++r) {
@@ -297,6 +297,12 @@ struct conv2d_atom {
     else for (int r = 0; r < count; ++r) requant_row(*plan, acc + 2 * r, acc_layout::pairs, d.out_c, out + r * d.out_c);
   }
 };
+
+/// The 3 x 2 micro-kernel of a convolution: the one a call picks and the one a whole layer
+/// fixes at compile time (kernels.hpp, layer_choices).
+constexpr mat_mult_3x2_fn conv2d_micro_kernel(const reference::conv2d_dims& d) {
+  return mat_mult_3x2_for(static_cast<int>(conv2d_reduction(d)));
+}
 
 /// conv2d_im2col's body, shared by every choice of micro-kernel (one copy per element types).
 template <class TIn, class TOut>
@@ -339,7 +345,7 @@ template <class TIn, class TOut, mat_mult_3x2_fn Kernel = nullptr>
 void conv2d_im2col(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w, const std::int32_t* bias,
                    const requant_params& rq, TOut* out, void* scratch) {
   mat_mult_3x2_fn kernel = Kernel;
-  if constexpr (Kernel == nullptr) kernel = mat_mult_3x2_for(d.kernel_h * d.kernel_w * d.in_c);
+  if constexpr (Kernel == nullptr) kernel = detail::conv2d_micro_kernel(d);
   detail::conv2d_im2col_by(d, in, w, bias, rq, out, scratch, kernel);
 }
 

@@ -433,16 +433,12 @@ template <class TIn, class TOut>
 template <bool ReadsPadValue = true, plane_geometry Geometry = plane_geometry::per_call, class TIn, class TOut>
 [[gnu::noinline]] void depthwise_chw(const reference::conv2d_dims& d, const TIn* in, const std::int8_t* w,
                                      const std::int32_t* bias, const requant_params& rq, TOut* out, void* scratch) {
-  // A geometry chosen at compile time says the windows fit (kernels.hpp: layer_choices).
   if constexpr (Geometry == plane_geometry::per_call) {
-    if (!depthwise_chw_window_fits(d)) {
-      depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
-      return;
-    }
+    if (!depthwise_chw_window_fits(d)) depthwise_hwc<ReadsPadValue>(d, in, w, bias, rq, out, scratch);
+    else detail::depthwise_chw_planes(d, in, w, bias, rq, out, scratch, detail::depthwise_chw_transposes(d));
+  } else {  // chosen at compile time for windows that fit (kernels.hpp: layer_choices)
+    detail::depthwise_chw_planes(d, in, w, bias, rq, out, scratch, Geometry == plane_geometry::exchanged);
   }
-  bool swap = Geometry == plane_geometry::exchanged;
-  if constexpr (Geometry == plane_geometry::per_call) swap = detail::depthwise_chw_transposes(d);
-  detail::depthwise_chw_planes(d, in, w, bias, rq, out, scratch, swap);
 }
 
 }  // namespace tessera::kernels::arm_mve

@@ -48,7 +48,7 @@ template <conv_variant V, const reference::conv2d_dims& D>
 struct layer_choices {
   static constexpr bool needs_requant = true;
   static constexpr bool needs_weights = true;
-  static constexpr layer_choice<V == conv_variant::im2col ? mat_mult_3x2_for(D.kernel_h * D.kernel_w * D.in_c) : nullptr,
+  static constexpr layer_choice<V == conv_variant::im2col ? detail::conv2d_micro_kernel(D) : nullptr,
                                 V != conv_variant::depthwise_chw || !depthwise_chw_window_fits(D)
                                     ? plane_geometry::per_call
                                 : detail::depthwise_chw_transposes(D) ? plane_geometry::exchanged
