@@ -32,7 +32,7 @@ cd "$root"
 clang_suite=${TESSERA_HOST_CLANG:-models}
 if [ "$clang_suite" != 0 ]; then
   clang_cases=""
-  [ "$clang_suite" = full ] || clang_cases='^corpus/Models/'
+  [ "$clang_suite" = full ] || clang_cases='^corpus/Models/|^exported/torch_mobilenet_v3_'
   if cmake --preset host-clang -B "$build-clang" -DTESSERA_CORPUS_CASES="$clang_cases" &&
      cmake --build "$build-clang" --parallel "$jobs"; then
     ctest --test-dir "$build-clang" --output-on-failure --parallel "$jobs" ||

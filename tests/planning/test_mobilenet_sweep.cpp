@@ -1,8 +1,9 @@
 // MobileNetV1-0.25 (96x96, tests/models/torch) planned on a two-level target at every L1 size
 // from smallest_l1_bytes to untiled_l1_bytes in 4 kB steps (plus 12,288 B, where the previous
 // solver exceeded GCC's constexpr operation limit), and on a GAP8-like three-level target
-// with L1 = 35,600 B. Each point is its own constant evaluation, as in a user's build, where
-// one plan is one `static constexpr` member.
+// with L1 = 35,600 B. Each point is planned as an executor plans it (one `static constexpr`
+// member in a user's build), each layer's tile in its own constant evaluation
+// (`layer_solutions`), within GCC's and clang's default limits.
 #include <cstddef>
 #include <utility>
 
@@ -30,7 +31,8 @@ constexpr std::size_t l1_at(std::size_t i) { return i + 1 < points ? lowest + i 
 
 template <std::size_t L1>
 struct plans_at {
-  static_assert(tessera::plan_for(net::summary, two_levels<L1>).fits, "MobileNetV1-0.25: the L1 sweep must plan");
+  static_assert(tessera::plan_for(net::summary, two_levels<L1>, tessera::layer_solutions<net::summary, two_levels<L1>>).fits,
+                "MobileNetV1-0.25: the L1 sweep must plan");
   static constexpr bool value = true;
 };
 
@@ -47,6 +49,7 @@ inline constexpr tessera::target_desc gap8_35600 = [] {
   t.levels[0].bytes = 35600;
   return t;
 }();
-static_assert(tessera::plan_for(net::summary, gap8_35600).fits, "MobileNetV1-0.25 on GAP8 with L1 = 35,600 B");
+static_assert(tessera::plan_for(net::summary, gap8_35600, tessera::layer_solutions<net::summary, gap8_35600>).fits,
+              "MobileNetV1-0.25 on GAP8 with L1 = 35,600 B");
 
 }  // namespace

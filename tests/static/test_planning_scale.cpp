@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include <tessera/tessera.hpp>
 
@@ -89,5 +90,25 @@ constexpr auto plan =
 static_assert(plan.fits);
 static_assert(plan.l2.arena_bytes == plan.l2.aligned_bound_bytes && plan.l2.optimal);
 static_assert(plan.l2.arena_bytes >= 2 * 512);
+
+// A network type of more than 256 nodes builds under both compilers: its node pack is checked
+// without a fold (clang refuses folds of more than 256 operands; graph_nodes, layers_valid).
+// Exported networks are this long (torch MobileNetV3: 330 nodes).
+namespace long_chain {
+constexpr std::size_t nodes = 300;
+inline constexpr auto tensors = [] {
+  tessera::tensor_table<nodes + 1> t{};
+  for (auto& tensor : t.tensors) tensor = {"t", tessera::dtype::s8, {1, 8, 8, 8}};
+  return t;
+}();
+template <std::size_t... I>
+auto chain(std::index_sequence<I...>)
+    -> tessera::network<tensors, tessera::graph_inputs<0>, tessera::graph_outputs<nodes>,
+                        tessera::op::conv<"pw", {.input = I, .output = I + 1}, block::pw_weights, tessera::none,
+                                          block::requant>...>;
+using network = decltype(chain(std::make_index_sequence<nodes>{}));
+static_assert(network::node_count == nodes && network::layers_valid && network::structure_valid);
+static_assert(tessera::executor<network>::arena_bytes >= 2 * 512);
+}  // namespace long_chain
 
 }  // namespace

@@ -184,15 +184,28 @@ constexpr node_summary summarize() {
   return s;
 }
 
-/// Checks one node; on failure instantiates the diagnostic that names it.
-template <auto const& Tensors, graph_node Node>
-constexpr bool node_is_valid() {
-  constexpr check_result r = Node::template check<Tensors>();
-  if constexpr (!r.ok()) {
+/// Position of the first node whose check fails, or the node count.
+template <std::size_t N>
+constexpr std::size_t first_failed(const std::array<check_result, N>& checks) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (!checks[i].ok()) return i;
+  }
+  return N;
+}
+
+/// True when no node failed; otherwise instantiates the diagnostic that names the first failing
+/// node (one error at a time, as a short-circuiting fold would, without a fold: see graph_nodes).
+template <auto const& Tensors, std::size_t Failed, class NodeTypes, std::size_t N>
+constexpr bool layers_are_valid(const std::array<check_result, N>& checks) {
+  if constexpr (Failed < N) {
+    using Node = typename decltype(+boost::hana::at_c<Failed>(NodeTypes{}))::type;
+    constexpr check_result r = Node::template check<Tensors>();
     diagnostics::layer_check_failed<Node::name, Node::kind, r.error, r.expected,
                                     Tensors[Node::outputs[0]].dims>{};
+    return checks[Failed].ok();
+  } else {
+    return true;
   }
-  return r.ok();
 }
 
 /// Checks the structure (only once every layer is valid, to report one error at a time).
@@ -205,7 +218,8 @@ constexpr bool graph_is_valid() {
 }
 }  // namespace detail
 
-template <auto const& Tensors, class Inputs, class Outputs, graph_node... Nodes>
+template <auto const& Tensors, class Inputs, class Outputs, class... Nodes>
+  requires graph_nodes<Nodes...>
 struct network {
   static constexpr const auto& tensors = Tensors;
   static constexpr std::size_t tensor_count = std::remove_cvref_t<decltype(Tensors)>::size();
@@ -223,7 +237,9 @@ struct network {
   }
 
   // Layers first: a bad layer is the more useful message, and its summary may not be computable.
-  static constexpr bool layers_valid = (detail::node_is_valid<Tensors, Nodes>() && ...);
+  static constexpr std::array<check_result, sizeof...(Nodes)> layer_checks{Nodes::template check<Tensors>()...};
+  static constexpr bool layers_valid =
+      detail::layers_are_valid<Tensors, detail::first_failed(layer_checks), node_types>(layer_checks);
 
   static constexpr graph_summary<tensor_count, inputs.size(), outputs.size(), node_count> summary{
       Tensors.tensors, inputs, outputs, {detail::summarize<Tensors, Nodes>()...}};

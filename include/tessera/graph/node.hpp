@@ -120,6 +120,23 @@ concept graph_node = requires {
 };
 
 namespace detail {
+/// Position of the first false entry, or N when every entry holds.
+template <std::size_t N>
+constexpr std::size_t first_false(const std::array<bool, N>& each) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (!each[i]) return i;
+  }
+  return N;
+}
+}  // namespace detail
+
+/// Every type of a pack a graph_node. Checked as an array of the concept's results, not as the
+/// fold that a constrained pack (`graph_node... Nodes`) is: clang refuses a fold of more than 256
+/// operands (its -fbracket-depth), and exported networks have more nodes (MobileNetV3: 330).
+template <class... Ns>
+concept graph_nodes = detail::first_false<sizeof...(Ns)>({graph_node<Ns>...}) == sizeof...(Ns);
+
+namespace detail {
 /// Checks the declared output against the computed shape; the common tail of most checks.
 constexpr check_result expect_shape(const shape& declared, const shape& computed) {
   if (declared == computed) return {};
