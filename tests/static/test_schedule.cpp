@@ -133,4 +133,28 @@ static_assert(staged_totals.bytes_in[2] == 8 * 27 + 8 * 9 + 6 * 160);
 static_assert(staged::plan.layers[4].stage_chunks > 1);  // the fc filters come in chunks
 static_assert(schedule::check(net::summary, staged::plan, staged::program).ok());
 
+// Emission in chunks (each chunk resumes the emitter in its own constant evaluation) gives the
+// program of one evaluation, wherever the chunks end: after every tile (limit 1), after a few,
+// and the executor's default, on two- and three-level plans, with and without prefetch across
+// layers.
+template <class Run, std::size_t Limit>
+constexpr bool chunked_emission_is_whole() {
+  using chunked = schedule::emission<Run::summary, Run::plan, Limit>;
+  constexpr auto whole = schedule::emit_program<schedule::count_steps(Run::summary, Run::plan)>(Run::summary, Run::plan);
+  if (chunked::size != whole.size() || chunked::program.handles != whole.handles) return false;
+  for (std::size_t i = 0; i < whole.size(); ++i)
+    if (!(chunked::program.steps[i] == whole.steps[i])) return false;
+  return (Limit > 1 || chunked::chunks > 1) && chunked::fits_chunks;
+}
+template <class Run>
+constexpr bool chunked_emission_is_whole() {
+  return chunked_emission_is_whole<Run, 1>() && chunked_emission_is_whole<Run, 5>() &&
+         chunked_emission_is_whole<Run, 64>() && chunked_emission_is_whole<Run, schedule::steps_per_emission>();
+}
+static_assert(chunked_emission_is_whole<tiled_executor<net, target<two_levels<l1_min>>>>());
+static_assert(chunked_emission_is_whole<tiled_executor<net, target<two_levels<l1_min + 128>>>>());
+static_assert(chunked_emission_is_whole<roomy>());
+static_assert(chunked_emission_is_whole<staged>());
+static_assert(chunked_emission_is_whole<tiled_executor<net, target<dsp_two_levels<dsp_l1_min>>>>());
+
 }  // namespace

@@ -593,16 +593,24 @@ constexpr std::size_t untiled_l1_bytes(const graph_summary<NT, NI, NO, NN>& g, c
 
 namespace tessera {
 
+namespace planning_detail {
+constexpr target_desc without_l2(target_desc t) {
+  t.levels[1].bytes = 0;
+  return t;
+}
+}  // namespace planning_detail
+
 /// A small L2 a network still plans with on a three-level target `t` (L1 as given): the L2
 /// need once the planner has spilled every activation it can to L3 (or none, if that needs
 /// less), plus the smallest filter staging. At this size filters are staged in chunks and, with
 /// a small L1, activations spill to L3: the end of an L2 sweep that forces the L3 step. (One planning pass, not a
 /// search: a bisection over the planner exceeds the compiler's constexpr budget on ResNet-8.)
+/// Takes the layers' tiles on `t` without L2 already solved (`layer_solutions` of
+/// `planning_detail::without_l2(t)`: see `smallest_l2`), or solves them in the same evaluation.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr std::size_t smallest_l2_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
-  target_desc no_l2 = t;
-  no_l2.levels[1].bytes = 0;
-  const auto plan = plan_for(g, no_l2);  // fails at L2, after spilling all it can
+constexpr std::size_t smallest_l2_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
+                                        const std::array<tile_solution, NN>& solutions_without_l2) {
+  const auto plan = plan_for(g, planning_detail::without_l2(t), solutions_without_l2);  // fails at L2, after spilling all it can
   std::size_t filters = 0;
   for (std::size_t n = 0; n < NN; ++n) {
     const std::size_t need = planning_detail::min_filter_staging(plan.layers[n], g.nodes[n].geometry);
@@ -613,5 +621,16 @@ constexpr std::size_t smallest_l2_bytes(const graph_summary<NT, NI, NO, NN>& g, 
   const std::size_t kept = plan_arena(g, {}, true, t.kernels).arena_bytes + plan.io_bytes + filters;
   return spilled < kept ? spilled : kept;
 }
+
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::size_t smallest_l2_bytes(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  return smallest_l2_bytes(g, t, solve_layers(g, planning_detail::without_l2(t)));
+}
+
+/// `smallest_l2_bytes` with each layer's tile solved in its own constant evaluation, as an
+/// executor plans (within clang's and GCC's default limits for networks of any length).
+template <const auto& Summary, target_desc Target>
+inline constexpr std::size_t smallest_l2 =
+    smallest_l2_bytes(Summary, Target, layer_solutions<Summary, planning_detail::without_l2(Target)>);
 
 }  // namespace tessera

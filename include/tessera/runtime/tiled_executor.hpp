@@ -86,7 +86,7 @@ struct tiled_executor {
   static_assert(fits, "tessera::tiled_executor: the network does not fit the target (see does_not_fit above)");
 
   /// The schedule: every transfer, wait and compute of a run, in order.
-  static constexpr auto program = schedule::emit_program<schedule::count_steps(summary, plan)>(summary, plan);
+  static constexpr const auto& program = schedule::emitted_program<summary, plan>;
   static constexpr bool schedule_is_safe = schedule::proven_safe<summary, plan, program>();
   static_assert(schedule_is_safe, "tessera::tiled_executor: the schedule has a hazard (see schedule_hazard above)");
 

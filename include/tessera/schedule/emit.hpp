@@ -18,13 +18,16 @@
 // result it reads is stored; this layer's last stores complete beside the next layer's first
 // tile, and a load that reads them waits for exactly those.
 //
-// The emitter writes into a sink, twice: once to count the steps (the program's array size is
-// a template argument) and once to fill the array.
+// The emitter writes into a sink. An executor's program is emitted in chunks (`emission`): each
+// chunk resumes the emitter where the previous one stopped, in its own constant evaluation, so
+// that a long program stays within the compilers' per-evaluation limits; the chunks' steps are
+// then counted and joined. `count_steps` and `emit_program` do the same in one evaluation.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include <tessera/graph/network.hpp>
 #include <tessera/planning/target_plan.hpp>
@@ -56,23 +59,46 @@ struct filling_sink {
 template <class Sink, std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 class emitter {
  public:
-  constexpr emitter(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan, Sink& sink)
-      : net_(net), plan_(plan), sink_(sink) {}
+  constexpr emitter(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan)
+      : net_(net), plan_(plan) {}
 
-  constexpr void run() {
-    if (!plan_.fits) return;  // nothing to schedule: the executor reports the plan's failure
-    for (std::size_t n = 0; n < NN; ++n) {
-      if (net_.nodes[n].absorbed) continue;  // runs inside the next node's tiles (fused block)
-      if (plan_.layers[n].tiled) {
-        tiled_layer(static_cast<int>(n));
+  /// Emits the whole program.
+  constexpr void run() { resume(static_cast<std::size_t>(-1)); }
+
+  /// Emits from where the last call stopped, one tile (or one untiled layer) at a time, until
+  /// the sink holds at least `limit` steps or the program ends; true when it ended. The emitter
+  /// is a value (its references name the plan's static objects), so a long program is emitted
+  /// in chunks, each in its own constant evaluation (`emitted`).
+  constexpr bool resume(std::size_t limit) {
+    if (!plan_.fits) return finished_ = true;  // nothing to schedule: the executor reports the plan's failure
+    while (!finished_ && sink_.size < limit) {
+      if (in_layer_) {
+        tile(run_.next_tile++);
+        if (run_.next_tile >= run_.count) end_layer();
+      } else if (next_node_ < NN) {
+        const std::size_t n = next_node_;
+        if (net_.nodes[n].absorbed) {  // runs inside the next node's tiles (fused block)
+          ++next_node_;
+        } else if (plan_.layers[n].tiled) {
+          begin_layer(static_cast<int>(n));
+          if (run_.next_tile >= run_.count) end_layer();
+        } else {
+          settle_all();
+          sink_.push(compute(static_cast<int>(n), -1));
+          sink_.push(layer_done(static_cast<int>(n)));
+          ++next_node_;
+        }
       } else {
         settle_all();
-        sink_.push(compute(static_cast<int>(n), -1));
-        sink_.push(layer_done(static_cast<int>(n)));
+        finished_ = true;
       }
     }
-    settle_all();
+    return finished_;
   }
+
+  constexpr Sink& sink() { return sink_; }
+  constexpr const Sink& sink() const { return sink_; }
+  constexpr bool finished() const { return finished_; }
 
   int handles_used = 0;  ///< DMA queue entries the program needs
   bool out_of_handles = false;
@@ -106,6 +132,14 @@ class emitter {
   struct filter_load {
     step own{}, producer{};
     bool fused = false;
+  };
+  /// What layer n issued for layer n + 1 during its last tile (see open_next).
+  struct opening {
+    int layer = -1;
+    bool has_inputs = false, has_filters = false, chunk_landed = false;
+    int chunk_slot = 0;
+    std::array<step, 2> in{};
+    filter_load filters{};
   };
   constexpr filter_load start_filters(int layer, std::int64_t tile, int slot, int staging_slot = 0) {
     filter_load f{};
@@ -271,181 +305,212 @@ class emitter {
     opening_.has_inputs = true;
   }
 
-  constexpr void tiled_layer(int layer) {
-    const node_summary& node = net_.nodes[static_cast<std::size_t>(layer)];
-    const tile_geometry& g = node.geometry;
-    const layer_l1_plan& l = plan_.layers[static_cast<std::size_t>(layer)];
-    const tile_shape& shape = l.solution.tile;
-    const std::int64_t count = l.solution.cost.tiles;
-    const int operands = node.input_count;
-    const bool has_weights = g.weight_bytes_per_channel > 0;
-    const bool doubled = l.solution.cost.activations_doubled;
-    const bool staged = has_weights && l.stage_channels > 0;
+  // --- one tiled layer, a tile at a time ----------------------------------------------------
+  // The pipeline's state between tiles lives in `run_`, so that emission can stop after any tile
+  // and resume in another constant evaluation.
 
+  struct staged_output {  ///< an output tile waiting in an L2 spill slot for its move to L3
+    bool on = false;
+    int l1_slot = 0;
+    std::int64_t tile = 0;
+  };
+  struct layer_run {
+    int layer = -1;
+    std::int64_t count = 0;      ///< the layer's tiles
+    std::int64_t next_tile = 0;  ///< the tile `tile()` computes next
+    int operands = 0;
+    bool has_weights = false, doubled = false, staged = false, keeps = false;
+    std::array<bool, 2> spilled_in{};
+    bool any_spilled_in = false, spilled_out = false;
     std::array<std::array<step, 2>, 2> in{};  // [slot][operand]
     std::array<filter_load, 2> weights{};
     std::array<pending, 2> out{};
     std::array<filter_load, 2> chunk{};
     int current_chunk = -1;
-    std::array<bool, 2> spilled_in{};
-    for (int k = 0; k < operands && k < 2; ++k)
-      spilled_in[static_cast<std::size_t>(k)] = plan_.in_l3[static_cast<std::size_t>(node.inputs[static_cast<std::size_t>(k)])];
-    const bool any_spilled_in = spilled_in[0] || spilled_in[1];
-    const bool spilled_out = plan_.in_l3[static_cast<std::size_t>(node.outputs[0])];
+    std::array<int, 2> chunk_at{};               // staging slot of chunk k, by k % 2
     std::array<std::array<step, 2>, 2> spill_in{};  // [tile parity][operand]
     std::array<pending, 2> l3_store{};
-    struct staged_output {
-      bool on = false;
-      int l1_slot = 0;
-      std::int64_t tile = 0;
-    };
     std::array<staged_output, 2> staged_out{};
+    int previous_block = -1;  ///< the filter block of the tile computed last
+  };
 
-    const auto slot = [&](std::int64_t i) { return doubled ? static_cast<int>(i % 2) : 0; };
-    const auto weight_slot = [&](int block) { return l.solution.cost.constants_doubled ? block % 2 : 0; };
-    const auto opens_block = [&](std::int64_t i) {
-      return i == 0 || position(g, shape, i - 1).block != position(g, shape, i).block;
-    };
+  constexpr const node_summary& node_of(int layer) const { return net_.nodes[static_cast<std::size_t>(layer)]; }
+  constexpr const layer_l1_plan& l1_of(int layer) const { return plan_.layers[static_cast<std::size_t>(layer)]; }
+  constexpr tile_position position_of(std::int64_t i) const {
+    return position(node_of(run_.layer).geometry, l1_of(run_.layer).solution.tile, i);
+  }
+  constexpr int slot(std::int64_t i) const { return run_.doubled ? static_cast<int>(i % 2) : 0; }
+  constexpr int weight_slot(int block) const {
+    return l1_of(run_.layer).solution.cost.constants_doubled ? block % 2 : 0;
+  }
+  constexpr bool opens_block(std::int64_t i) const {
+    return i == 0 || position_of(i - 1).block != position_of(i).block;
+  }
+  constexpr void stage(int k) {
+    const int sl = take_staging_slot();
+    run_.chunk[static_cast<std::size_t>(k % 2)] = start_stage(run_.layer, k, sl);
+    run_.chunk_at[static_cast<std::size_t>(k % 2)] = sl;
+  }
+  constexpr void stage_in(std::int64_t j) {
+    for (int k = 0; k < run_.operands; ++k)
+      if (run_.spilled_in[static_cast<std::size_t>(k)])
+        run_.spill_in[static_cast<std::size_t>(j % 2)][static_cast<std::size_t>(k)] =
+            start(transfer_role::spill_input, run_.layer, j, static_cast<int>(j % 2), k);
+  }
+  /// Moves the output tile waiting in L2 spill slot `sl` on to L3.
+  constexpr void drain(int sl) {
+    staged_output& so = run_.staged_out[static_cast<std::size_t>(sl)];
+    if (!so.on) return;
+    pending& from = run_.out[static_cast<std::size_t>(so.l1_slot)];
+    if (from.on) {  // its L1 -> L2 store must have landed
+      wait(from.s);
+      from.on = false;
+    }
+    run_.l3_store[static_cast<std::size_t>(sl)] = {start(transfer_role::spill_output, run_.layer, so.tile, sl), true};
+    so.on = false;
+  }
+  /// Issues the loads of tile `i` (`mine`: what the previous layer already moved for this one).
+  constexpr void load(std::int64_t i, const opening& mine = {}) {
+    layer_run& r = run_;
+    const int layer = r.layer;
+    const layer_l1_plan& l = l1_of(layer);
+    const tile_position p = position_of(i);
+    const int s = slot(i);
+    if (i == 0 && mine.has_inputs) {  // loaded during the previous layer
+      for (int k = 0; k < r.operands && k < 2; ++k) r.in[0][static_cast<std::size_t>(k)] = mine.in[static_cast<std::size_t>(k)];
+    } else {
+      settle(layer, i);
+      for (int k = 0; k < r.operands; ++k) {
+        if (r.spilled_in[static_cast<std::size_t>(k)]) wait(r.spill_in[static_cast<std::size_t>(i % 2)][static_cast<std::size_t>(k)]);
+        r.in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)] = start(transfer_role::input, layer, i, s, k);
+      }
+    }
+    if (r.any_spilled_in && i + 1 < r.count) stage_in(i + 1);
+    if (r.has_weights && opens_block(i)) {
+      int staging_slot = 0;
+      if (r.staged) {
+        const int k = p.c0 / l.stage_channels;
+        if (k != r.current_chunk) {  // the chunk must have landed before L1 reads it
+          wait_filters(r.chunk[static_cast<std::size_t>(k % 2)]);
+          r.current_chunk = k;
+          if (k + 1 < l.stage_chunks) stage(k + 1);
+          else open_next_filters(layer, true);
+        }
+        staging_slot = r.chunk_at[static_cast<std::size_t>(k % 2)];
+      }
+      const int ws = weight_slot(p.block);
+      if (i == 0 && mine.has_filters) r.weights[0] = mine.filters;
+      else r.weights[static_cast<std::size_t>(ws)] = start_filters(layer, i, ws, staging_slot);
+    }
+  }
+
+  /// The steps before a tiled layer's first tile computes.
+  constexpr void begin_layer(int layer) {
+    const node_summary& node = node_of(layer);
+    const tile_geometry& g = node.geometry;
+    const layer_l1_plan& l = l1_of(layer);
+    run_ = {};
+    layer_run& r = run_;
+    r.layer = layer;
+    r.count = l.solution.cost.tiles;
+    r.operands = node.input_count;
+    r.has_weights = g.weight_bytes_per_channel > 0;
+    r.doubled = l.solution.cost.activations_doubled;
+    r.staged = r.has_weights && l.stage_channels > 0;
+    for (int k = 0; k < r.operands && k < 2; ++k)
+      r.spilled_in[static_cast<std::size_t>(k)] = plan_.in_l3[static_cast<std::size_t>(node.inputs[static_cast<std::size_t>(k)])];
+    r.any_spilled_in = r.spilled_in[0] || r.spilled_in[1];
+    r.spilled_out = plan_.in_l3[static_cast<std::size_t>(node.outputs[0])];
+    in_layer_ = true;
+
     // What the previous layer already moved for this one.
     const opening mine = opening_.layer == layer ? opening_ : opening{};
     opening_ = {};
-    std::array<int, 2> chunk_at{};  // staging slot of chunk k, by k % 2
-    const auto stage = [&](int k) {
-      const int sl = take_staging_slot();
-      chunk[static_cast<std::size_t>(k % 2)] = start_stage(layer, k, sl);
-      chunk_at[static_cast<std::size_t>(k % 2)] = sl;
-    };
-    const auto stage_in = [&](std::int64_t j) {
-      for (int k = 0; k < operands; ++k)
-        if (spilled_in[static_cast<std::size_t>(k)])
-          spill_in[static_cast<std::size_t>(j % 2)][static_cast<std::size_t>(k)] =
-              start(transfer_role::spill_input, layer, j, static_cast<int>(j % 2), k);
-    };
-    // Moves the output tile waiting in L2 spill slot `sl` on to L3.
-    const auto drain = [&](int sl) {
-      staged_output& so = staged_out[static_cast<std::size_t>(sl)];
-      if (!so.on) return;
-      pending& from = out[static_cast<std::size_t>(so.l1_slot)];
-      if (from.on) {  // its L1 -> L2 store must have landed
-        wait(from.s);
-        from.on = false;
-      }
-      l3_store[static_cast<std::size_t>(sl)] = {start(transfer_role::spill_output, layer, so.tile, sl), true};
-      so.on = false;
-    };
-    const auto load = [&](std::int64_t i) {
-      const tile_position p = position(g, shape, i);
-      const int s = slot(i);
-      if (i == 0 && mine.has_inputs) {  // loaded during the previous layer
-        for (int k = 0; k < operands && k < 2; ++k) in[0][static_cast<std::size_t>(k)] = mine.in[static_cast<std::size_t>(k)];
-      } else {
-        settle(layer, i);
-        for (int k = 0; k < operands; ++k) {
-          if (spilled_in[static_cast<std::size_t>(k)]) wait(spill_in[static_cast<std::size_t>(i % 2)][static_cast<std::size_t>(k)]);
-          in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)] = start(transfer_role::input, layer, i, s, k);
-        }
-      }
-      if (any_spilled_in && i + 1 < count) stage_in(i + 1);
-      if (has_weights && opens_block(i)) {
-        int staging_slot = 0;
-        if (staged) {
-          const int k = p.c0 / l.stage_channels;
-          if (k != current_chunk) {  // the chunk must have landed before L1 reads it
-            wait_filters(chunk[static_cast<std::size_t>(k % 2)]);
-            current_chunk = k;
-            if (k + 1 < l.stage_chunks) stage(k + 1);
-            else open_next_filters(layer, true);
-          }
-          staging_slot = chunk_at[static_cast<std::size_t>(k % 2)];
-        }
-        const int ws = weight_slot(p.block);
-        if (i == 0 && mine.has_filters) weights[0] = mine.filters;
-        else weights[static_cast<std::size_t>(ws)] = start_filters(layer, i, ws, staging_slot);
-      }
-    };
-
-    if (staged) {
+    if (r.staged) {
       if (mine.chunk_landed) {  // chunk 0 landed and fed L1 during the previous layer
-        current_chunk = 0;
-        chunk_at[0] = mine.chunk_slot;
+        r.current_chunk = 0;
+        r.chunk_at[0] = mine.chunk_slot;
         if (l.stage_chunks > 1) stage(1);
       } else if (early_chunk_.on && early_chunk_.layer == layer) {  // staged behind the previous layer
-        chunk[0] = early_chunk_.s;
-        chunk_at[0] = early_chunk_.slot;
+        r.chunk[0] = early_chunk_.s;
+        r.chunk_at[0] = early_chunk_.slot;
         early_chunk_.on = false;
       } else {
         stage(0);
       }
     }
-    if (any_spilled_in) stage_in(0);
-    load(0);
-    if (!staged || (mine.chunk_landed && l.stage_chunks == 1)) open_next_filters(layer, staged);
+    if (r.any_spilled_in) stage_in(0);
+    load(0, mine);
+    if (!r.staged || (mine.chunk_landed && l.stage_chunks == 1)) open_next_filters(layer, r.staged);
     // Whether a tile may keep its kernel's preparation (step::prepared): the layer's kind (the
     // cost model's rule, on the CPU), and the previous tile's filter block (tracked here: a
     // position() per tile is what long programs spend their constexpr budget on).
-    const bool keeps = l.engine == 0 && keeps_preparation(g, l.solution.cost.scratch_bytes);
-    int previous_block = -1;
-    for (std::int64_t i = 0; i < count; ++i) {
-      const tile_position p = position(g, shape, i);
-      const int s = slot(i);
-      const int ws = weight_slot(p.block);
-      for (int k = 0; k < operands; ++k) wait(in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)]);
-      if (has_weights && opens_block(i)) wait_filters(weights[static_cast<std::size_t>(ws)]);
-      if (doubled && i + 1 < count) load(i + 1);  // prefetch into the other slots
-      pending& o = out[static_cast<std::size_t>(s)];
-      if (o.on) {  // the store of tile i-2 (or i-1) still reads this slot
-        wait(o.s);
-        o.on = false;
-      }
-      if (i + 1 == count) open_next(layer, out);
-      // The compute engine: 0 the CPU (its cores share the tile), k an accelerator.
-      step c = compute(layer, i, s, has_weights ? ws : 0, l.engine);
-      c.prepared = keeps && p.block == previous_block;
-      previous_block = p.block;
-      sink_.push(c);
-      if (i == 0) {
-        settle_all();  // the previous layer's last stores ran beside this first tile
-        if (!staged) open_next_filters(layer, false);
-      }
-      if (spilled_out) {
-        const int sl = static_cast<int>(i % 2);
-        drain(1 - sl);  // tile i-1: L2 -> L3
-        pending& l3 = l3_store[static_cast<std::size_t>(sl)];
-        if (l3.on) {  // tile i-2 still leaves this L2 slot
-          wait(l3.s);
-          l3.on = false;
-        }
-        staged_out[static_cast<std::size_t>(sl)] = {true, s, i};
-      }
-      o = {start(transfer_role::output, layer, i, s), true};
-      if (!doubled && i + 1 < count) load(i + 1);
+    r.keeps = l.engine == 0 && keeps_preparation(g, l.solution.cost.scratch_bytes);
+  }
+
+  /// Tile `i` of the current layer: wait for its loads, prefetch the next, compute, store.
+  constexpr void tile(std::int64_t i) {
+    layer_run& r = run_;
+    const int layer = r.layer;
+    const tile_position p = position_of(i);
+    const int s = slot(i);
+    const int ws = weight_slot(p.block);
+    for (int k = 0; k < r.operands; ++k) wait(r.in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)]);
+    if (r.has_weights && opens_block(i)) wait_filters(r.weights[static_cast<std::size_t>(ws)]);
+    if (r.doubled && i + 1 < r.count) load(i + 1);  // prefetch into the other slots
+    pending& o = r.out[static_cast<std::size_t>(s)];
+    if (o.on) {  // the store of tile i-2 (or i-1) still reads this slot
+      wait(o.s);
+      o.on = false;
     }
-    if (spilled_out) {
-      drain(static_cast<int>((count - 1) % 2));
-      for (pending& l3 : l3_store)
+    if (i + 1 == r.count) open_next(layer, r.out);
+    // The compute engine: 0 the CPU (its cores share the tile), k an accelerator.
+    step c = compute(layer, i, s, r.has_weights ? ws : 0, l1_of(layer).engine);
+    c.prepared = r.keeps && p.block == r.previous_block;
+    r.previous_block = p.block;
+    sink_.push(c);
+    if (i == 0) {
+      settle_all();  // the previous layer's last stores ran beside this first tile
+      if (!r.staged) open_next_filters(layer, false);
+    }
+    if (r.spilled_out) {
+      const int sl = static_cast<int>(i % 2);
+      drain(1 - sl);  // tile i-1: L2 -> L3
+      pending& l3 = r.l3_store[static_cast<std::size_t>(sl)];
+      if (l3.on) {  // tile i-2 still leaves this L2 slot
+        wait(l3.s);
+        l3.on = false;
+      }
+      r.staged_out[static_cast<std::size_t>(sl)] = {true, s, i};
+    }
+    o = {start(transfer_role::output, layer, i, s), true};
+    if (!r.doubled && i + 1 < r.count) load(i + 1);
+  }
+
+  /// The steps after a tiled layer's last tile.
+  constexpr void end_layer() {
+    layer_run& r = run_;
+    in_layer_ = false;
+    ++next_node_;
+    if (r.spilled_out) {
+      drain(static_cast<int>((r.count - 1) % 2));
+      for (pending& l3 : r.l3_store)
         if (l3.on) wait(l3.s);
     }
-    if (overlaps_previous(next_layer(layer))) {  // the next layer's first tile computes while these land
-      deferred_ = out;
-      deferred_layer_ = layer;
+    if (overlaps_previous(next_layer(r.layer))) {  // the next layer's first tile computes while these land
+      deferred_ = r.out;
+      deferred_layer_ = r.layer;
       return;
     }
-    for (pending& o : out)
+    for (pending& o : r.out)
       if (o.on) wait(o.s);
-    sink_.push(layer_done(layer));
+    sink_.push(layer_done(r.layer));
   }
 
   const graph_summary<NT, NI, NO, NN>& net_;
   const target_plan<NT, NN>& plan_;
-  Sink& sink_;
+  Sink sink_{};
   bool busy_[max_handles]{};  // a C array: cheaper for GCC to evaluate than std::array
-  struct opening {
-    int layer = -1;
-    bool has_inputs = false, has_filters = false, chunk_landed = false;
-    int chunk_slot = 0;
-    std::array<step, 2> in{};
-    filter_load filters{};
-  };
   opening opening_{};
   struct early_chunk {
     int layer = -1;
@@ -457,6 +522,11 @@ class emitter {
   int next_staging_slot_ = 0;
   std::array<pending, 2> deferred_{};
   int deferred_layer_ = -1;
+  // Where emission stands: the next node, and whether a tiled layer is under way (`run_`).
+  std::size_t next_node_ = 0;
+  bool in_layer_ = false;
+  bool finished_ = false;
+  layer_run run_{};
 };
 
 }  // namespace detail
@@ -473,22 +543,124 @@ struct step_program {
 
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::size_t count_steps(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan) {
-  detail::counting_sink sink{};
-  detail::emitter<detail::counting_sink, NT, NI, NO, NN> e(net, plan, sink);
+  detail::emitter<detail::counting_sink, NT, NI, NO, NN> e(net, plan);
   e.run();
-  return sink.size;
+  return e.sink().size;
 }
 
+/// The whole program in one constant evaluation (tests, small programs; an executor takes
+/// `emitted_program`, which splits long ones).
 template <std::size_t N, std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr step_program<N> emit_program(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan) {
-  detail::filling_sink<N> sink{};
-  detail::emitter<detail::filling_sink<N>, NT, NI, NO, NN> e(net, plan, sink);
+  detail::emitter<detail::filling_sink<N>, NT, NI, NO, NN> e(net, plan);
   e.run();
   step_program<N> program{};
-  program.steps = sink.steps;
+  program.steps = e.sink().steps;
   program.handles = e.handles_used;
   program.out_of_handles = e.out_of_handles;
   return program;
 }
+
+/// Program steps per constant evaluation of the emitter. Compilers bound each evaluation
+/// (GCC by default 2^25 operations, clang 2^20 steps) and a step costs the emitter some hundred
+/// clang steps or about a thousand GCC operations, so a program of thousands of tiles (a small
+/// L1) is emitted in chunks, each resuming the previous chunk's emitter, as the hazard proof is
+/// checked in chunks (`steps_per_chunk`).
+#if defined(__clang__)
+inline constexpr std::size_t steps_per_emission = 1024;
+#else
+inline constexpr std::size_t steps_per_emission = 4096;
+#endif
+
+namespace detail {
+/// The steps one unit of emission (a tile, or a layer that does not tile, with the steps around
+/// it) may add beyond a chunk's limit; emission checks it (`emission::fits_chunks`).
+inline constexpr std::size_t unit_steps_bound = 512;
+template <std::size_t Limit>
+using chunk_sink = filling_sink<Limit + unit_steps_bound>;
+
+template <class Sink, std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr emitter<Sink, NT, NI, NO, NN> emitter_of(const graph_summary<NT, NI, NO, NN>& net,
+                                                   const target_plan<NT, NN>& plan) {
+  return {net, plan};
+}
+
+/// The emitter after chunk `Chunk` (of at least `Limit` steps each), with that chunk's steps
+/// in its sink.
+template <const auto& Net, const auto& Plan, std::size_t Limit, std::size_t Chunk>
+struct emitted {
+  static constexpr auto state = [] {
+    auto e = emitted<Net, Plan, Limit, Chunk - 1>::state;
+    e.sink() = {};
+    e.resume(Limit);
+    return e;
+  }();
+};
+template <const auto& Net, const auto& Plan, std::size_t Limit>
+struct emitted<Net, Plan, Limit, 0> {
+  static constexpr auto state = [] {
+    auto e = emitter_of<chunk_sink<Limit>>(Net, Plan);
+    e.resume(Limit);
+    return e;
+  }();
+};
+
+/// The number of chunks: the first whose emitter finished, plus one.
+template <const auto& Net, const auto& Plan, std::size_t Limit, std::size_t Chunk = 0>
+constexpr std::size_t emitted_chunks() {
+  if constexpr (emitted<Net, Plan, Limit, Chunk>::state.finished()) {
+    return Chunk + 1;
+  } else {
+    return emitted_chunks<Net, Plan, Limit, Chunk + 1>();
+  }
+}
+}  // namespace detail
+
+/// The program of `Plan`, emitted in chunks of at least `Limit` steps (the last may hold fewer),
+/// each in its own constant evaluation, and joined: the same steps as `emit_program`.
+template <const auto& Net, const auto& Plan, std::size_t Limit = steps_per_emission>
+struct emission {
+  static constexpr std::size_t chunks = detail::emitted_chunks<Net, Plan, Limit>();
+
+ private:
+  using sink = detail::chunk_sink<Limit>;
+  template <std::size_t... K>
+  static constexpr auto sinks(std::index_sequence<K...>) {
+    return std::array<const sink*, chunks>{&detail::emitted<Net, Plan, Limit, K>::state.sink()...};
+  }
+  static constexpr auto chunk_sinks = sinks(std::make_index_sequence<chunks>{});
+  static constexpr auto& last = detail::emitted<Net, Plan, Limit, chunks - 1>::state;
+
+ public:
+  /// Every chunk's steps stayed within its sink (a unit added at most unit_steps_bound).
+  static constexpr bool fits_chunks = [] {
+    for (const sink* c : chunk_sinks)
+      if (c->size > c->steps.size()) return false;
+    return true;
+  }();
+  static_assert(fits_chunks, "tessera: a unit of the schedule emitted more steps than unit_steps_bound");
+  static constexpr std::size_t size = [] {
+    std::size_t n = 0;
+    for (const sink* c : chunk_sinks) n += c->size;
+    return n;
+  }();
+  static constexpr step_program<size> program = [] {
+    step_program<size> p{};
+    // Through pointers: clang counts std::array's operator[] as calls, about twice the steps
+    // (a 100,000-step program would not join within its 2^20).
+    step* out = p.steps.data();
+    for (const sink* c : chunk_sinks) {
+      const step* in = c->steps.data();
+      for (std::size_t i = 0; i < c->size; ++i) *out++ = in[i];
+    }
+    p.handles = last.handles_used;
+    p.out_of_handles = last.out_of_handles;
+    return p;
+  }();
+};
+
+/// The program of `Plan` (see `emission`).
+template <const auto& Net, const auto& Plan>
+inline constexpr const auto& emitted_program = emission<Net, Plan>::program;
 
 }  // namespace tessera::schedule
