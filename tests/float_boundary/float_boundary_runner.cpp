@@ -20,7 +20,13 @@
 
 #include "add_mixed.hpp"
 #include "conv_u8.hpp"
+#include "fake_div_s8.hpp"
+#include "fake_mul_u8.hpp"
 #include "maxpool_s8.hpp"
+#if TESSERA_CORPUS_FLOAT_ENDS  // Deeploy's Kernels/Mixed, when the corpus is there
+#include "kernels_mixed_dequant.hpp"
+#include "kernels_mixed_quant.hpp"
+#endif
 
 namespace {
 
@@ -134,6 +140,15 @@ int main(int argc, char** argv) {
   if (name == "maxpool_s8") return run_case<maxpool_s8::network, maxpool_s8::float_ends, maxpool_s8::meta::origins>(dir);
   if (name == "conv_u8") return run_case<conv_u8::network, conv_u8::float_ends, conv_u8::meta::origins>(dir);
   if (name == "add_mixed") return run_case<add_mixed::network, add_mixed::float_ends, add_mixed::meta::origins>(dir);
+  if (name == "fake_mul_u8") return run_case<fake_mul_u8::network, fake_mul_u8::float_ends, fake_mul_u8::meta::origins>(dir);
+  if (name == "fake_div_s8") return run_case<fake_div_s8::network, fake_div_s8::float_ends, fake_div_s8::meta::origins>(dir);
+#if TESSERA_CORPUS_FLOAT_ENDS
+  if (name == "kernels_mixed_quant")
+    return run_case<kernels_mixed_quant::network, kernels_mixed_quant::float_ends, kernels_mixed_quant::meta::origins>(dir);
+  if (name == "kernels_mixed_dequant")
+    return run_case<kernels_mixed_dequant::network, kernels_mixed_dequant::float_ends,
+                    kernels_mixed_dequant::meta::origins>(dir);
+#endif
   std::fprintf(stderr, "unknown case %s\n", name.c_str());
   return 2;
 }

@@ -3,7 +3,8 @@
 // hardware single precision, rv32imc soft float (libgcc's __divsf3, __mulsf3), rv32gcv's F
 // extension — against the values worked out by hand for the host test
 // (tests/runtime/test_float_boundary.cpp): ties in both directions, a scale where dividing differs
-// from multiplying by the reciprocal, saturation, infinities, NaN, subnormals. The inputs are
+// from multiplying by the reciprocal, saturation, infinities, NaN, subnormals; and quantize_fake,
+// whose multiply-add a compiler must not fuse on cores with FMA (VFMA, fmadd.s). The inputs are
 // read through volatile so that the compiler cannot fold the divisions on the host.
 #include <cstdint>
 #include <cstdio>
@@ -97,6 +98,30 @@ std::int32_t quantize(type t, float x, float scale, std::int32_t zero_point) {
   return 0;
 }
 
+// Fake-quantized inputs (quantize_fake): the model's own float ops, the zero point added before
+// rounding, two roundings where a multiply-add would fuse.
+struct fake_case {
+  std::uint32_t x;
+  float scale;
+  bool multiply;
+  std::int32_t zero_point, lo, hi;
+  std::int32_t expected;  ///< int8
+};
+volatile const fake_case fake_cases[] = {
+    // an odd zero point turns a tie the other way: fl(0.5 + 1) = 1.5 -> 2 (QuantizeLinear: 0 + 1)
+    {b(0.5f), 1.0f, false, 1, -128, 127, 2},
+    {b(-1.5f), 1.0f, false, -1, -128, 127, -2},  // -2.5 -> -2 (QuantizeLinear: -2 - 1 = -3)
+    // x * 0.1f + 3 with two roundings: 2.4999998 + 3 rounds to 5.5 (a tie: 6); fused it is
+    // 5.4999998 (5). -35 * 0.1f = -3.5, + 3 = -0.5 (0); fused -0.50000006 (-1).
+    {0x41C7FFFEu, 0.1f, true, 3, -128, 127, 6},
+    {b(-35.0f), 0.1f, true, 3, -128, 127, 0},
+    {0x43987FFFu, 0.1f, true, 3, -128, 127, 34},
+    // the Clip's own bounds, and NaN at the lower one
+    {b(200.0f), 1.0f, false, 0, -127, 100, 100},
+    {b(-300.0f), 0.5f, true, 0, -127, 100, -127},
+    {nan, 0.1f, false, 0, -127, 127, -127},
+};
+
 struct dequantize_case {
   std::int32_t q;
   float scale;
@@ -123,6 +148,28 @@ int main() {
       std::printf("MISMATCH quantize x=0x%08lx scale=0x%08lx zp=%ld: %ld, expected %ld\n",
                   static_cast<unsigned long>(c.x), static_cast<unsigned long>(bits_of(c.scale)),
                   static_cast<long>(c.zero_point), static_cast<long>(q), static_cast<long>(c.expected));
+      ++failures;
+    }
+  }
+  for (const volatile fake_case& c : fake_cases) {
+    // `multiply` a constant in each call, as a model's float end has it: what a compiler fuses.
+    const std::int32_t q =
+        c.multiply ? tessera::quantize_fake<std::int8_t>(from_bits(c.x), c.scale, true, c.zero_point, c.lo, c.hi)
+                   : tessera::quantize_fake<std::int8_t>(from_bits(c.x), c.scale, false, c.zero_point, c.lo, c.hi);
+    ++checked;
+    if (q != c.expected) {
+      std::printf("MISMATCH quantize_fake x=0x%08lx multiply=%d zp=%ld: %ld, expected %ld\n",
+                  static_cast<unsigned long>(c.x), c.multiply ? 1 : 0, static_cast<long>(c.zero_point),
+                  static_cast<long>(q), static_cast<long>(c.expected));
+      ++failures;
+    }
+  }
+  {  // the reverse of a fake quantization by division: (q - zp) / scale, one rounding
+    const volatile float scale = 0.1f;
+    const float x = tessera::dequantize_divide(static_cast<std::int8_t>(-7), scale, 0);
+    ++checked;
+    if (bits_of(x) != bits_of(-7.0f / 0.1f)) {
+      std::printf("MISMATCH dequantize_divide: 0x%08lx\n", static_cast<unsigned long>(bits_of(x)));
       ++failures;
     }
   }

@@ -150,3 +150,38 @@ TEST_CASE("dequantize_linear is float(q - zero_point) * scale in float32", "[flo
     CHECK(quantize_linear<std::int8_t>(dequantize_linear(qv, 0.0235294122f, -7), 0.0235294122f, -7) == qv);
   }
 }
+
+TEST_CASE("quantize_fake computes the model's Div or Mul, Add, Round and Clip in float32", "[float_boundary]") {
+  using tessera::quantize_fake;
+  // The zero point is added before rounding: an odd one turns a tie (QuantizeLinear: 0 + 1, -2 - 1).
+  CHECK(quantize_fake<std::int8_t>(0.5f, 1.0f, false, 1, -128, 127) == 2);
+  CHECK(quantize_linear<std::int8_t>(0.5f, 1.0f, 1) == 1);
+  CHECK(quantize_fake<std::int8_t>(-1.5f, 1.0f, false, -1, -128, 127) == -2);
+  CHECK(quantize_linear<std::int8_t>(-1.5f, 1.0f, -1) == -3);
+  // With zero point 0 and the type's bounds, the Div form is QuantizeLinear on every float here.
+  for (std::uint32_t bits = 0x3D000000u; bits < 0x43800000u; bits += 0x1003u) {
+    const float x = from_bits(bits);
+    CHECK(quantize_fake<std::int8_t>(x, 0.1f, false, 0, -128, 127) == quantize_linear<std::int8_t>(x, 0.1f, 0));
+    CHECK(quantize_fake<std::int8_t>(-x, 0.1f, false, 0, -128, 127) == quantize_linear<std::int8_t>(-x, 0.1f, 0));
+  }
+  // The Mul form multiplies by the model's multiplier, and rounds the product before adding:
+  // 24.999996f * 0.1f = 2.4999998, + 3 = 5.5 in float32 (a tie: 6; a fused multiply-add: 5).
+  CHECK(quantize_fake<std::int8_t>(from_bits(0x41C7FFFEu), 0.1f, true, 3, -128, 127) == 6);
+  CHECK(quantize_fake<std::int8_t>(-35.0f, 0.1f, true, 3, -128, 127) == 0);  // -0.5 -> 0 (fused: -1)
+  // The Clip's bounds, the type's, and NaN at the lower bound; -inf and +inf at the ends.
+  CHECK(quantize_fake<std::int8_t>(200.0f, 1.0f, false, 0, -127, 100) == 100);
+  CHECK(quantize_fake<std::int8_t>(-300.0f, 0.5f, true, 0, -127, 100) == -127);
+  CHECK(quantize_fake<std::uint8_t>(1000.0f, 1.0f, false, 0, -1000, 1000) == 255);
+  CHECK(quantize_fake<std::int8_t>(qnan, 0.1f, false, 0, -127, 127) == -127);
+  CHECK(quantize_fake<std::int8_t>(-inf, 0.1f, true, 5, -128, 127) == -128);
+  CHECK(quantize_fake<std::int8_t>(inf, 0.1f, false, 5, -128, 127) == 127);
+  // A constant expression too.
+  static_assert(quantize_fake<std::int8_t>(2.5f, 1.0f, false, 1, -128, 127) == 4);  // fl(3.5) -> 4
+  static_assert(quantize_fake<std::uint8_t>(0.25f, 0.5f, true, 128, 0, 255) == 128);  // 128.125 -> 128
+}
+
+TEST_CASE("dequantize_divide is float(q - zero_point) / scale in float32", "[float_boundary]") {
+  CHECK(tessera::dequantize_divide(static_cast<std::int8_t>(-7), 0.1f, 0) == -7.0f / 0.1f);
+  CHECK(tessera::dequantize_divide(static_cast<std::uint8_t>(200), 0.25f, 128) == 288.0f);
+  static_assert(tessera::dequantize_divide(static_cast<std::int8_t>(3), 2.0f, 1) == 1.0f);
+}

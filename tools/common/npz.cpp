@@ -112,7 +112,10 @@ std::uint64_t load_le(const unsigned char* p, std::size_t bytes) {
   return v;
 }
 
-std::int64_t decode(const unsigned char* p, element_type t, std::size_t index, const std::string& where) {
+/// One element; a float that is no exact integer fails, or with `fraction_error` non-null is
+/// noted there (the first one) and truncated toward zero.
+std::int64_t decode(const unsigned char* p, element_type t, std::size_t index, const std::string& where,
+                    std::string* fraction_error = nullptr) {
   const std::uint64_t raw = load_le(p, t.bytes);
   switch (t.kind) {
     case element_kind::unsigned_int: return static_cast<std::int64_t>(raw);
@@ -133,8 +136,12 @@ std::int64_t decode(const unsigned char* p, element_type t, std::size_t index, c
         std::memcpy(&v, &raw, sizeof v);
       }
       // 2^63 is exactly representable; anything at or above it does not fit int64.
-      if (!std::isfinite(v) || std::trunc(v) != v || v >= 9223372036854775808.0 || v < -9223372036854775808.0)
-        fail(where, "element " + std::to_string(index) + " is not an exact integer (" + std::to_string(v) + ")");
+      if (!std::isfinite(v) || std::trunc(v) != v || v >= 9223372036854775808.0 || v < -9223372036854775808.0) {
+        const std::string message = "element " + std::to_string(index) + " is not an exact integer (" + std::to_string(v) + ")";
+        if (fraction_error == nullptr) fail(where, message);
+        if (fraction_error->empty()) *fraction_error = where + ": " + message;
+        return std::isfinite(v) && std::fabs(v) < 9.0e18 ? static_cast<std::int64_t>(v) : 0;
+      }
       return static_cast<std::int64_t>(v);
     }
   }
@@ -206,7 +213,7 @@ std::string read_member(zip_t* archive, zip_uint64_t index, const std::string& w
 
 }  // namespace
 
-npy_array parse_npy(std::string_view image, std::string name, const std::string& where) {
+npy_array parse_npy(std::string_view image, std::string name, const std::string& where, bool fractions_allowed) {
   static constexpr std::string_view magic = "\x93NUMPY";
   if (image.size() < 10 || image.substr(0, magic.size()) != magic) fail(where, "not an .npy array");
   const auto* bytes = reinterpret_cast<const unsigned char*>(image.data());
@@ -245,17 +252,19 @@ npy_array parse_npy(std::string_view image, std::string name, const std::string&
     fail(where, "truncated data: shape " + shape_text() + " of " + header.descr + " needs " + std::to_string(count) +
                     " elements, the file holds " + std::to_string((image.size() - data_offset) / type.bytes));
 
-  npy_array array{std::move(name), header.shape, {}};
+  npy_array array{std::move(name), header.shape, {}, {}};
   array.values.resize(count);
   const unsigned char* data = bytes + data_offset;
-  for (std::size_t i = 0; i < count; ++i) array.values[i] = decode(data + i * type.bytes, type, i, where);
+  std::string* fraction_error = fractions_allowed ? &array.fraction_error : nullptr;
+  for (std::size_t i = 0; i < count; ++i) array.values[i] = decode(data + i * type.bytes, type, i, where, fraction_error);
   if (header.fortran_order) array.values = to_c_order(array.values, array.shape);
   return array;
 }
 
 namespace {
 
-std::vector<npy_array> read_archive(std::unique_ptr<zip_t, zip_closer> archive, const std::string& path) {
+std::vector<npy_array> read_archive(std::unique_ptr<zip_t, zip_closer> archive, const std::string& path,
+                                    bool fractions_allowed) {
   const zip_int64_t members = zip_get_num_entries(archive.get(), 0);
   std::vector<npy_array> arrays;
   if (members < 0) fail(path, std::string("cannot read the archive's directory: ") + zip_strerror(archive.get()));
@@ -265,7 +274,7 @@ std::vector<npy_array> read_archive(std::unique_ptr<zip_t, zip_closer> archive, 
     std::string name = member != nullptr ? member : "";
     if (name.size() >= 4 && name.compare(name.size() - 4, 4, ".npy") == 0) name.resize(name.size() - 4);
     const std::string where = path + ": array '" + name + "'";
-    arrays.push_back(parse_npy(read_member(archive.get(), index, where), name, where));
+    arrays.push_back(parse_npy(read_member(archive.get(), index, where), name, where, fractions_allowed));
   }
   return arrays;
 }
@@ -278,7 +287,7 @@ std::vector<npy_array> read_archive(std::unique_ptr<zip_t, zip_closer> archive, 
 
 }  // namespace
 
-std::vector<npy_array> read_npz(const std::string& path) {
+std::vector<npy_array> read_npz(const std::string& path, bool fractions_allowed) {
   int error = 0;
   std::unique_ptr<zip_t, zip_closer> archive(zip_open(path.c_str(), ZIP_RDONLY, &error));
   if (!archive) {
@@ -286,10 +295,10 @@ std::vector<npy_array> read_npz(const std::string& path) {
     zip_error_init_with_code(&ze, error);
     fail_open(path, ze);
   }
-  return read_archive(std::move(archive), path);
+  return read_archive(std::move(archive), path, fractions_allowed);
 }
 
-std::vector<npy_array> read_npz_image(std::string_view image, const std::string& where) {
+std::vector<npy_array> read_npz_image(std::string_view image, const std::string& where, bool fractions_allowed) {
   zip_error_t ze;
   zip_error_init(&ze);
   zip_source_t* source = zip_source_buffer_create(image.data(), image.size(), 0, &ze);
@@ -300,7 +309,7 @@ std::vector<npy_array> read_npz_image(std::string_view image, const std::string&
     fail_open(where, ze);
   }
   zip_error_fini(&ze);
-  return read_archive(std::move(archive), where);
+  return read_archive(std::move(archive), where, fractions_allowed);
 }
 
 }  // namespace tessera::tools

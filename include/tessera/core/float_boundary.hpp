@@ -77,12 +77,46 @@ constexpr Q quantize_linear(float x, float scale, std::int32_t zero_point) {
   return static_cast<Q>(float_boundary_detail::round_half_even(v) + zero_point);
 }
 
+/// A fake-quantized input as the model computes it in float32 (a Brevitas-style export: Div by
+/// `scale` or, with `multiply`, Mul by it; Add `zero_point`; Round half to even; Clip to
+/// [lo, hi]; Cast): `clip(round_half_to_even(fl(fl(x / scale) + zero_point)), lo, hi)`, also
+/// clipped to Q's range. Unlike QuantizeLinear the zero point is added before rounding: with an
+/// odd zero point a tie rounds the other way (x / scale = 0.5, zero point 1: 1.5 -> 2, where
+/// QuantizeLinear gives 0 + 1), and the sum is a float32 rounding of its own. Clipping before
+/// rounding equals the model's rounding before clipping (integer bounds, monotone rounding).
+/// NaN gives the lower bound (the model's Cast of a NaN is undefined).
+template <class Q>
+constexpr Q quantize_fake(float x, float scale, bool multiply, std::int32_t zero_point, std::int32_t lo,
+                          std::int32_t hi) {
+  static_assert(float_boundary_detail::is_quantized_type<Q>, "quantize_fake: Q must be an 8- or 16-bit integer type");
+  constexpr std::int32_t qmin = std::numeric_limits<Q>::min();
+  constexpr std::int32_t qmax = std::numeric_limits<Q>::max();
+  const float low = static_cast<float>(lo > qmin ? lo : qmin);
+  const float high = static_cast<float>(hi < qmax ? hi : qmax);
+  float v = multiply ? x * scale : x / scale;
+  // Two roundings, as the model's two ops: no fused multiply-add (GCC contracts `x * s + z`
+  // across statements on FMA targets unless the product is seen to leave a register).
+  if (!std::is_constant_evaluated()) __asm__("" : "+m"(v));
+  v = v + static_cast<float>(zero_point);
+  if (!(v >= low)) v = low;  // below the range, -inf and NaN
+  if (v > high) v = high;
+  return static_cast<Q>(float_boundary_detail::round_half_even(v));
+}
+
 /// ONNX DequantizeLinear of one integer: `float(int32(q) - zero_point) * scale` in float32.
 template <class Q>
 constexpr float dequantize_linear(Q q, float scale, std::int32_t zero_point) {
   static_assert(float_boundary_detail::is_quantized_type<Q>,
                 "dequantize_linear: Q must be an 8- or 16-bit integer type");
   return static_cast<float>(static_cast<std::int32_t>(q) - zero_point) * scale;
+}
+
+/// The reverse of a fake quantization by division (Sub the zero point, Div by `scale`):
+/// `float(int32(q) - zero_point) / scale` in float32 (the difference exact, one rounding).
+template <class Q>
+constexpr float dequantize_divide(Q q, float scale, std::int32_t zero_point) {
+  static_assert(float_boundary_detail::is_quantized_type<Q>, "dequantize_divide: Q must be an 8- or 16-bit integer type");
+  return static_cast<float>(static_cast<std::int32_t>(q) - zero_point) / scale;
 }
 
 /// `count` floats `x` quantized into `q` (per tensor: one scale and zero point).

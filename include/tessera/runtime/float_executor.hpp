@@ -9,8 +9,9 @@
 // output whether the caller's buffer is float; an input or output that is not passes its integer
 // buffer through as with the executor (a model with one float and one integer input works). Each
 // float input is quantized (core/float_boundary.hpp: bit-exact with ONNX Runtime's
-// QuantizeLinear) into an integer buffer in the arena, the executor runs, and each float output
-// is dequantized from an integer buffer in the arena. No heap: the arena is the executor's plus
+// QuantizeLinear, or as the model's own float ops where it is fake-quantized: float_arithmetic)
+// into an integer buffer in the arena, the executor runs, and each float output is dequantized
+// from an integer buffer in the arena. No heap: the arena is the executor's plus
 // one 16-byte-aligned slot per float end (`arena_bytes` says how much).
 #pragma once
 
@@ -114,8 +115,13 @@ struct float_executor {
     if constexpr (e.is_float) {
       using q_t = typename Net::template input_t<I>;
       auto* q = reinterpret_cast<q_t*>(arena + layout.input[I]);
-      quantize_linear<q_t>(static_cast<const float*>(inputs[I]), q, Net::template input_elements<I>, e.scale,
-                           e.zero_point);
+      const auto* x = static_cast<const float*>(inputs[I]);
+      if constexpr (e.arithmetic == float_arithmetic::linear) {
+        quantize_linear<q_t>(x, q, Net::template input_elements<I>, e.scale, e.zero_point);
+      } else {
+        for (std::size_t i = 0; i < Net::template input_elements<I>; ++i)
+          q[i] = quantize_fake<q_t>(x[i], e.scale, e.arithmetic == float_arithmetic::multiply, e.zero_point, e.lo, e.hi);
+      }
       in[I] = q;
     }
   }
@@ -123,7 +129,11 @@ struct float_executor {
   template <std::size_t I>
   static void dequantize_output(const std::byte* arena, const outputs_t& outputs) {
     constexpr float_end e = Ends.outputs[I];
-    if constexpr (e.is_float) {
+    if constexpr (e.is_float && e.arithmetic == float_arithmetic::divide) {
+      const auto* q = integer_output<I>(arena);
+      auto* x = static_cast<float*>(outputs[I]);
+      for (std::size_t i = 0; i < Net::template output_elements<I>; ++i) x[i] = dequantize_divide(q[i], e.scale, e.zero_point);
+    } else if constexpr (e.is_float) {
       dequantize_linear(integer_output<I>(arena), static_cast<float*>(outputs[I]), Net::template output_elements<I>,
                         e.scale, e.zero_point);
     }

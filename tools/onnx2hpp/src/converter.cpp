@@ -65,29 +65,38 @@ void fix_input_shapes(onnx::ModelProto& model, const options& o) {
 std::string convert_model(onnx::ModelProto model, const options& o, const std::string& ns,
                           const std::string* sample_inputs_image) {
   fix_input_shapes(model, o);
+  // Float ends written as float ops (Div, Add, Round, Clip; Sub, Mul): not the network's ops.
+  const fake_float_ends fake = find_fake_float_ends(model);
   // Unsupported ops first: that is the most useful message for a model that has one.
-  reject_unsupported_ops(model.graph());
+  reject_unsupported_ops(model.graph(), fake.taken);
   // Before anything reads a constant: ONNX's checker and shape inference trust their sizes.
   check_constant_data(model);
   sort_nodes_topologically(*model.mutable_graph());
   upgrade_legacy_attributes(model);
   const shape_map inferred = check_and_infer_shapes(model);
 
-  graph g = lower_model(model, inferred, std::filesystem::path(o.model_path).filename().string());
+  graph g = lower_model(model, inferred, std::filesystem::path(o.model_path).filename().string(), fake);
   std::optional<std::vector<tools::npy_array>> samples;
+  // Fractions are read (and refused by assign_input_types) so that the float samples of an input
+  // the device quantizes can sit beside integer ones.
   if (sample_inputs_image != nullptr)
-    samples = tools::read_npz_image(*sample_inputs_image, o.sample_inputs_path);
+    samples = tools::read_npz_image(*sample_inputs_image, o.sample_inputs_path, true);
   else if (!o.sample_inputs_path.empty())
-    samples = tools::read_npz(o.sample_inputs_path);
+    samples = tools::read_npz(o.sample_inputs_path, true);
   assign_input_types(g, o.input_types, samples ? &*samples : nullptr);
   propagate_types(g);
+  // A fake-quantized output's integer type is its tensor's (sample data may have typed it).
+  for (auto& b : g.boundaries)
+    if (!b.input && !b.ops.empty())
+      b.type = g.tensors[static_cast<std::size_t>(g.outputs[static_cast<std::size_t>(b.index)])].type;
   widen_requant_shifts(g);
   if (o.fuse) fuse(g);
   // Asked for float ends the model does not have: say so here rather than emit a header whose
   // float_executor call fails to compile (float_ends missing) in the user's build.
   if (o.float_boundary && g.boundaries.empty())
-    fail("--float-boundary: the model has no float ends (no float graph input read by a QuantizeLinear, no float "
-         "graph output written by a DequantizeLinear): its inputs and outputs are integer tensors already");
+    fail("--float-boundary: the model has no float ends (no float graph input read by a QuantizeLinear or by a "
+         "fake quantization such as Div, Add, Round, Clip; no float graph output written by a DequantizeLinear or by "
+         "Sub, Mul): its inputs and outputs are integer tensors already");
   return emit_header(to_device(g), ns, o.float_boundary);
 }
 

@@ -467,7 +467,9 @@ class header_writer {
     out_ +=
         "// Float ends of the model, taken off by onnx2hpp: the network takes and returns the integer tensors.\n"
         "// Quantize an input as q = saturate(round_half_to_even(x / scale) + zero_point) (QuantizeLinear);\n"
-        "// an output's real value is scale * (q - zero_point) (DequantizeLinear).\n"
+        "// an output's real value is scale * (q - zero_point) (DequantizeLinear). An end the model writes as\n"
+        "// float ops (its comment names them) computes them in float32 instead: Div by the scale (or Mul by\n"
+        "// it), Add the zero point, Round half to even, Clip; Sub the zero point, Mul by the scale (or Div).\n"
         "struct boundary_quantization {\n"
         "  const char* onnx_name;  // the float graph input or output\n"
         "  int index;              // in the network's inputs or outputs\n"
@@ -478,12 +480,29 @@ class header_writer {
       std::string rows;
       for (const auto& b : g_.boundaries)
         if (b.input == input)
-          rows += fmt::format("    {{{}, {}, {}, {}}},  // {}\n", string_literal(b.onnx_name), b.index,
-                              fmt::format("{:.17g}", b.scale), b.zero_point, c_type_name(b.type));
+          rows += fmt::format("    {{{}, {}, {}, {}}},  // {}{}\n", string_literal(b.onnx_name), b.index,
+                              fmt::format("{:.17g}", b.scale), b.zero_point, c_type_name(b.type), fake_note(b));
       if (rows.empty()) continue;
       out_ += fmt::format("inline constexpr boundary_quantization {}_quantization[] = {{\n{}}};\n",
                           input ? "input" : "output", rows);
     }
+  }
+
+  /// What a fake-quantized end does (fake_quantization.hpp), after its type in meta's comment.
+  static std::string fake_note(const boundary_quantization& b) {
+    if (b.ops.empty()) return "";
+    if (!b.input) return fmt::format("; fake-quantized: {}", b.ops);
+    return fmt::format("; fake-quantized: {} (Clip to [{}, {}])", b.ops, b.lo, b.hi);
+  }
+  /// The float_end fields of a fake-quantized end beyond scale and zero point.
+  static std::string fake_fields(const boundary_quantization& b) {
+    if (b.ops.empty() || (!b.input && b.arithmetic == tessera::float_arithmetic::linear)) return "";
+    const char* arithmetic = b.arithmetic == tessera::float_arithmetic::divide     ? "divide"
+                             : b.arithmetic == tessera::float_arithmetic::multiply ? "multiply"
+                                                                                   : "linear";
+    std::string fields = fmt::format(", .arithmetic = tessera::float_arithmetic::{}", arithmetic);
+    if (b.input) fields += fmt::format(", .lo = {}, .hi = {}", b.lo, b.hi);
+    return fields;
   }
 
   /// --float-boundary: `float_ends`, which tells tessera::float_executor which graph inputs and
@@ -496,8 +515,8 @@ class header_writer {
       for (const auto& b : g_.boundaries) {
         if (b.input != input) continue;
         const auto i = static_cast<std::size_t>(b.index);
-        items[i] = fmt::format("{{.is_float = true, .scale = {}, .zero_point = {}}}",
-                               float_literal(static_cast<float>(b.scale)), b.zero_point);
+        items[i] = fmt::format("{{.is_float = true, .scale = {}, .zero_point = {}{}}}",
+                               float_literal(static_cast<float>(b.scale)), b.zero_point, fake_fields(b));
         notes[i] = fmt::format("float {}, {} on the device", comment_text(b.onnx_name), c_type_name(b.type));
       }
       std::size_t width = 0;

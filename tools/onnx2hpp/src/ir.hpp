@@ -16,6 +16,7 @@
 
 #include <tessera/core/dtype.hpp>
 #include <tessera/core/requant.hpp>
+#include <tessera/graph/float_ends.hpp>
 
 namespace tessera::onnx2hpp {
 
@@ -218,6 +219,12 @@ struct boundary_quantization {
   double scale = 1;
   std::int64_t zero_point = 0;
   tessera::dtype type = tessera::dtype::u8;
+  /// A fake-quantized end (fake_quantization.hpp): the model's arithmetic, its float ops
+  /// ("Div, Add, Round, Clip") and, for an input, the Clip's bounds. QuantizeLinear /
+  /// DequantizeLinear: `linear` and no ops.
+  tessera::float_arithmetic arithmetic = tessera::float_arithmetic::linear;
+  std::string ops;
+  std::int64_t lo = 0, hi = 0;
 };
 
 struct graph {

@@ -1173,7 +1173,7 @@ void quantize_graph_input(lowering_context& cx, const onnx::NodeProto& n, const 
   tensor& input = cx.ir().tensors[static_cast<std::size_t>(t)];
   input.onnx_elem_type = type == tessera::dtype::u8 ? onnx::TensorProto::UINT8 : onnx::TensorProto::INT8;
   const auto index = std::find(cx.ir().inputs.begin(), cx.ir().inputs.end(), t) - cx.ir().inputs.begin();
-  cx.ir().boundaries.push_back({name, true, static_cast<int>(index), s, z, type});
+  cx.ir().boundaries.push_back({name, true, static_cast<int>(index), s, z, type, tessera::float_arithmetic::linear, {}, 0, 0});
   if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
   cx.alias(n.output(0), t);
   cx.set_element_type(n.output(0), input.onnx_elem_type);

@@ -114,7 +114,7 @@ lowering_function find_lowering(const onnx::NodeProto& node) {
   return nullptr;
 }
 
-void reject_unsupported_ops(const onnx::GraphProto& graph) {
+void reject_unsupported_ops(const onnx::GraphProto& graph, const std::unordered_set<std::string>& taken) {
   // Every unsupported operator at once, grouped by (domain, op) in order of first use, so a user
   // learns the whole gap in one run rather than one op per attempt.
   struct unsupported_op {
@@ -126,6 +126,7 @@ void reject_unsupported_ops(const onnx::GraphProto& graph) {
   for (int index = 0; index < graph.node_size(); ++index) {
     const onnx::NodeProto& node = graph.node(index);
     if (find_lowering(node) != nullptr) continue;
+    if (node.output_size() > 0 && taken.count(node.output(0)) != 0) continue;
     const bool foreign_domain = !node.domain().empty() && node.domain() != "ai.onnx";
     const std::string domain = foreign_domain ? node.domain() : std::string();
     auto group = std::find_if(found.begin(), found.end(),
@@ -356,11 +357,51 @@ bool lowering_context::is_graph_output(const std::string& name) const {
                      [&](const onnx::ValueInfoProto& v) { return v.name() == name; });
 }
 
-graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, const std::string& model_file) {
+namespace {
+
+/// A fake-quantized float input (fake_quantization.hpp), met at the first node of its chain: the
+/// network takes the integer tensor instead, as for a QuantizeLinear of a float input.
+void take_fake_input(lowering_context& cx, const fake_float_end& e) {
+  const tensor_ref t = cx.tensor_named(e.onnx_name);
+  tensor& input = cx.ir().tensors[static_cast<std::size_t>(t)];
+  input.onnx_elem_type = e.type == tessera::dtype::u8 ? onnx::TensorProto::UINT8 : onnx::TensorProto::INT8;
+  const auto index = std::find(cx.ir().inputs.begin(), cx.ir().inputs.end(), t) - cx.ir().inputs.begin();
+  cx.ir().boundaries.push_back({e.onnx_name, true, static_cast<int>(index), e.scale, e.zero_point, e.type,
+                                e.arithmetic, e.ops, e.lo, e.hi});
+  cx.alias(e.integer_tensor, t);
+  cx.set_element_type(e.integer_tensor, input.onnx_elem_type);
+  cx.set_element_type(e.onnx_name, input.onnx_elem_type);
+}
+
+/// The tensor a graph output returns: `t`, or a copy of it when `t` is a graph input or already
+/// an output (a float end taken off an input that is also the model's output): the network's
+/// outputs are buffers of their own, written by a node.
+tensor_ref output_buffer(lowering_context& cx, tensor_ref t, const std::string& onnx_name) {
+  const auto& ir = cx.ir();
+  const bool input = std::find(ir.inputs.begin(), ir.inputs.end(), t) != ir.inputs.end();
+  const bool output = std::find(ir.outputs.begin(), ir.outputs.end(), t) != ir.outputs.end();
+  if (!input && !output) return t;
+  const tensor_ref copy = cx.new_tensor(ir.tensors[static_cast<std::size_t>(t)].shape);
+  cx.ir().tensors[static_cast<std::size_t>(copy)].onnx_name = onnx_name;
+  cx.ir().tensors[static_cast<std::size_t>(copy)].producer = "Identity";
+  cx.add_node({onnx_name, "Identity"}, ops::reshape{}, {t}, {copy});
+  return copy;
+}
+
+}  // namespace
+
+graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, const std::string& model_file,
+                  const fake_float_ends& fake) {
   lowering_context context(model, inferred);
   context.ir().model_file = model_file;
   for (const auto& node : model.graph().node()) {
     const node_context where{node.name(), node.op_type()};
+    if (node.output_size() > 0 && fake.taken.count(node.output(0)) != 0) {
+      // A node of a fake-quantized end: the first one of an input's chain takes the end off.
+      for (const auto& in : node.input())
+        if (const fake_float_end* e = fake.input(in)) take_fake_input(context, *e);
+      continue;
+    }
     const lowering_function lower = find_lowering(node);
     if (lower == nullptr) where.fail("unsupported operator");  // reject_unsupported_ops ran first
     if (fold_shape_arithmetic(context, node, where)) continue;  // Shape -> ... -> Reshape plumbing
@@ -374,6 +415,14 @@ graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, cons
       lower(context, node, where);
   }
   for (const auto& output : model.graph().output()) {
+    if (const fake_float_end* e = fake.output(output.name())) {
+      const tensor_ref t = context.tensor_named(e->integer_tensor);
+      if (t < 0) fail("graph output '" + output.name() + "': its integer tensor '" + e->integer_tensor + "' is not computed");
+      context.ir().boundaries.push_back({output.name(), false, static_cast<int>(context.ir().outputs.size()), e->scale,
+                                         e->zero_point, e->type, e->arithmetic, e->ops, 0, 0});
+      context.ir().outputs.push_back(output_buffer(context, t, output.name()));
+      continue;
+    }
     if (const quantized_value* v = context.dequantized(output.name())) {
       // A float end: the network returns the integer tensor the DequantizeLinear reads, and
       // the header documents its scale and zero point (meta::output_quantization).
@@ -384,13 +433,13 @@ graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, cons
              "' is a float tensor computed by a float op (not a DequantizeLinear of an 8-bit per-tensor quantized "
              "tensor): end the graph with QuantizeLinear (onnx2hpp emits integer networks)");
       context.ir().boundaries.push_back({output.name(), false, static_cast<int>(context.ir().outputs.size()),
-                                         v->scale.front(), v->zero_point, v->type});
-      context.ir().outputs.push_back(v->tensor);
+                                         v->scale.front(), v->zero_point, v->type, tessera::float_arithmetic::linear, {}, 0, 0});
+      context.ir().outputs.push_back(output_buffer(context, v->tensor, output.name()));
       continue;
     }
     const tensor_ref t = context.tensor_named(output.name());
     if (t < 0) fail("graph output '" + output.name() + "' is a constant or is not produced by any node");
-    context.ir().outputs.push_back(t);
+    context.ir().outputs.push_back(output_buffer(context, t, output.name()));
   }
   if (context.ir().outputs.empty()) fail("the graph has no outputs");
   return context.take();

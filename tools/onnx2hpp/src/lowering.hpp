@@ -15,6 +15,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "diagnostics.hpp"
+#include "fake_quantization.hpp"
 #include "ir.hpp"
 #include "model_checker.hpp"
 
@@ -178,10 +179,14 @@ using lowering_function = void (*)(lowering_context&, const onnx::NodeProto&, co
 lowering_function find_lowering(const onnx::NodeProto& node);
 
 /// Fails on the first node (in file order) whose op is not supported, naming it: run first,
-/// so that an unsupported model is reported as such rather than by a later check.
-void reject_unsupported_ops(const onnx::GraphProto& graph);
+/// so that an unsupported model is reported as such rather than by a later check. The nodes of
+/// fake-quantized float ends (`taken`) are not the network's.
+void reject_unsupported_ops(const onnx::GraphProto& graph, const std::unordered_set<std::string>& taken = {});
 
 /// Lowers a checked, topologically sorted model. Graph input types are left for types.hpp.
-graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, const std::string& model_file);
+/// The fake-quantized float ends (`fake`) become float ends of the network, as a QuantizeLinear
+/// of a float graph input and a DequantizeLinear to a float graph output do.
+graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, const std::string& model_file,
+                  const fake_float_ends& fake = {});
 
 }  // namespace tessera::onnx2hpp

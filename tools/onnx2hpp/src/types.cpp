@@ -195,8 +195,12 @@ void assign_input_types(graph& g, const std::vector<std::pair<std::string, tesse
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     if (typed[i]) continue;
     tensor& t = g.tensors[static_cast<std::size_t>(g.inputs[i])];
-    if (samples != nullptr && i < samples->size()) {
+    const bool float_end = std::any_of(g.boundaries.begin(), g.boundaries.end(), [&](const boundary_quantization& b) {
+      return b.input && b.index == static_cast<int>(i);
+    });
+    if (samples != nullptr && i < samples->size() && !float_end) {
       const tools::npy_array& sample = (*samples)[i];
+      if (!sample.fraction_error.empty()) throw std::runtime_error(sample.fraction_error);
       if (static_cast<std::int64_t>(sample.values.size()) != element_count(t.shape))
         fail(fmt::format("--sample-inputs: array '{}' (position {}) has {} values but graph input '{}' {} has {}",
                          sample.name, i, sample.values.size(), t.onnx_name, to_string(t.shape),
