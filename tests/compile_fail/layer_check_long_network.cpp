@@ -1,5 +1,5 @@
 // expect-error: layer_check_failed<[^,]*"first_bad"}, tessera::op_kind::requant_shift, tessera::check_error::dtype
-// forbid-error: second_bad|nesting limit|bracket-depth
+// forbid-error: layer_check_failed<[^,]*"second_bad"|nesting limit|bracket-depth
 // A network of 300 nodes (more than clang's 256 fold operands) with two bad layers: the build
 // stops at the diagnostic naming the first (node 280) and at no other; the node pack is checked
 // without a fold (graph_nodes, network::layers_valid).

@@ -184,28 +184,18 @@ constexpr node_summary summarize() {
   return s;
 }
 
-/// Position of the first node whose check fails, or the node count.
-template <std::size_t N>
-constexpr std::size_t first_failed(const std::array<check_result, N>& checks) {
-  for (std::size_t i = 0; i < N; ++i) {
-    if (!checks[i].ok()) return i;
-  }
-  return N;
-}
-
-/// True when no node failed; otherwise instantiates the diagnostic that names the first failing
-/// node (one error at a time, as a short-circuiting fold would, without a fold: see graph_nodes).
-template <auto const& Tensors, std::size_t Failed, class NodeTypes, std::size_t N>
-constexpr bool layers_are_valid(const std::array<check_result, N>& checks) {
+/// True when no node failed (`Failed` == N); otherwise instantiates the diagnostic that names
+/// the first failing node (one error at a time, as a short-circuiting fold would, without a
+/// fold: see graph_nodes).
+template <auto const& Tensors, std::size_t Failed, std::size_t N, class NodeTypes>
+constexpr bool layers_are_valid() {
   if constexpr (Failed < N) {
     using Node = typename decltype(+boost::hana::at_c<Failed>(NodeTypes{}))::type;
     constexpr check_result r = Node::template check<Tensors>();
     diagnostics::layer_check_failed<Node::name, Node::kind, r.error, r.expected,
                                     Tensors[Node::outputs[0]].dims>{};
-    return checks[Failed].ok();
-  } else {
-    return true;
   }
+  return Failed >= N;
 }
 
 /// Checks the structure (only once every layer is valid, to report one error at a time).
@@ -237,9 +227,10 @@ struct network {
   }
 
   // Layers first: a bad layer is the more useful message, and its summary may not be computable.
-  static constexpr std::array<check_result, sizeof...(Nodes)> layer_checks{Nodes::template check<Tensors>()...};
+  static constexpr std::size_t first_invalid_layer =
+      detail::first_false<sizeof...(Nodes)>({Nodes::template check<Tensors>().ok()...});
   static constexpr bool layers_valid =
-      detail::layers_are_valid<Tensors, detail::first_failed(layer_checks), node_types>(layer_checks);
+      detail::layers_are_valid<Tensors, first_invalid_layer, sizeof...(Nodes), node_types>();
 
   static constexpr graph_summary<tensor_count, inputs.size(), outputs.size(), node_count> summary{
       Tensors.tensors, inputs, outputs, {detail::summarize<Tensors, Nodes>()...}};

@@ -561,16 +561,11 @@ constexpr step_program<N> emit_program(const graph_summary<NT, NI, NO, NN>& net,
   return program;
 }
 
-/// Program steps per constant evaluation of the emitter. Compilers bound each evaluation
-/// (GCC by default 2^25 operations, clang 2^20 steps) and a step costs the emitter some hundred
-/// clang steps or about a thousand GCC operations, so a program of thousands of tiles (a small
+/// Program steps per constant evaluation of the emitter (1,024 under clang, 8,192 under GCC). A
+/// step costs the emitter some hundred clang steps, so a program of thousands of tiles (a small
 /// L1) is emitted in chunks, each resuming the previous chunk's emitter, as the hazard proof is
 /// checked in chunks (`steps_per_chunk`).
-#if defined(__clang__)
-inline constexpr std::size_t steps_per_emission = 1024;
-#else
-inline constexpr std::size_t steps_per_emission = 4096;
-#endif
+inline constexpr std::size_t steps_per_emission = 1024 * constexpr_budget_factor;
 
 namespace detail {
 /// The steps one unit of emission (a tile, or a layer that does not tile, with the steps around

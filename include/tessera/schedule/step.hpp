@@ -13,6 +13,7 @@
 // multi-channel DMA plugs in.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace tessera::schedule {
@@ -47,6 +48,16 @@ constexpr const char* name_of(transfer_role r) {
                                                       "stage_producer_filters"};
   return names[static_cast<int>(r)];
 }
+
+/// How much more work one constant evaluation may do under GCC than under clang: GCC bounds an
+/// evaluation by operations (2^25 by default), clang by steps (2^20), and the same work fits
+/// about eight times over under GCC. The walks over a long program (emission, the hazard
+/// proof) split it into chunks sized for clang, times this factor.
+#if defined(__clang__)
+inline constexpr std::size_t constexpr_budget_factor = 1;
+#else
+inline constexpr std::size_t constexpr_budget_factor = 8;
+#endif
 
 struct step {
   step_kind kind = step_kind::compute;
