@@ -615,13 +615,16 @@ quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, 
     v.mean = true;
     return v;
   }
-  const std::int64_t count = window.kernel[0] * window.kernel[1];
   const std::int64_t channels = xs[1];
+  // In checked arithmetic: a hostile channel count (2^63 - 1) overflowed `channels * count`.
+  std::int64_t count = 0, weights = 0;
+  const bool overflow = __builtin_mul_overflow(window.kernel[0], window.kernel[1], &count) ||
+                        __builtin_mul_overflow(channels, count, &weights);
   // The weights below are made here, not read from the model, so their size is bounded here:
   // an 840-byte model (a Pad by 65535 rows, then a QLinearGlobalAveragePool) asked for 8.9 M
   // ones, a 30 MB header (a fuzzer timeout). 2^20 int8 weights are 1 MiB of flash for one
   // pool; a real network's global pool (1280 channels of 7 x 7: 62,720) is far below.
-  if (count > max_made_constant_values || channels * count > max_made_constant_values)
+  if (overflow || count > max_made_constant_values || weights > max_made_constant_values)
     where.fail(fmt::format("the average pool becomes a depthwise convolution with {} x {} x {} weights of 1, "
                            "more than 2^20 (1 MiB of constants)",
                            channels, window.kernel[0], window.kernel[1]));
@@ -631,7 +634,7 @@ quantized_value integer_average(lowering_context& cx, const onnx::NodeProto& n, 
   op.groups = channels;
   op.window = window;
   op.weights.shape = {channels, window.kernel[0], window.kernel[1], 1};
-  op.weights.values.assign(static_cast<std::size_t>(channels * count), 1);
+  op.weights.values.assign(static_cast<std::size_t>(weights), 1);
   op.bias = int_array{{channels}, std::vector<std::int64_t>(static_cast<std::size_t>(channels), -x.zero_point * count)};
   op.pad_value = padding_value(x, op.window);
   const tensor_ref out = output(y);
