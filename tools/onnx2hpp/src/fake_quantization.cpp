@@ -185,7 +185,7 @@ std::optional<fake_float_end> output_chain(const graph_view& view, const std::st
   std::vector<std::string> ops;
   // Mul by the scale (DequantizeLinear's arithmetic), or Div by a divisor.
   const onnx::NodeProto* n = view.producer(y);
-  if (!is_op(n, "Mul") && !is_op(n, "Div")) return std::nullopt;
+  if ((!is_op(n, "Mul") && !is_op(n, "Div")) || n->input_size() != 2) return std::nullopt;
   std::string at;
   std::optional<double> s;
   for (int i = 0; i < n->input_size() && !s; ++i) {
@@ -193,7 +193,7 @@ std::optional<fake_float_end> output_chain(const graph_view& view, const std::st
     s = view.scalar(n->input(i));
     if (s) at = n->input(1 - i);
   }
-  if (!s || !is_float32_scale(*s) || n->input_size() != 2) return std::nullopt;
+  if (!s || !is_float32_scale(*s)) return std::nullopt;
   e.arithmetic = n->op_type() == "Div" ? tessera::float_arithmetic::divide : tessera::float_arithmetic::linear;
   e.scale = *s;
   ops.push_back(n->op_type());
