@@ -65,6 +65,10 @@ void lower_i_no_norm(lowering_context&, const onnx::NodeProto&, const node_conte
 
 // lower_quantized.cpp: standard quantized ONNX (QOperator and QDQ)
 void lower_quantize_linear(lowering_context&, const onnx::NodeProto&, const node_context&);
+/// A float graph input taken off (`b.onnx_name`; a QuantizeLinear's or a fake quantization's):
+/// the network takes the integer tensor `integer_tensor` instead, the graph input's own tensor
+/// retyped to `b.type`; `b` is recorded with the input's index (meta::input_quantization).
+void take_float_input(lowering_context& cx, boundary_quantization b, const std::string& integer_tensor);
 void lower_dequantize_linear(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_qlinear_conv(lowering_context&, const onnx::NodeProto&, const node_context&);
 void lower_qlinear_matmul(lowering_context&, const onnx::NodeProto&, const node_context&);

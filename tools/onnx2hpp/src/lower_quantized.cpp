@@ -1156,6 +1156,18 @@ void lower_dequantize_linear(lowering_context& cx, const onnx::NodeProto& n, con
   cx.set_dequantized(n.output(0), std::move(v));
 }
 
+void take_float_input(lowering_context& cx, boundary_quantization b, const std::string& integer_tensor) {
+  const tensor_ref t = cx.tensor_named(b.onnx_name);
+  tensor& input = cx.ir().tensors[static_cast<std::size_t>(t)];
+  input.onnx_elem_type = b.type == tessera::dtype::u8 ? onnx::TensorProto::UINT8 : onnx::TensorProto::INT8;
+  b.input = true;
+  b.index = static_cast<int>(std::find(cx.ir().inputs.begin(), cx.ir().inputs.end(), t) - cx.ir().inputs.begin());
+  cx.alias(integer_tensor, t);
+  cx.set_element_type(integer_tensor, input.onnx_elem_type);
+  cx.set_element_type(b.onnx_name, input.onnx_elem_type);
+  cx.ir().boundaries.push_back(std::move(b));
+}
+
 /// A QuantizeLinear of a float graph input (the start of every export): the network takes the
 /// integer tensor instead, and the header documents its scale and zero point
 /// (meta::input_quantization), which the caller quantizes with.
@@ -1172,15 +1184,8 @@ void quantize_graph_input(lowering_context& cx, const onnx::NodeProto& n, const 
     where.fail("the output zero point must be int8 or uint8, not " + c_type_name(type));
   const double s = per_tensor(scale, where, "y_scale (per-axis input quantization)");
   const std::int64_t z = per_tensor(zp, where, "y_zero_point");
-  const tensor_ref t = cx.tensor_named(name);
-  tensor& input = cx.ir().tensors[static_cast<std::size_t>(t)];
-  input.onnx_elem_type = type == tessera::dtype::u8 ? onnx::TensorProto::UINT8 : onnx::TensorProto::INT8;
-  const auto index = std::find(cx.ir().inputs.begin(), cx.ir().inputs.end(), t) - cx.ir().inputs.begin();
-  cx.ir().boundaries.push_back({name, true, static_cast<int>(index), s, z, type, tessera::float_arithmetic::linear, {}, 0, 0});
   if (n.output_size() < 1 || n.output(0).empty()) where.fail("missing output");
-  cx.alias(n.output(0), t);
-  cx.set_element_type(n.output(0), input.onnx_elem_type);
-  cx.set_element_type(name, input.onnx_elem_type);
+  take_float_input(cx, {name, true, 0, s, z, type, tessera::float_arithmetic::linear, {}, 0, 0}, n.output(0));
 }
 
 void lower_quantize_linear(lowering_context& cx, const onnx::NodeProto& n, const node_context& where) {

@@ -359,20 +359,6 @@ bool lowering_context::is_graph_output(const std::string& name) const {
 
 namespace {
 
-/// A fake-quantized float input (fake_quantization.hpp), met at the first node of its chain: the
-/// network takes the integer tensor instead, as for a QuantizeLinear of a float input.
-void take_fake_input(lowering_context& cx, const fake_float_end& e) {
-  const tensor_ref t = cx.tensor_named(e.onnx_name);
-  tensor& input = cx.ir().tensors[static_cast<std::size_t>(t)];
-  input.onnx_elem_type = e.type == tessera::dtype::u8 ? onnx::TensorProto::UINT8 : onnx::TensorProto::INT8;
-  const auto index = std::find(cx.ir().inputs.begin(), cx.ir().inputs.end(), t) - cx.ir().inputs.begin();
-  cx.ir().boundaries.push_back({e.onnx_name, true, static_cast<int>(index), e.scale, e.zero_point, e.type,
-                                e.arithmetic, e.ops, e.lo, e.hi});
-  cx.alias(e.integer_tensor, t);
-  cx.set_element_type(e.integer_tensor, input.onnx_elem_type);
-  cx.set_element_type(e.onnx_name, input.onnx_elem_type);
-}
-
 /// The tensor a graph output returns: `t`, or a copy of it when `t` is a graph input or already
 /// an output (a float end taken off an input that is also the model's output): the network's
 /// outputs are buffers of their own, written by a node.
@@ -399,7 +385,10 @@ graph lower_model(const onnx::ModelProto& model, const shape_map& inferred, cons
     if (node.output_size() > 0 && fake.taken.count(node.output(0)) != 0) {
       // A node of a fake-quantized end: the first one of an input's chain takes the end off.
       for (const auto& in : node.input())
-        if (const fake_float_end* e = fake.input(in)) take_fake_input(context, *e);
+        if (const fake_float_end* e = fake.input(in))
+          take_float_input(context, {e->onnx_name, true, 0, e->scale, e->zero_point, e->type, e->arithmetic, e->ops,
+                                     e->lo, e->hi},
+                           e->integer_tensor);
       continue;
     }
     const lowering_function lower = find_lowering(node);
