@@ -26,6 +26,7 @@
 #include <tessera/ops/reshape.hpp>
 #include <tessera/ops/slice.hpp>
 #include <tessera/ops/softmax.hpp>
+#include <tessera/ops/state_append.hpp>
 #include <tessera/ops/transpose.hpp>
 #include <tessera/ops/hardswish.hpp>
 #include <tessera/ops/gelu.hpp>
@@ -37,6 +38,7 @@
 #include <tessera/planning/fusion.hpp>
 #include <tessera/runtime/executor.hpp>
 #include <tessera/runtime/float_executor.hpp>
+#include <tessera/runtime/sequence_executor.hpp>
 #include <tessera/graph/origin.hpp>
 #include <tessera/dma/memcpy_policy.hpp>
 #include <tessera/dma/transfer.hpp>

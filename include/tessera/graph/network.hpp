@@ -184,6 +184,19 @@ constexpr node_summary summarize() {
   return s;
 }
 
+/// The node can run over a run-time length: it has `run_at(length, in, out, scratch)`.
+template <auto const& Tensors, class Node>
+concept runs_at_length = requires { &Node::template run_at<Tensors, kernels::kernel_family::reference>; };
+
+/// The node's own check, and a sequence tensor only where the node can follow its length.
+template <auto const& Tensors, class Node>
+constexpr check_result layer_check() {
+  if constexpr (!runs_at_length<Tensors, Node>) {
+    if (touches_sequence<Tensors, Node>()) return {check_error::sequence};
+  }
+  return Node::template check<Tensors>();
+}
+
 /// True when no node failed (`Failed` == N); otherwise instantiates the diagnostic that names
 /// the first failing node (one error at a time, as a short-circuiting fold would, without a
 /// fold: see graph_nodes).
@@ -191,7 +204,7 @@ template <auto const& Tensors, std::size_t Failed, std::size_t N, class NodeType
 constexpr bool layers_are_valid() {
   if constexpr (Failed < N) {
     using Node = typename decltype(+boost::hana::at_c<Failed>(NodeTypes{}))::type;
-    constexpr check_result r = Node::template check<Tensors>();
+    constexpr check_result r = layer_check<Tensors, Node>();
     diagnostics::layer_check_failed<Node::name, Node::kind, r.error, r.expected,
                                     Tensors[Node::outputs[0]].dims>{};
   }
@@ -228,7 +241,7 @@ struct network {
 
   // Layers first: a bad layer is the more useful message, and its summary may not be computable.
   static constexpr std::size_t first_invalid_layer =
-      detail::first_false<sizeof...(Nodes)>({Nodes::template check<Tensors>().ok()...});
+      detail::first_false<sizeof...(Nodes)>({detail::layer_check<Tensors, Nodes>().ok()...});
   static constexpr bool layers_valid =
       detail::layers_are_valid<Tensors, first_invalid_layer, sizeof...(Nodes), node_types>();
 
@@ -238,6 +251,14 @@ struct network {
   static constexpr graph_check structure = check_graph(summary);
   static constexpr bool structure_valid = detail::graph_is_valid<layers_valid, structure>();
   static_assert(layers_valid && structure_valid, "tessera::network: see the diagnostic above");
+
+  /// Some tensor's extent is a run-time sequence length: the network runs on a
+  /// `sequence_executor` (runtime/sequence_executor.hpp), never on the fixed-shape executors.
+  static constexpr bool has_sequence = [] {
+    for (const tensor_desc& t : Tensors.tensors)
+      if (t.sequence_axis >= 0) return true;
+    return false;
+  }();
 
   static constexpr std::int64_t macs() {
     std::int64_t total = 0;

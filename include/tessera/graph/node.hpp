@@ -23,6 +23,7 @@
 
 #include <tessera/core/fixed_name.hpp>
 #include <tessera/core/shape.hpp>
+#include <tessera/graph/sequence.hpp>
 #include <tessera/graph/tensor.hpp>
 
 namespace tessera {
@@ -101,6 +102,8 @@ enum class check_error : std::uint8_t {
   constant_size,       ///< a weight/bias/requant table has the wrong number of entries
   dtype,               ///< a tensor's element type does not suit the op
   constant_value,      ///< a constant holds a value the attributes exclude (weights declared ternary)
+  sequence,            ///< a run-time sequence length the node cannot follow (graph/sequence.hpp): the
+                       ///< op has no `run_at`, or its tensors' sequence axes or state disagree
 };
 
 struct check_result {

@@ -23,6 +23,14 @@ struct tensor_desc {
   fixed_name name;
   dtype type = dtype::s8;
   shape dims;  ///< physical (device) shape, channels-last for feature maps
+  /// A tensor whose extent along this physical axis is the sequence length, known only at run
+  /// time (runtime/sequence_executor.hpp); `dims` holds the largest, the state's capacity. -1:
+  /// every extent is fixed.
+  std::int8_t sequence_axis = -1;
+  /// State that outlives a call (a KV cache): a caller-owned buffer of `dims`, of which the
+  /// first `length` entries along `sequence_axis` are valid. The other sequence tensors are
+  /// stored compactly at the run's length (`live_dims`).
+  bool state = false;
 
   /// Bytes as the planners count them; check_graph has made sure byte_count() fits.
   constexpr std::size_t bytes() const { return static_cast<std::size_t>(byte_count()); }
@@ -40,6 +48,13 @@ struct tensor_desc {
     return n;
   }
 };
+
+/// The extents of `t` in a run over `length` positions (its `dims` when it has no sequence axis).
+constexpr shape live_dims(const tensor_desc& t, int length) {
+  shape s = t.dims;
+  if (t.sequence_axis >= 0) s.dims[static_cast<std::size_t>(t.sequence_axis)] = length;
+  return s;
+}
 
 template <std::size_t N>
 struct tensor_table {

@@ -118,12 +118,22 @@ struct binary_node {
     shape expected;
     if (!detail::broadcast_shape(T[A.a].dims, b_shape<T>(), expected)) return {check_error::input_shape};
     if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
+    if (!sequence_rules_hold<T>()) return {check_error::sequence};
     // The kernels multiply in int32: the operands (offsets included) must keep the product there.
     if constexpr (Op == kernels::reference::binary_op::mul) {
       if (largest_magnitude<a_t<T>>(A.a_offset) * largest_b_magnitude<T>() > std::int64_t{INT32_MAX})
         return {check_error::dtype};
     }
     return tessera::detail::expect_shape(out.dims, expected);
+  }
+
+  /// Operands follow the output's sequence axis (graph/sequence.hpp); a constant broadcasts along it.
+  template <auto const& T>
+  static constexpr bool sequence_rules_hold() {
+    const tensor_desc& out = T[A.output];
+    const tensor_desc b = b_is_constant ? tensor_desc{{}, out.type, A.b_shape} : T[A.b];
+    return !out.state && tessera::detail::follows_sequence(T[A.a], out) && tessera::detail::follows_sequence(b, out) &&
+           tessera::detail::requant_fits_sequence(Requant.params(), out);
   }
 
   template <auto const& T>
@@ -198,6 +208,24 @@ struct binary_node {
     else b = static_cast<const b_t<T>*>(in[1]);
     kernels::binary<family<T, kernels::runnable(F)>>(Op, d, static_cast<const a_t<T>*>(in[0]), b, Requant.params(),
                                                      static_cast<out_t<T>*>(out[0]), scratch);
+  }
+
+  /// Over the first `length` positions (runtime/sequence_executor.hpp), on the reference kernel.
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  static void run_at(int length, void* const* in, void* const* out, void*) {
+    const shape o = live_dims(T[A.output], length);
+    const b_t<T>* b = nullptr;
+    shape b_live = b_shape<T>();
+    if constexpr (b_is_constant) {
+      b = ConstantB.data();
+    } else {
+      b = static_cast<const b_t<T>*>(in[1]);
+      b_live = live_dims(T[A.b], length);
+    }
+    const kernels::reference::binary_dims d{o.rank, o.dims, detail::broadcast_strides(live_dims(T[A.a], length), o),
+                                            detail::broadcast_strides(b_live, o), A.a_offset, A.b_offset};
+    kernels::reference::binary(Op, d, static_cast<const a_t<T>*>(in[0]), b, Requant.params(),
+                               static_cast<out_t<T>*>(out[0]));
   }
 };
 

@@ -38,9 +38,10 @@ struct integer_div {
 
   template <auto const& T>
   static constexpr kernels::reference::binary_dims dims() {
-    const shape& out = T[A.output].dims;
-    return {out.rank, out.dims, detail::broadcast_strides(T[A.a].dims, out), detail::broadcast_strides(T[A.b].dims, out),
-            0, 0};
+    return dims_of(T[A.a].dims, T[A.b].dims, T[A.output].dims);
+  }
+  static constexpr kernels::reference::binary_dims dims_of(const shape& a, const shape& b, const shape& out) {
+    return {out.rank, out.dims, detail::broadcast_strides(a, out), detail::broadcast_strides(b, out), 0, 0};
   }
 
   template <auto const& T>
@@ -49,6 +50,9 @@ struct integer_div {
     shape expected;
     if (!detail::broadcast_shape(T[A.a].dims, T[A.b].dims, expected)) return {check_error::input_shape};
     if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
+    if (out.state || !tessera::detail::follows_sequence(T[A.a], out) || !tessera::detail::follows_sequence(T[A.b], out) ||
+        !tessera::detail::requant_fits_sequence(Requant.params(), out))
+      return {check_error::sequence};
     // The 64-bit numerator Delta*eta*a, and a raw int32 quotient: |y| <= |num| + 1 whatever
     // the denominator (|den| >= 1 when it is not 0).
     const std::int64_t numerator =
@@ -72,6 +76,16 @@ struct integer_div {
     using b_t = storage_t<T[A.b].type>;
     using out_t = storage_t<T[A.output].type>;
     static constexpr auto d = dims<T>();
+    kernels::reference::integer_div(d, static_cast<const a_t*>(in[0]), static_cast<const b_t*>(in[1]), params,
+                                    Requant.params(), static_cast<out_t*>(out[0]));
+  }
+  /// Over the first `length` positions (runtime/sequence_executor.hpp).
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  static void run_at(int length, void* const* in, void* const* out, void*) {
+    using a_t = storage_t<T[A.a].type>;
+    using b_t = storage_t<T[A.b].type>;
+    using out_t = storage_t<T[A.output].type>;
+    const auto d = dims_of(live_dims(T[A.a], length), live_dims(T[A.b], length), live_dims(T[A.output], length));
     kernels::reference::integer_div(d, static_cast<const a_t*>(in[0]), static_cast<const b_t*>(in[1]), params,
                                     Requant.params(), static_cast<out_t*>(out[0]));
   }

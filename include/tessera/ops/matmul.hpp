@@ -15,19 +15,26 @@ struct matmul_attrs {
   tensor_id a = 0;
   tensor_id b = 0;
   tensor_id output = 0;
+  /// b is {batch..., N, K}: a Transpose of its last two axes folded into the MatMul.
+  bool b_transposed = false;
 };
 
 namespace detail {
-/// Output batch dims and per-operand batch strides (0 where an operand broadcasts).
-constexpr kernels::reference::matmul_dims matmul_dims_of(const shape& a, const shape& b) {
+/// Output batch dims and per-operand batch strides (0 where an operand broadcasts). `a`, `b`:
+/// the extents the product runs over; `a_stored`, `b_stored`: the shapes the operands are laid
+/// out in, which differ from them only for a state tensor read at a shorter length than its
+/// capacity (its batch strides are the capacity's).
+constexpr kernels::reference::matmul_dims matmul_dims_of(const shape& a, const shape& b, bool b_transposed,
+                                                         const shape& a_stored, const shape& b_stored) {
   kernels::reference::matmul_dims d{};
   d.m = a.from_back(1);
   d.k = a.from_back(0);
-  d.n = b.from_back(0);
+  d.n = b_transposed ? b.from_back(1) : b.from_back(0);
+  d.b_transposed = b_transposed;
   const int batch_rank = (a.rank > b.rank ? a.rank : b.rank) - 2;
   d.batch_rank = batch_rank;
-  std::int64_t a_stride = std::int64_t{d.m} * d.k;
-  std::int64_t b_stride = std::int64_t{d.k} * d.n;
+  std::int64_t a_stride = std::int64_t{a_stored.from_back(1)} * a_stored.from_back(0);
+  std::int64_t b_stride = std::int64_t{b_stored.from_back(1)} * b_stored.from_back(0);
   for (int i = batch_rank - 1; i >= 0; --i) {  // i counts batch dims outermost-first
     const int from_back = batch_rank - 1 - i + 2;
     const int da = a.from_back(from_back);
@@ -35,10 +42,31 @@ constexpr kernels::reference::matmul_dims matmul_dims_of(const shape& a, const s
     d.batch[static_cast<std::size_t>(i)] = da > db ? da : db;
     d.a_stride[static_cast<std::size_t>(i)] = da == 1 ? 0 : a_stride;
     d.b_stride[static_cast<std::size_t>(i)] = db == 1 ? 0 : b_stride;
-    a_stride *= da;
-    b_stride *= db;
+    a_stride *= a_stored.from_back(from_back);
+    b_stride *= b_stored.from_back(from_back);
   }
   return d;
+}
+constexpr kernels::reference::matmul_dims matmul_dims_of(const shape& a, const shape& b, bool b_transposed = false) {
+  return matmul_dims_of(a, b, b_transposed, a, b);
+}
+
+/// Where the output's sequence axis must be, given the operands' (-1: none; -2: they disagree,
+/// or the sequence is contracted on one operand only).
+constexpr int matmul_sequence_axis(const tensor_desc& a, const tensor_desc& b, bool b_transposed, int out_rank) {
+  const int b_k = b.dims.rank - (b_transposed ? 1 : 2), b_n = b.dims.rank - (b_transposed ? 2 : 1);
+  const bool a_contracted = a.sequence_axis == a.dims.rank - 1, b_contracted = b.sequence_axis == b_k;
+  if (a_contracted != b_contracted) return -2;
+  if (a_contracted) return -1;
+  // `free_axis` (a's rows, b's columns) becomes the output's `out_axis`; batch axes align from the back.
+  const auto axis_of = [&](const tensor_desc& t, int free_axis, int out_axis) {
+    if (t.sequence_axis < 0) return -1;
+    if (t.sequence_axis == free_axis) return out_axis;
+    return t.sequence_axis - t.dims.rank + out_rank;
+  };
+  const int from_a = axis_of(a, a.dims.rank - 2, out_rank - 2), from_b = axis_of(b, b_n, out_rank - 1);
+  if (from_a >= 0 && from_b >= 0 && from_a != from_b) return -2;
+  return from_a >= 0 ? from_a : from_b;
 }
 }  // namespace detail
 
@@ -54,7 +82,15 @@ struct matmul {
 
   template <auto const& T>
   static constexpr kernels::reference::matmul_dims dims() {
-    return detail::matmul_dims_of(T[A.a].dims, T[A.b].dims);
+    return detail::matmul_dims_of(T[A.a].dims, T[A.b].dims, A.b_transposed);
+  }
+  /// The product over the first `length` positions of the sequence tensors (a state operand
+  /// keeps its capacity's strides; the others are stored compactly).
+  template <auto const& T>
+  static constexpr kernels::reference::matmul_dims dims_at(int length) {
+    const shape a = live_dims(T[A.a], length), b = live_dims(T[A.b], length);
+    return detail::matmul_dims_of(a, b, A.b_transposed, T[A.a].state ? T[A.a].dims : a,
+                                  T[A.b].state ? T[A.b].dims : b);
   }
 
   template <auto const& T>
@@ -63,7 +99,11 @@ struct matmul {
     const shape& b = T[A.b].dims;
     const tensor_desc& out = T[A.output];
     if (a.rank < 2 || b.rank < 2 || a.rank > 5 || b.rank > 5) return {check_error::input_rank};
-    if (a.from_back(0) != b.from_back(1)) return {check_error::input_shape};
+    if (a.from_back(0) != b.from_back(A.b_transposed ? 0 : 1)) return {check_error::input_shape};
+    // A state operand is read at its capacity's strides, which the kernel allows between
+    // matrices only: its sequence axis cannot be a matrix's last (contiguous) axis.
+    for (const tensor_desc* t : {&T[A.a], &T[A.b]})
+      if (t->state && t->sequence_axis == t->dims.rank - 1) return {check_error::sequence};
     const int rank = a.rank > b.rank ? a.rank : b.rank;
     shape expected;
     expected.rank = rank;
@@ -73,8 +113,11 @@ struct matmul {
       expected.dims[static_cast<std::size_t>(rank - 1 - i)] = da > db ? da : db;
     }
     expected.dims[static_cast<std::size_t>(rank - 2)] = a.from_back(1);
-    expected.dims[static_cast<std::size_t>(rank - 1)] = b.from_back(0);
+    expected.dims[static_cast<std::size_t>(rank - 1)] = A.b_transposed ? b.from_back(1) : b.from_back(0);
     if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
+    if (detail::matmul_sequence_axis(T[A.a], T[A.b], A.b_transposed, rank) != out.sequence_axis || out.state ||
+        !tessera::detail::requant_fits_sequence(Requant.params(), out))
+      return {check_error::sequence};
     return tessera::detail::expect_shape(out.dims, expected);
   }
 
@@ -111,6 +154,15 @@ struct matmul {
     kernels::matmul<family<T, kernels::runnable(F)>>(d, static_cast<const a_t<T>*>(in[0]),
                                                      static_cast<const b_t<T>*>(in[1]), Requant.params(),
                                                      static_cast<out_t<T>*>(out[0]), scratch);
+  }
+
+  /// Over the first `length` positions (runtime/sequence_executor.hpp), with the reference
+  /// kernel: the families were chosen for the capacity's extents.
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  static void run_at(int length, void* const* in, void* const* out, void*) {
+    kernels::reference::matmul(dims_at<T>(length), static_cast<const a_t<T>*>(in[0]),
+                               static_cast<const b_t<T>*>(in[1]), Requant.params(), static_cast<out_t<T>*>(out[0]),
+                               nullptr);
   }
 };
 

@@ -23,6 +23,9 @@ struct requant_shift : unary_node<Name, op_kind::requant_shift, A> {
   static constexpr check_result check() {
     const tensor_desc& out = T[A.output];
     if (!output_type_fits<Requant>(out.type)) return {check_error::dtype};
+    if (out.state || !tessera::detail::follows_sequence(T[A.input], out) ||
+        !tessera::detail::requant_fits_sequence(Requant.params(), out))
+      return {check_error::sequence};
     return tessera::detail::expect_shape(out.dims, T[A.input].dims);
   }
   template <auto const& T, kernels::kernel_family = kernels::native_family>
@@ -57,6 +60,14 @@ struct requant_shift : unary_node<Name, op_kind::requant_shift, A> {
     using out_t = storage_t<T[A.output].type>;
     kernels::reference::requant_shift(T[A.input].dims.elements(), static_cast<const in_t*>(in[0]), Requant.params(),
                                       static_cast<out_t*>(out[0]));
+  }
+  /// Over the first `length` positions (runtime/sequence_executor.hpp).
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  static void run_at(int length, void* const* in, void* const* out, void*) {
+    using in_t = storage_t<T[A.input].type>;
+    using out_t = storage_t<T[A.output].type>;
+    kernels::reference::requant_shift(live_dims(T[A.input], length).elements(), static_cast<const in_t*>(in[0]),
+                                      Requant.params(), static_cast<out_t*>(out[0]));
   }
 };
 

@@ -40,6 +40,7 @@ struct softmax : unary_node<Name, op_kind_of(A.params.kind), A> {
     if (A.params.n_levels < 2 || A.params.n_levels > 256 || A.params.group_width < 1 || A.params.log2 < 1)
       return {check_error::constant_size};
     if (in.dims.rank < 1) return {check_error::input_rank};
+    if (out.state || !tessera::detail::follows_sequence(in, out)) return {check_error::sequence};
     return tessera::detail::expect_shape(out.dims, in.dims);
   }
 
@@ -70,6 +71,15 @@ struct softmax : unary_node<Name, op_kind_of(A.params.kind), A> {
   static void run(void* const* in, void* const* out, void*) {
     using in_t = storage_t<T[A.input].type>;
     const shape& s = T[A.input].dims;
+    kernels::reference::integer_softmax(s.elements() / s.from_back(0), s.from_back(0),
+                                        static_cast<const in_t*>(in[0]), A.params, static_cast<std::uint8_t*>(out[0]));
+  }
+  /// Over the first `length` positions (runtime/sequence_executor.hpp): rows of the live length
+  /// when the sequence is the last axis (attention over the cached positions).
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  static void run_at(int length, void* const* in, void* const* out, void*) {
+    using in_t = storage_t<T[A.input].type>;
+    const shape s = live_dims(T[A.input], length);
     kernels::reference::integer_softmax(s.elements() / s.from_back(0), s.from_back(0),
                                         static_cast<const in_t*>(in[0]), A.params, static_cast<std::uint8_t*>(out[0]));
   }

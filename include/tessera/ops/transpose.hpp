@@ -35,6 +35,12 @@ struct transpose : unary_node<Name, op_kind::transpose, A> {
       seen[p] = true;
       expected.dims[static_cast<std::size_t>(i)] = in.dims[p];
     }
+    // The sequence axis moves with the permutation; a state input (capacity layout) is read
+    // by MatMul directly (a folded Transpose), not copied.
+    if (in.state || out.state) return {check_error::sequence};
+    if (in.sequence_axis >= 0 ? out.sequence_axis < 0 || A.perm[static_cast<std::size_t>(out.sequence_axis)] != in.sequence_axis
+                              : out.sequence_axis >= 0)
+      return {check_error::sequence};
     return tessera::detail::expect_shape(out.dims, expected);
   }
   template <auto const& T, kernels::kernel_family = kernels::native_family>
@@ -47,6 +53,14 @@ struct transpose : unary_node<Name, op_kind::transpose, A> {
     using value_t = storage_t<T[A.input].type>;
     static constexpr auto d = dims<T>();
     kernels::reference::transpose(d, static_cast<const value_t*>(in[0]), static_cast<value_t*>(out[0]));
+  }
+  /// Over the first `length` positions (runtime/sequence_executor.hpp).
+  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  static void run_at(int length, void* const* in, void* const* out, void*) {
+    using value_t = storage_t<T[A.input].type>;
+    const shape s = live_dims(T[A.input], length);
+    kernels::reference::transpose({s.rank, s.dims, A.perm}, static_cast<const value_t*>(in[0]),
+                                  static_cast<value_t*>(out[0]));
   }
 };
 

@@ -60,7 +60,18 @@ struct executor {
   /// graph input/output, in the element type and physical shape of its tensor.
   template <class Observer = no_observer>
   static void run(std::byte* arena, const inputs_t& inputs, const outputs_t& outputs, Observer&& observer = {}) {
-    for (std::size_t n = 0; n < Net::node_count; ++n) run_node(n, arena, inputs, outputs, observer);
+    static_assert(!Net::has_sequence,
+                  "tessera::executor: the network has state and a run-time sequence length; run it with "
+                  "tessera::sequence_executor (runtime/sequence_executor.hpp)");
+    for (std::size_t n = 0; n < Net::node_count; ++n) run_node(n, 0, arena, inputs, outputs, observer);
+  }
+
+  /// A network with a run-time sequence length over `length` positions; `outputs` include the
+  /// state buffers. Called by sequence_executor, which checks `length` against the capacity.
+  template <class Observer = no_observer>
+  static void run_at(std::byte* arena, int length, const inputs_t& inputs, const outputs_t& outputs,
+                     Observer&& observer = {}) {
+    for (std::size_t n = 0; n < Net::node_count; ++n) run_node(n, length, arena, inputs, outputs, observer);
   }
 
  private:
@@ -85,9 +96,17 @@ struct executor {
     }
     return own;
   }();
+  // The nodes over a run-time sequence length (none in a network without state).
+  static constexpr auto calls_at_length = [] {
+    if constexpr (Net::has_sequence)
+      return Net::template per_node<runtime_detail::layer_at_length_fn>(
+          runtime_detail::at_length_of<Net::tensors, Family>{});
+    else
+      return std::array<runtime_detail::layer_at_length_fn, 0>{};
+  }();
   static_assert([] {
-    for (auto call : calls)
-      if (call == nullptr) return false;
+    for (std::size_t n = 0; n < Net::node_count; ++n)
+      if (calls[n] == nullptr && (calls_at_length.empty() || calls_at_length[n] == nullptr)) return false;
     return true;
   }(), "tessera::executor: the plan runs a node's least-scratch variant that the node does not provide");
 
@@ -141,7 +160,7 @@ struct executor {
   }
 
   template <class Observer>
-  static void run_node(std::size_t n, std::byte* arena, const inputs_t& inputs, const outputs_t& outputs,
+  static void run_node(std::size_t n, int length, std::byte* arena, const inputs_t& inputs, const outputs_t& outputs,
                        Observer& observer) {
     const node_places& node = nodes[n];
     void* in[max_node_inputs]{};
@@ -149,7 +168,12 @@ struct executor {
     for (int i = 0; i < node.inputs; ++i) in[i] = locate(places[node.first + i], arena, inputs, outputs);
     for (int i = 0; i < node.outputs; ++i)
       out[i] = locate(places[node.first + node.inputs + i], arena, inputs, outputs);
-    calls[n](in, out, arena + node.scratch);
+    if constexpr (Net::has_sequence) {
+      if (calls_at_length[n] != nullptr) calls_at_length[n](length, in, out, arena + node.scratch);
+      else calls[n](in, out, arena + node.scratch);
+    } else {
+      calls[n](in, out, arena + node.scratch);
+    }
     if constexpr (!std::is_same_v<std::remove_cvref_t<Observer>, no_observer>) {
       for (int i = 0; i < node.outputs; ++i)
         observer(static_cast<int>(n), Net::summary.nodes[n].outputs[static_cast<std::size_t>(i)], out[i]);

@@ -10,6 +10,7 @@
 
 #include <type_traits>
 
+#include <tessera/graph/sequence.hpp>
 #include <tessera/kernels/family.hpp>
 #include <tessera/kernels/reference/analog_conv2d.hpp>
 #include <tessera/planning/tile_geometry.hpp>
@@ -18,6 +19,8 @@ namespace tessera::runtime_detail {
 
 /// A whole layer on its buffers: `in`/`out` in the node's input/output order, then its scratch.
 using whole_layer_fn = void (*)(void* const* in, void* const* out, void* scratch);
+/// A whole layer over the first `length` positions of its sequence tensors (graph/sequence.hpp).
+using layer_at_length_fn = void (*)(int length, void* const* in, void* const* out, void* scratch);
 /// One L1 tile of a layer (nodes that tile through L1).
 using tile_fn = void (*)(const tile_args&);
 /// One tile with an analog engine's numerics (nodes an analog engine can run: convolutions).
@@ -35,6 +38,11 @@ void run_whole_layer(void* const* in, void* const* out, void* scratch) {
 }
 
 template <class Node, auto const& Tensors, kernels::kernel_family Family>
+void run_layer_at_length(int length, void* const* in, void* const* out, void* scratch) {
+  Node::template run_at<Tensors, Family>(length, in, out, scratch);
+}
+
+template <class Node, auto const& Tensors, kernels::kernel_family Family>
 void run_lean_layer(void* const* in, void* const* out, void* scratch) {
   Node::template run_lean<Tensors, Family>(in, out, scratch);
 }
@@ -46,11 +54,25 @@ void run_one_tile(const tile_args& args) {
 
 /// `Net::per_node<whole_layer_fn>(whole_layer_of<Net::tensors, Family>{})`: the flat
 /// executor's table (whole layers only, so no tile function is instantiated).
+/// A node over a run-time sequence length has no whole-layer call (nullptr): it runs through
+/// `at_length_of`.
 template <auto const& Tensors, kernels::kernel_family Family>
 struct whole_layer_of {
   template <class Node>
   constexpr whole_layer_fn operator()(std::type_identity<Node>) const {
-    return &run_whole_layer<Node, Tensors, Family>;
+    if constexpr (detail::touches_sequence<Tensors, Node>()) return nullptr;
+    else return &run_whole_layer<Node, Tensors, Family>;
+  }
+};
+
+/// `Net::per_node<layer_at_length_fn>(at_length_of<Net::tensors, Family>{})`: the call of each
+/// node that touches a sequence tensor (nullptr for the others), for the sequence executor.
+template <auto const& Tensors, kernels::kernel_family Family>
+struct at_length_of {
+  template <class Node>
+  constexpr layer_at_length_fn operator()(std::type_identity<Node>) const {
+    if constexpr (detail::touches_sequence<Tensors, Node>()) return &run_layer_at_length<Node, Tensors, Family>;
+    else return nullptr;
   }
 };
 

@@ -68,6 +68,9 @@ constexpr bool plan_fits() {
 
 template <class Net, class Target, pipeline_options Options = pipeline_options{}>
 struct tiled_executor {
+  static_assert(!Net::has_sequence,
+                "tessera::tiled_executor: the network has state and a run-time sequence length; it runs on "
+                "tessera::sequence_executor (runtime/sequence_executor.hpp), not tiled yet");
   static constexpr target_desc target = Target::desc;
   /// What is planned: the network's summary with the fused depthwise -> pointwise blocks the
   /// selector chose for this target (planning/fusion.hpp); the plan, the schedule and the

@@ -32,6 +32,12 @@ options:
                              takes float inputs and returns float outputs, quantizing and
                              dequantizing the float ends below as ONNX Runtime does (an error
                              when the model has no float input or output)
+  --state IN=OUT             a KV cache: graph input IN and graph output OUT = Concat(IN, new
+                             rows) become one state buffer that the device keeps between
+                             calls and appends to in place (tessera::sequence_executor); one
+                             option per cache, in the same order for the networks that share
+                             the state (a one-step network and its prefill)
+  --max-context N            the positions each state holds (required with --state)
   -h, --help                 print this help
 
 A float graph input read by one QuantizeLinear, and a float graph output written by a
@@ -109,6 +115,13 @@ void add_shape(options& o, const std::string& spec) {
   o.shapes.emplace_back(spec.substr(0, eq), std::move(dims));
 }
 
+void add_state(options& o, const std::string& spec) {
+  const std::size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+    fail("--state expects IN=OUT (a cache graph input and the graph output that grows it), got '" + spec + "'");
+  o.states.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+}
+
 }  // namespace
 
 options parse_command_line(int argc, const char* const* argv) {
@@ -132,6 +145,10 @@ options parse_command_line(int argc, const char* const* argv) {
       o.batch = parse_extent(value, "--batch");
     } else if (option_value(arg, "--shape", i, argc, argv, value)) {
       add_shape(o, value);
+    } else if (option_value(arg, "--state", i, argc, argv, value)) {
+      add_state(o, value);
+    } else if (option_value(arg, "--max-context", i, argc, argv, value)) {
+      o.max_context = parse_extent(value, "--max-context");
     } else if (option_value(arg, "--sample-inputs", i, argc, argv, value)) {
       o.sample_inputs_path = value;
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -145,6 +162,9 @@ options parse_command_line(int argc, const char* const* argv) {
   if (o.help) return o;
   if (o.model_path.empty()) fail("no model given (see --help)");
   if (o.output_path.empty()) fail("no output file given: pass -o OUT.hpp (see --help)");
+  if (!o.states.empty() && o.max_context == 0) fail("--state needs --max-context N: the positions each state holds");
+  if (o.states.empty() && o.max_context != 0) fail("--max-context is the capacity of the --state caches: give them too");
+  if (!o.states.empty() && o.float_boundary) fail("--state with --float-boundary: not supported (the caches are integer tensors)");
   return o;
 }
 

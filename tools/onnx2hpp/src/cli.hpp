@@ -27,6 +27,11 @@ struct options {
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes;
   /// --float-boundary: also emit `float_ends` (float in, float out on the device).
   bool float_boundary = false;
+  /// --state IN=OUT: a cache graph input and the graph output that is its grown copy, in
+  /// command-line order (state.hpp).
+  std::vector<std::pair<std::string, std::string>> states;
+  /// --max-context N: the positions every state holds (0: not given).
+  std::int64_t max_context = 0;
   bool help = false;
 };
 

@@ -17,6 +17,7 @@
 #include "naming.hpp"
 #include "npz.hpp"
 #include "requant_widening.hpp"
+#include "state.hpp"
 #include "to_device.hpp"
 #include "types.hpp"
 
@@ -62,8 +63,8 @@ void fix_input_shapes(onnx::ModelProto& model, const options& o) {
     if (output.type().has_tensor_type()) output.mutable_type()->mutable_tensor_type()->clear_shape();
 }
 
-std::string convert_model(onnx::ModelProto model, const options& o, const std::string& ns,
-                          const std::string* sample_inputs_image) {
+/// The whole pipeline but the emitter: checks, lowering, types, fusion, layouts.
+device::graph lower_to_device(onnx::ModelProto model, const options& o, const std::string* sample_inputs_image) {
   fix_input_shapes(model, o);
   // Float ends written as float ops (Div, Add, Round, Clip; Sub, Mul): not the network's ops.
   const fake_float_ends fake = find_fake_float_ends(model);
@@ -97,7 +98,17 @@ std::string convert_model(onnx::ModelProto model, const options& o, const std::s
     fail("--float-boundary: the model has no float ends (no float graph input read by a QuantizeLinear or by a "
          "fake quantization such as Div, Add, Round, Clip; no float graph output written by a DequantizeLinear or by "
          "Sub, Mul): its inputs and outputs are integer tensors already");
-  return emit_header(to_device(g), ns, o.float_boundary);
+  return to_device(g);
+}
+
+std::string convert_model(onnx::ModelProto model, const options& o, const std::string& ns,
+                          const std::string* sample_inputs_image) {
+  if (o.states.empty()) return emit_header(lower_to_device(std::move(model), o, sample_inputs_image), ns, o.float_boundary);
+  // --sample-inputs lists every graph input, the caches too: each lowering reads them.
+  const device::graph g = lower_with_state(model, o, [&](onnx::ModelProto variant) {
+    return lower_to_device(std::move(variant), o, sample_inputs_image);
+  });
+  return emit_header(g, ns, o.float_boundary);
 }
 
 std::string namespace_of(const options& o) {

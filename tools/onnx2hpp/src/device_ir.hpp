@@ -32,6 +32,10 @@ struct tensor {
   tessera::dtype type = tessera::dtype::s8;
   dims shape;                    ///< physical
   std::optional<origin> source;  ///< absent for tensors the converter adds (layout copies, ...)
+  /// With --state (state.hpp): the physical axis whose extent is the run's sequence length,
+  /// -1 for none, and whether the tensor is a state buffer (tessera::tensor_desc).
+  int sequence_axis = -1;
+  bool state = false;
 };
 
 /// tessera::requant_constants: entry (i / inner) % length of mul/add serves flat index i.
@@ -66,6 +70,7 @@ struct gemm {
 struct matmul {
   tensor_id a = 0, b = 0, output = 0;
   std::optional<requant_table> rq;
+  bool b_transposed = false;  ///< b is {..., N, K}: a Transpose folded in (state.hpp)
 };
 struct binary {
   ops::binary_kind kind = ops::binary_kind::add;
@@ -97,6 +102,11 @@ struct concat {
 struct slice {
   tensor_id input = 0, output = 0;
   dims start, step;  ///< physical axes
+};
+/// A Concat(cache, rows) of a --state pair, in place (tessera::op::state_append).
+struct state_append {
+  tensor_id rows = 0, state = 0;
+  int axis = 0;  ///< physical
 };
 struct transpose {
   tensor_id input = 0, output = 0;
@@ -154,7 +164,7 @@ struct normalization {
 
 using any_op = std::variant<conv, gemm, matmul, binary, pool, pad, reshape, concat, slice, transpose, requant_shift,
                             lookup_table, hardswish, gelu, reduce, integer_div, gather,
-                            softmax, normalization, resize>;
+                            softmax, normalization, resize, state_append>;
 
 struct node {
   std::string name;  ///< raw layer name; the emitter sanitizes it

@@ -243,7 +243,14 @@ class header_writer {
     if (!rq.empty()) constants_ += "\n";
     fields f;
     f.add("a", o.a).add("b", o.b).add("output", o.output);
+    if (o.b_transposed) f.add("b_transposed", "true");
     return node_text("matmul", name_argument(i), f, rq.empty() ? std::vector<std::string>{} : std::vector{rq});
+  }
+
+  std::string node_type(std::size_t i, const device::state_append& o) {
+    fields f;
+    f.add("rows", o.rows).add("state", o.state).add("axis", o.axis);
+    return node_text("state_append", name_argument(i), f, {});
   }
 
   std::string node_type(std::size_t i, const device::binary& o) {
@@ -428,8 +435,12 @@ class header_writer {
     out_ += fmt::format("inline constexpr tessera::tensor_table<{}> tensors{{{{{{\n", g_.tensors.size());
     for (std::size_t i = 0; i < g_.tensors.size(); ++i) {
       const auto& t = g_.tensors[i];
-      out_ += fmt::format("    {{{}, {}, {}}},  // {}\n", string_literal(tensor_names_[i]), dtype_literal(t.type),
-                          braced(t.shape), i);
+      // A sequence tensor names its axis, a state tensor says so (tessera::tensor_desc).
+      const std::string sequence = t.sequence_axis < 0 ? ""
+                                   : t.state           ? fmt::format(", {}, true", t.sequence_axis)
+                                                       : fmt::format(", {}", t.sequence_axis);
+      out_ += fmt::format("    {{{}, {}, {}{}}},  // {}\n", string_literal(tensor_names_[i]), dtype_literal(t.type),
+                          braced(t.shape), sequence, i);
     }
     out_ += "}}};\n\n";
   }

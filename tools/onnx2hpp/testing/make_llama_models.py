@@ -423,6 +423,57 @@ def step_equals_prefill(params, prompt, seed):
     return same
 
 
+STATE_STEPS = 64     # the autoregressive run of the in-place state test
+STATE_EXPORT = 4     # the cache length the one-step network is exported at
+STATE_PROMPT = 8     # the prefill's tokens
+
+
+def write_state_case(params, directory, seed=500):
+    """The KV cache in place (onnx2hpp --state): the one-step network exported with caches of
+    STATE_EXPORT positions, the prefill of STATE_PROMPT tokens, and `trajectory.npz`, an
+    autoregressive run of STATE_STEPS tokens from empty caches computed step by step with the
+    caches passed in explicitly (the reference `decoder`): arr_0 tokens [T, 1, d_model],
+    arr_1 rotary matrices [T, hd, hd], arr_2 outputs [T, 1, d_model], arr_3 / arr_4 the K / V
+    rows each step appends [layers, T, heads, hd], arr_5 the prefill's outputs
+    [1, STATE_PROMPT, d_model]. Checked here: the explicit step at the export length equals
+    reference.run on the exported graph, and the prefill equals the first steps."""
+    cfg = params.cfg
+    os.makedirs(directory, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    tokens = random_tokens(rng, cfg, STATE_STEPS)[0][:, None, :]
+    ropes = rotary(range(STATE_STEPS), cfg.head_dim)
+    caches = [(np.zeros((1, cfg.heads, 0, cfg.head_dim), np.int64),) * 2 for _ in range(cfg.layers)]
+    ys, k_rows, v_rows = [], np.zeros((cfg.layers, STATE_STEPS, cfg.heads, cfg.head_dim), np.int64), None
+    v_rows = np.zeros_like(k_rows)
+    step_model = build(params, STATE_EXPORT, 1)
+    for t in range(STATE_STEPS):
+        x = tokens[t][None]
+        if t == STATE_EXPORT:  # the graph as exported agrees with the explicit step
+            by_graph = reference.run(step_model, flat_inputs(x, ropes[t:t + 1], caches))
+        y, caches = decoder(params, x, ropes[t:t + 1], caches, False)
+        if t == STATE_EXPORT:
+            for a, b in zip(flat_outputs(y, caches), by_graph):
+                assert np.array_equal(a, b), 'the one-step graph and the reference differ'
+        ys.append(y[0])
+        for layer, (k, v) in enumerate(caches):
+            k_rows[layer, t] = k[0, :, t, :]
+            v_rows[layer, t] = v[0, :, t, :]
+    empty = [(np.zeros((1, cfg.heads, 0, cfg.head_dim), np.int64),) * 2 for _ in range(cfg.layers)]
+    y_prefill, _ = decoder(params, tokens[:STATE_PROMPT].reshape(1, STATE_PROMPT, -1), ropes[:STATE_PROMPT], empty, True)
+    assert np.array_equal(y_prefill[0], np.concatenate(ys[:STATE_PROMPT])), 'the prefill differs from the steps'
+    onnx.save(step_model, os.path.join(directory, 'step.onnx'))
+    onnx.save(build(params, 0, STATE_PROMPT), os.path.join(directory, 'prefill.onnx'))
+    np.savez(os.path.join(directory, 'trajectory.npz'), tokens, ropes, np.stack(ys), k_rows, v_rows, y_prefill)
+    # onnx2hpp's options for both networks, one per line: the caches in one order (one state
+    # type), the token and rotary inputs int8, a capacity of the whole run.
+    options = ['--max-context', str(STATE_STEPS), '--input-type', 'x=s8', '--input-type', 'rope=s8']
+    for layer in range(cfg.layers):
+        for kv in 'kv':
+            options += ['--state', f'{kv}_cache_{layer}={kv}_cache_{layer}_out', '--input-type', f'{kv}_cache_{layer}=s8']
+    with open(os.path.join(directory, 'onnx2hpp_options'), 'w') as f:
+        f.write('\n'.join(options) + '\n')
+
+
 def corpus_checks(corpus):
     """reference.run on the corpus cases of the decoder's operators: outputs (and, where stored,
     the activations of the same shape and producing op) must equal the golden data."""
@@ -514,6 +565,8 @@ def main():
             model, inputs, outputs = run_case(case_params, cache, prompt, 100 + cache + prompt)
             write_case(os.path.join(args.path, name), model, inputs, outputs,
                        flat_only=args.spec or cache in (1, 64) or c.softmax == 'ITAMax')
+        if not args.spec:  # not a corpus case (no network.onnx): tests/corpus/kv_state.cpp
+            write_state_case(params, os.path.join(args.path, 'state'))
         return 0
 
     failures = 0

@@ -18,6 +18,9 @@ struct matmul_dims {
   std::array<int, 3> batch{};              // output batch dims, outermost first
   std::array<std::int64_t, 3> a_stride{};  // element stride of A per batch dim (0 where A broadcasts)
   std::array<std::int64_t, 3> b_stride{};
+  /// B is stored transposed, row-major [n][k] per batch (a Transpose folded into the MatMul:
+  /// Q K^T reads the keys as they are cached). The optimized families decline it.
+  bool b_transposed = false;
 };
 
 /// Scratch needed by `matmul`: none.
@@ -27,7 +30,8 @@ constexpr std::size_t matmul_scratch_bytes(const matmul_dims&) { return 0; }
 ///
 /// - `a`:   batches of row-major [m][k] matrices; the batch at output batch index (b0,b1,b2)
 ///          starts at sum_i b_i * a_stride[i] (a stride of 0 repeats A along that dim).
-/// - `b`:   batches of row-major [k][n] matrices, addressed the same way with `b_stride`.
+/// - `b`:   batches of row-major [k][n] matrices ([n][k] when `b_transposed`), addressed the
+///          same way with `b_stride`.
 /// - `out`: contiguous [batch...][m][n]; raw int32 accumulator when `rq.enabled` is false,
 ///          else `rq.apply(acc, flat_output_index)`.
 /// - `scratch`: unused (matmul_scratch_bytes == 0).
@@ -55,8 +59,8 @@ constexpr void matmul(const matmul_dims& d, const TA* a, const TB* b, const requ
           for (int c = 0; c < d.n; ++c) {
             std::int32_t acc = 0;
             for (int t = 0; t < d.k; ++t) {
-              acc += static_cast<std::int32_t>(a_mat[std::int64_t{r} * d.k + t]) *
-                     static_cast<std::int32_t>(b_mat[std::int64_t{t} * d.n + c]);
+              const std::int64_t b_at = d.b_transposed ? std::int64_t{c} * d.k + t : std::int64_t{t} * d.n + c;
+              acc += static_cast<std::int32_t>(a_mat[std::int64_t{r} * d.k + t]) * static_cast<std::int32_t>(b_mat[b_at]);
             }
             out[out_index] = static_cast<TOut>(rq.apply(acc, out_index));
             ++out_index;
