@@ -114,11 +114,12 @@ std::set<std::string> downstream_of_caches(const onnx::GraphProto& g, const std:
 /// length (`grown` positions, against an operand that spans it too) and holds one value along
 /// it (Deeploy's export adds such a score offset) is given extent 1 there: it then broadcasts
 /// at any length, with the same values. One that varies along it (a causal mask) stays, and
-/// the model then fails to lower at the probe length (lower_with_state names it).
+/// is reported.
 void broadcast_uniform_constants(onnx::ModelProto& model, const std::vector<cache_pair>& pairs, std::int64_t grown,
                                  const shape_map& shapes) {
   auto& g = *model.mutable_graph();
   const std::set<std::string> computed = downstream_of_caches(g, pairs);
+  std::vector<std::string> problems;
   std::map<std::string, int> initializer;
   for (int i = 0; i < g.initializer_size(); ++i) initializer[g.initializer(i).name()] = i;
   for (auto& n : *g.mutable_node()) {
@@ -153,7 +154,14 @@ void broadcast_uniform_constants(onnx::ModelProto& model, const std::vector<cach
           uniform = uniform && values.values[i] == values.values[first];
           if (i == first) kept.push_back(values.values[i]);
         }
-        if (!uniform) continue;
+        if (!uniform) {
+          problems.push_back(fmt::format(
+              "node '{}' ({}): its constant '{}' spans the {} cached and appended positions (axis {}) and varies along "
+              "them (a causal mask?): a one-step network needs constants that hold at every cache length; the masked "
+              "form is the prefill, exported with empty caches",
+              n.name(), op, constant.name(), grown, a));
+          break;
+        }
         onnx::TensorProto narrow;
         narrow.set_name(constant.name() + "__broadcast_over_the_cache_length");
         narrow.set_data_type(constant.data_type());
@@ -183,6 +191,7 @@ void broadcast_uniform_constants(onnx::ModelProto& model, const std::vector<cach
       }
     }
   }
+  if (!problems.empty()) fail("--state: " + joined(problems));
 }
 
 /// The model with every cache input at `length` positions; the shapes ONNX recorded for the
@@ -380,16 +389,19 @@ device::graph lower_with_state(const onnx::ModelProto& model, const options& o, 
   } else {
     onnx::ModelProto broadcast = model;
     broadcast_uniform_constants(broadcast, pairs, cached + appended, shapes);
-    g = lower(at_cache_length(broadcast, pairs, capacity - appended));
-    device::graph probe;
-    try {
-      probe = lower(at_cache_length(broadcast, pairs, capacity - appended + 1));
-    } catch (const conversion_error& e) {
-      fail(fmt::format("--state: the model does not follow a longer cache ({} positions): {}\n  (a one-step network "
-                       "needs shapes and constants that hold at every cache length; a causal mask belongs to the "
-                       "prefill form, exported with empty caches)",
-                       capacity - appended + 1, e.what()));
-    }
+    // At the capacity and one past it: the model's shapes must follow the caches' length.
+    const auto at_length = [&](std::int64_t length) {
+      try {
+        return lower(at_cache_length(broadcast, pairs, length));
+      } catch (const conversion_error& e) {
+        fail(fmt::format("--state: with caches of {} positions instead of {}: {}\n  (a one-step network needs "
+                         "shapes and constants that hold at every cache length; every cache that attention reads "
+                         "beside a --state one must be a --state too)",
+                         length, cached, e.what()));
+      }
+    };
+    g = at_length(capacity - appended);
+    const device::graph probe = at_length(capacity - appended + 1);
     mark_sequence_tensors(g, probe);
   }
 

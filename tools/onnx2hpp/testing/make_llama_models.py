@@ -6,6 +6,7 @@
                                (--cache N | --prompt S) [--seed 0] [--softmax ITAMax]
     make_llama_models.py cases OUTDIR [--spec] [--softmax ITAMax]   # the CI cases, golden data
     make_llama_models.py check [CORPUS_ROOT] [--spec | size options] [--softmax ITAMax]
+    make_llama_models.py bench OUTDIR [--spec | size options]   # benchmarks/qemu/decoder_firmware.cpp
 
 `model` writes the spec's size unless told otherwise (and OUT_inputs.npz, OUT_outputs.npz);
 `cases` and `check` the CI size (d_model 32, 8 heads, 2 layers, d_ff 64) unless --spec.
@@ -463,6 +464,9 @@ def write_state_case(params, directory, seed=500):
     assert np.array_equal(y_prefill[0], np.concatenate(ys[:STATE_PROMPT])), 'the prefill differs from the steps'
     onnx.save(step_model, os.path.join(directory, 'step.onnx'))
     onnx.save(build(params, 0, STATE_PROMPT), os.path.join(directory, 'prefill.onnx'))
+    # Two tokens after cached ones, causally masked: its mask varies along the cache length, so
+    # onnx2hpp --state refuses it (tests/corpus: llama/state_error_causal_mask).
+    onnx.save(build(params, STATE_EXPORT, 2), os.path.join(directory, 'chunked_prefill.onnx'))
     np.savez(os.path.join(directory, 'trajectory.npz'), tokens, ropes, np.stack(ys), k_rows, v_rows, y_prefill)
     # onnx2hpp's options for both networks, one per line: the caches in one order (one state
     # type), the token and rotary inputs int8, a capacity of the whole run.
@@ -472,6 +476,34 @@ def write_state_case(params, directory, seed=500):
             options += ['--state', f'{kv}_cache_{layer}={kv}_cache_{layer}_out', '--input-type', f'{kv}_cache_{layer}=s8']
     with open(os.path.join(directory, 'onnx2hpp_options'), 'w') as f:
         f.write('\n'.join(options) + '\n')
+
+
+BENCH_CONTEXTS = (1, 8, 64, 256)  # positions attended by the measured steps (the issue's table)
+
+
+def write_bench(params, directory, seed=900):
+    """The per-token benchmark's models (benchmarks/qemu/decoder_firmware.cpp): `state.onnx`,
+    the one-step network to convert with --state and --max-context 256; `explicit_n<N>.onnx`,
+    the one-step network with caches of N - 1 positions as graph I/O (Deeploy's way: caches
+    copied in and out), for N in BENCH_CONTEXTS; `tokens.npz`: arr_0 256 tokens [256, 1, d],
+    arr_1 their rotary matrices [256, hd, hd]; `onnx2hpp_options` for the state network."""
+    cfg = params.cfg
+    os.makedirs(directory, exist_ok=True)
+    steps = max(BENCH_CONTEXTS)
+    onnx.save(build(params, STATE_EXPORT, 1), os.path.join(directory, 'state.onnx'))
+    for n in BENCH_CONTEXTS:
+        onnx.save(build(params, n - 1, 1), os.path.join(directory, f'explicit_n{n}.onnx'))
+    rng = np.random.default_rng(seed)
+    np.savez(os.path.join(directory, 'tokens.npz'), random_tokens(rng, cfg, steps)[0][:, None, :],
+             rotary(range(steps), cfg.head_dim))
+    options = ['--max-context', str(steps), '--input-type', 'x=s8', '--input-type', 'rope=s8']
+    for layer in range(cfg.layers):
+        for kv in 'kv':
+            options += ['--state', f'{kv}_cache_{layer}={kv}_cache_{layer}_out', '--input-type', f'{kv}_cache_{layer}=s8']
+    with open(os.path.join(directory, 'onnx2hpp_options'), 'w') as f:
+        f.write('\n'.join(options) + '\n')
+    with open(os.path.join(directory, 'explicit_options'), 'w') as f:
+        f.write('\n'.join(o for o in options[2:] if not o.startswith('--state') and '_out' not in o) + '\n')
 
 
 def corpus_checks(corpus):
@@ -518,7 +550,7 @@ def corpus_checks(corpus):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('command', choices=['model', 'cases', 'check'])
+    ap.add_argument('command', choices=['model', 'cases', 'check', 'bench'])
     ap.add_argument('path', nargs='?')
     ap.add_argument('--d-model', type=int)
     ap.add_argument('--heads', type=int)
@@ -548,6 +580,10 @@ def main():
         np.savez(base + '_inputs.npz', *inputs)
         np.savez(base + '_outputs.npz', *outputs)
         print(f'{args.path}: {cfg.name()}, cache {cache}, prompt {prompt}, {len(model.graph.node)} nodes')
+        return 0
+
+    if args.command == 'bench':  # the CI size unless told otherwise
+        write_bench(params, args.path)
         return 0
 
     if args.command == 'cases':
