@@ -19,6 +19,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <tessera/kernels/algorithm/softmax.hpp>
 #include <tessera/kernels/dispatch.hpp>
 
 namespace tessera::testing {
@@ -497,6 +498,7 @@ equivalence_stats check_matmul(std::uint32_t seed, int iterations) {
     begin_case();
     kernels::reference::matmul_dims d{};
     d.m = r.range(1, 12), d.n = r.range(1, 40), d.k = r.range(1, 64);
+    d.b_transposed = r.chance(30);  // B stored [n][k] (a folded Transpose: Q K^T on a KV cache)
     d.batch_rank = r.range(0, 1);
     if (d.batch_rank == 1) {
       d.batch[0] = r.range(1, 3);
@@ -533,6 +535,43 @@ equivalence_stats check_matmul(std::uint32_t seed, int iterations) {
       });
     });
   }
+  return stats;
+}
+
+/// iSoftmax through its compile-time exponential table (algorithm/softmax.hpp), which every
+/// family but the reference runs, on random rows for a set of constants: the decoder's, one
+/// whose products e * (n_levels - 1) need 64 bits, the smallest (log2 1, two levels) and a wide
+/// log2. Family-independent code, checked on each core for its 32-bit division.
+template <kernels::reference::softmax_params P>
+void check_softmax_constants(rng& r, int iterations, equivalence_stats& stats) {
+  using namespace equivalence_detail;
+  for (int it = 0; it < iterations; ++it) {
+    begin_case();
+    const int rows = r.range(1, 4), length = r.range(1, r.chance(20) ? 400 : 64);
+    const std::size_t count = std::size_t(rows) * length;
+    with_8bit_type(r.chance(60), [&](auto v) {
+      using T = decltype(v);
+      T* const x = place<T>(slot_a, count);
+      fill<T>(r, x, count);
+      kernels::reference::integer_softmax(rows, length, x, P, expected);
+      check_accepted(stats, "softmax", it, count, 0, [&] {
+        kernels::algorithm::integer_softmax<P>(rows, length, x, equivalence_detail::actual);
+      });
+    });
+  }
+}
+
+template <kernels::kernel_family F>
+equivalence_stats check_softmax(std::uint32_t seed, int iterations) {
+  using kernels::reference::softmax_kind;
+  rng r{seed};
+  equivalence_stats stats{};
+  const int each = iterations / 4 > 0 ? iterations / 4 : 1;
+  check_softmax_constants<{softmax_kind::i_softmax, 256, 5, 15, 4, 256}>(r, each, stats);
+  check_softmax_constants<{softmax_kind::i_softmax, 30000, 60, 4000, 44, 256}>(r, each, stats);
+  static_assert(!kernels::algorithm::i_softmax_table<{softmax_kind::i_softmax, 30000, 60, 4000, 44, 256}>::product_fits_32);
+  check_softmax_constants<{softmax_kind::i_softmax, 3, 2, 1, 1, 2}>(r, each, stats);
+  check_softmax_constants<{softmax_kind::i_softmax, 1, 200, 100, 127, 129}>(r, each, stats);
   return stats;
 }
 
@@ -851,6 +890,7 @@ int run_all_equivalence_checks(std::uint32_t seed, int iterations) {
   report("binary", check_binary<F>(seed + 5, iterations));
   report("pool", check_pool<F>(seed + 6, iterations));
   report("mean ties", check_mean_rounding<F>(seed + 7, iterations));
+  report("softmax", check_softmax<F>(seed + 8, iterations));
   return failures;
 }
 

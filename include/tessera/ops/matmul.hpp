@@ -156,13 +156,23 @@ struct matmul {
                                                      static_cast<out_t<T>*>(out[0]), scratch);
   }
 
-  /// Over the first `length` positions (runtime/sequence_executor.hpp), with the reference
-  /// kernel: the families were chosen for the capacity's extents.
-  template <auto const& T, kernels::kernel_family = kernels::native_family>
-  static void run_at(int length, void* const* in, void* const* out, void*) {
-    kernels::reference::matmul(dims_at<T>(length), static_cast<const a_t<T>*>(in[0]),
-                               static_cast<const b_t<T>*>(in[1]), Requant.params(), static_cast<out_t<T>*>(out[0]),
-                               nullptr);
+  /// Over the first `length` positions (runtime/sequence_executor.hpp): the family chosen for
+  /// the capacity's extents where it accepts the live ones within the scratch planned for the
+  /// capacity (its scratch grows with the extents), else the reference.
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
+  static void run_at(int length, void* const* in, void* const* out, void* scratch) {
+    const auto d = dims_at<T>(length);
+    constexpr kernels::kernel_family chosen = family<T, kernels::runnable(F)>;
+    if constexpr (chosen != kernels::kernel_family::reference) {
+      if (kernels::family_traits<chosen>::template matmul_accepts<a_t<T>, b_t<T>, out_t<T>>(d, Requant.params()) &&
+          kernels::matmul_scratch_bytes<chosen>(d) <= scratch_bytes<T, F>()) {
+        kernels::matmul<chosen>(d, static_cast<const a_t<T>*>(in[0]), static_cast<const b_t<T>*>(in[1]),
+                                Requant.params(), static_cast<out_t<T>*>(out[0]), scratch);
+        return;
+      }
+    }
+    kernels::reference::matmul(d, static_cast<const a_t<T>*>(in[0]), static_cast<const b_t<T>*>(in[1]),
+                               Requant.params(), static_cast<out_t<T>*>(out[0]), nullptr);
   }
 };
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <tessera/graph/node.hpp>
+#include <tessera/kernels/algorithm/softmax.hpp>
 #include <tessera/kernels/family.hpp>
 #include <tessera/kernels/reference/softmax.hpp>
 #include <tessera/planning/tile_geometry.hpp>
@@ -32,6 +33,14 @@ constexpr op_kind op_kind_of(softmax_kind k) {
 
 template <fixed_name Name, softmax_attrs A>
 struct softmax : unary_node<Name, op_kind_of(A.params.kind), A> {
+  /// Rows of `length` values: the reference family runs the reference (the judge), the others
+  /// the table kernel written once for all (algorithm/softmax.hpp; bit-exact with it).
+  template <kernels::kernel_family F, class TIn>
+  static void rows(std::int64_t count, std::int32_t length, const TIn* x, std::uint8_t* y) {
+    if constexpr (F == kernels::kernel_family::reference) kernels::reference::integer_softmax(count, length, x, A.params, y);
+    else kernels::algorithm::integer_softmax<A.params>(count, length, x, y);
+  }
+
   template <auto const& T>
   static constexpr check_result check() {
     const tensor_desc& in = T[A.input];
@@ -60,28 +69,27 @@ struct softmax : unary_node<Name, op_kind_of(A.params.kind), A> {
     return g;
   }
 
-  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
     using in_t = storage_t<T[A.input].type>;
-    kernels::reference::integer_softmax(t.h, t.c, static_cast<const in_t*>(t.input[0]), A.params,
-                                        static_cast<std::uint8_t*>(t.output));
+    rows<kernels::runnable(F)>(t.h, t.c, static_cast<const in_t*>(t.input[0]), static_cast<std::uint8_t*>(t.output));
   }
 
-  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run(void* const* in, void* const* out, void*) {
     using in_t = storage_t<T[A.input].type>;
     const shape& s = T[A.input].dims;
-    kernels::reference::integer_softmax(s.elements() / s.from_back(0), s.from_back(0),
-                                        static_cast<const in_t*>(in[0]), A.params, static_cast<std::uint8_t*>(out[0]));
+    rows<kernels::runnable(F)>(s.elements() / s.from_back(0), s.from_back(0), static_cast<const in_t*>(in[0]),
+                               static_cast<std::uint8_t*>(out[0]));
   }
   /// Over the first `length` positions (runtime/sequence_executor.hpp): rows of the live length
   /// when the sequence is the last axis (attention over the cached positions).
-  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_at(int length, void* const* in, void* const* out, void*) {
     using in_t = storage_t<T[A.input].type>;
     const shape s = live_dims(T[A.input], length);
-    kernels::reference::integer_softmax(s.elements() / s.from_back(0), s.from_back(0),
-                                        static_cast<const in_t*>(in[0]), A.params, static_cast<std::uint8_t*>(out[0]));
+    rows<kernels::runnable(F)>(s.elements() / s.from_back(0), s.from_back(0), static_cast<const in_t*>(in[0]),
+                               static_cast<std::uint8_t*>(out[0]));
   }
 };
 

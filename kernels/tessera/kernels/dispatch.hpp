@@ -256,8 +256,7 @@ void gemm_layer(const TA* a, TOut* out, void* scratch) {
 template <kernel_family F, class TA, class TB, class TOut>
 constexpr kernel_family choose_matmul(const reference::matmul_dims& d, const requant_params& rq) {
   check_family_traits<F>();
-  // A transposed B (a folded Transpose) runs on the reference: no family packs it yet.
-  return !d.b_transposed && families_round_like(rq) && family_traits<F>::template matmul_accepts<TA, TB, TOut>(d, rq)
+  return families_round_like(rq) && family_traits<F>::template matmul_accepts<TA, TB, TOut>(d, rq)
              ? F
              : kernel_family::reference;
 }

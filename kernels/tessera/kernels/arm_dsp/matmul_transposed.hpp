@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <tessera/core/requant.hpp>
@@ -30,9 +31,14 @@ struct matmul_atom {
     const auto* bb = reinterpret_cast<const std::uint8_t*>(b);
     for (int c = 0; c < d.n; ++c) {
       std::uint8_t* dst = bt + std::size_t(c) * row;
-      const std::uint8_t* src = bb + c;
       int t = 0;
-      for (; t < d.k; ++t) dst[t] = src[std::int64_t{t} * d.n];
+      if (d.b_transposed) {  // a folded Transpose: B's rows are [n][k] already
+        std::memcpy(dst, bb + std::size_t(c) * d.k, std::size_t(d.k));
+        t = d.k;
+      } else {
+        const std::uint8_t* src = bb + c;
+        for (; t < d.k; ++t) dst[t] = src[std::int64_t{t} * d.n];
+      }
       for (; t < row; ++t) dst[t] = 0;
     }
   }
@@ -43,7 +49,8 @@ struct matmul_atom {
 };
 
 /// out[b...][r][c] = sum_t a[b...][r][t] * b[b...][t][c] (no bias), NumPy batch broadcasting.
-/// - `a`: batches of [m][k], `b`: batches of [k][n] (int8 or uint8 each), strides in `d`.
+/// - `a`: batches of [m][k], `b`: batches of [k][n] ([n][k] when d.b_transposed; int8 or uint8
+///   each), strides in `d`.
 /// - `rq`: disabled (int32 output), per tensor or per output column (length n).
 /// - `out`: contiguous [batch...][m][n].
 /// - `scratch`: matmul_scratch(d).total bytes, any alignment.

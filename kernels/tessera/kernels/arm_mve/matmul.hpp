@@ -47,6 +47,20 @@ inline void transpose_as_s8(const TB* b, int k, int n, std::int8_t* bt) {
   }
 }
 
+/// B stored transposed ([n][k], a folded Transpose): the same s8 rows as transpose_as_s8 gives,
+/// a copy (with the sign bit flipped for uint8).
+template <class TB>
+inline void copy_as_s8(const TB* b, int count, std::int8_t* bt) {
+  const auto* src = reinterpret_cast<const std::uint8_t*>(b);
+  auto* dst = reinterpret_cast<std::uint8_t*>(bt);
+  for (int i = 0; i < count; i += 16) {
+    const mve_pred16_t p = vctp8q(static_cast<std::uint32_t>(count - i));
+    uint8x16_t v = vldrbq_z_u8(src + i, p);
+    if constexpr (!std::is_signed_v<TB>) v = veorq_u8(v, vdupq_n_u8(0x80));
+    vstrbq_p_u8(dst + i, v, p);
+  }
+}
+
 }  // namespace detail
 
 /// out[b...][r][c] = sum_t a[b...][r][t] * b[b...][t][c] (reference::matmul's contract, bit-exact).
@@ -85,7 +99,8 @@ void matmul(const reference::matmul_dims& d, const TA* a, const TB* b, const req
     const requant_params& rq;
 
     void load_b(const TB* b_mat) {
-      detail::transpose_as_s8(b_mat, d.k, d.n, bt);
+      if (d.b_transposed) detail::copy_as_s8(b_mat, d.k * d.n, bt);
+      else detail::transpose_as_s8(b_mat, d.k, d.n, bt);
       const int k = d.k;
       plan = plan_requant(
           rq, d.n, nullptr,

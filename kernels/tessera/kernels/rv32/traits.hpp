@@ -86,7 +86,9 @@ struct family_traits<kernel_family::rv32> {
 
   template <class TA, class TB, class TOut>
   static constexpr bool matmul_accepts(const reference::matmul_dims& d, const requant_params& rq) {
-    return rv32::is_8bit_int<TA> && rv32::is_8bit_int<TB> && rv32::is_output_int<TOut> && is_channelwise(rq, d.n);
+    // A transposed B ([n][k]: a folded Transpose) runs on the reference: the products read B in place as [k][n].
+    return !d.b_transposed && rv32::is_8bit_int<TA> && rv32::is_8bit_int<TB> && rv32::is_output_int<TOut> &&
+           is_channelwise(rq, d.n);
   }
   static constexpr std::size_t matmul_scratch_bytes(const reference::matmul_dims& d) {
     return rv32::matmul_scratch(d).total;

@@ -122,7 +122,9 @@ struct family_traits<kernel_family::rvv> {
 
   template <class TA, class TB, class TOut>
   static constexpr bool matmul_accepts(const reference::matmul_dims& d, const requant_params& rq) {
-    return rvv::is_8bit_int<TA> && rvv::is_8bit_int<TB> && rvv::is_output_int<TOut> && is_channelwise(rq, d.n);
+    // A transposed B ([n][k]: a folded Transpose) runs on the reference: the products read B in place as [k][n].
+    return !d.b_transposed && rvv::is_8bit_int<TA> && rvv::is_8bit_int<TB> && rvv::is_output_int<TOut> &&
+           is_channelwise(rq, d.n);
   }
   static constexpr std::size_t matmul_scratch_bytes(const reference::matmul_dims& d) {
     return rvv::matmul_scratch(d).total;

@@ -18,20 +18,25 @@ struct matmul_atom {
   const reference::matmul_dims& d;
   TB* bt;
   epilogue<TOut> ep;
+  const TB* rows = nullptr;  ///< B as [n][k] rows: bt, or B itself when it is stored transposed
 
   void load_b(const TB* b) {
+    if (d.b_transposed) {  // a folded Transpose: B is [n][k] already, read where it is
+      rows = b;
+      return;
+    }
     for (int t = 0; t < d.k; ++t) {
       const TB* src = b + std::int64_t(t) * d.n;
       for (int c = 0; c < d.n; ++c) bt[std::int64_t(c) * d.k + t] = src[c];
     }
+    rows = bt;
   }
-  void multiply(const TA* a, TOut* out, std::int64_t flat) {
-    gemm_rows(d.m, d.n, d.k, a, static_cast<const TB*>(bt), nullptr, ep, out, flat);
-  }
+  void multiply(const TA* a, TOut* out, std::int64_t flat) { gemm_rows(d.m, d.n, d.k, a, rows, nullptr, ep, out, flat); }
 };
 
 /// Batched A @ B with numpy broadcasting of up to 3 batch dims (semantics: reference::matmul).
-/// - a: batches of row-major [m][k], 8-bit;  b: batches of row-major [k][n], 8-bit
+/// - a: batches of row-major [m][k], 8-bit;  b: batches of row-major [k][n] ([n][k] when
+///   d.b_transposed: then read in place, the scratch unused), 8-bit
 /// - out: contiguous [batch...][m][n]; int32 or requantized by flat output index
 /// - scratch: matmul_scratch(d).total bytes
 template <class TA, class TB, class TOut>
