@@ -210,9 +210,39 @@ struct binary_node {
                                                      static_cast<out_t<T>*>(out[0]), scratch);
   }
 
-  /// Over the first `length` positions (runtime/sequence_executor.hpp), on the reference kernel.
+  /// A tensor plus or minus one constant value, requantized per tensor (a decoder's score
+  /// offset): the elementwise loop with every constant folded in.
+  template <auto const& T>
+  static constexpr bool adds_one_constant = [] {
+    if constexpr (b_is_constant && Op != kernels::reference::binary_op::mul) {
+      return A.b_shape.elements() == 1 && T[A.a].dims == T[A.output].dims &&
+             (!Requant.params().enabled || Requant.params().length == 1);
+    } else {
+      return false;
+    }
+  }();
+
+  /// Over the first `length` positions (runtime/sequence_executor.hpp): adds_one_constant's loop,
+  /// else the reference kernel.
   template <auto const& T, kernels::kernel_family = kernels::native_family>
   static void run_at(int length, void* const* in, void* const* out, void*) {
+    if constexpr (adds_one_constant<T>) {
+      constexpr std::int32_t c = static_cast<std::int32_t>(ConstantB.values[0]) + A.b_offset;
+      const auto* a = static_cast<const a_t<T>*>(in[0]);
+      auto* y = static_cast<out_t<T>*>(out[0]);
+      const std::int64_t count = live_dims(T[A.output], length).elements();
+      for (std::int64_t i = 0; i < count; ++i) {
+        const std::int32_t x = static_cast<std::int32_t>(a[i]) + A.a_offset;
+        const std::int32_t v = Op == kernels::reference::binary_op::add ? x + c : x - c;
+        if constexpr (is_none<Requant>) {
+          y[i] = static_cast<out_t<T>>(v);
+        } else {  // requant_params::apply with its one entry
+          y[i] = static_cast<out_t<T>>(requantize(v, Requant.mul[0], Requant.add[0], Requant.shift, Requant.lo,
+                                                  Requant.hi, Requant.mode, Requant.zero_point, Requant.divisor));
+        }
+      }
+      return;
+    }
     const shape o = live_dims(T[A.output], length);
     const b_t<T>* b = nullptr;
     shape b_live = b_shape<T>();

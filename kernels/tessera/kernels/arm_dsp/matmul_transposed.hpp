@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include <tessera/core/requant.hpp>
@@ -26,31 +25,32 @@ struct matmul_atom {
   std::uint8_t* bt;
   detail::product_parts parts;
 
+  detail::weight_rows rows{};  ///< bt, or B itself when it is stored transposed
+
   void load_b(const TB* b) {
-    const int row = 4 * ((d.k + 3) / 4);
     const auto* bb = reinterpret_cast<const std::uint8_t*>(b);
+    if (d.b_transposed) {  // a folded Transpose (a KV cache's keys): [n][k] rows read in place, as a
+      rows = {bb, d.k / 4, d.k % 4};  // Gemm reads its weights (gemm_rows)
+      return;
+    }
+    const int row = 4 * ((d.k + 3) / 4);
     for (int c = 0; c < d.n; ++c) {
       std::uint8_t* dst = bt + std::size_t(c) * row;
+      const std::uint8_t* src = bb + c;
       int t = 0;
-      if (d.b_transposed) {  // a folded Transpose: B's rows are [n][k] already
-        std::memcpy(dst, bb + std::size_t(c) * d.k, std::size_t(d.k));
-        t = d.k;
-      } else {
-        const std::uint8_t* src = bb + c;
-        for (; t < d.k; ++t) dst[t] = src[std::int64_t{t} * d.n];
-      }
+      for (; t < d.k; ++t) dst[t] = src[std::int64_t{t} * d.n];
       for (; t < row; ++t) dst[t] = 0;
     }
+    rows = {bt, (d.k + 3) / 4, 0};
   }
   void multiply(const TA* a, TOut* out, std::int64_t) {
-    const detail::weight_rows rows{bt, (d.k + 3) / 4, 0};
     detail::matrix_product<std::is_signed_v<TB>>(d.m, d.n, d.k, a, d.k, rows, nullptr, rq, out, parts);
   }
 };
 
 /// out[b...][r][c] = sum_t a[b...][r][t] * b[b...][t][c] (no bias), NumPy batch broadcasting.
-/// - `a`: batches of [m][k], `b`: batches of [k][n] ([n][k] when d.b_transposed; int8 or uint8
-///   each), strides in `d`.
+/// - `a`: batches of [m][k], `b`: batches of [k][n] ([n][k] when d.b_transposed: read in place,
+///   the transposition scratch unused; int8 or uint8 each), strides in `d`.
 /// - `rq`: disabled (int32 output), per tensor or per output column (length n).
 /// - `out`: contiguous [batch...][m][n].
 /// - `scratch`: matmul_scratch(d).total bytes, any alignment.
