@@ -10,7 +10,9 @@
 // Like a user passing --input-type, every graph input that has no initializer and no
 // integer element type gets an explicit type (s8, or u8 for some names), so that the later
 // stages (types, fusion, layout, emission) are reached and not stopped at "pass --input-type".
-// A model that converts is converted a second time with --no-fuse.
+// A model that converts is converted a second time with --no-fuse. A model with a cache pair (a
+// graph output written by a Concat whose first input is a graph input) is converted once more
+// with each such pair as --state and a --max-context of 1 to 8 (tools/onnx2hpp/src/state.hpp).
 //
 // TESSERA_FUZZ_PRINT_ERRORS=1 prints each expected error message (to sample them).
 // TESSERA_FUZZ_SAVE_HEADERS=DIR writes every header that came out to DIR/<hash>.hpp (namespace
@@ -65,6 +67,23 @@ void add_input_types(const std::string& bytes, tessera::onnx2hpp::options& o) {
   }
 }
 
+/// `--state IN=OUT` for every Concat(IN, rows) of a graph input IN to a graph output OUT, and a
+/// capacity drawn from the model's bytes; false when the model has none.
+bool add_states(const std::string& bytes, tessera::onnx2hpp::options& o) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) return false;
+  const auto& g = model.graph();
+  std::unordered_set<std::string> inputs, outputs;
+  for (const auto& v : g.input()) inputs.insert(v.name());
+  for (const auto& v : g.output()) outputs.insert(v.name());
+  for (const auto& n : g.node())
+    if (n.op_type() == "Concat" && n.input_size() >= 1 && n.output_size() >= 1 && inputs.count(n.input(0)) != 0 &&
+        outputs.count(n.output(0)) != 0)
+      o.states.emplace_back(n.input(0), n.output(0));
+  o.max_context = 1 + static_cast<std::int64_t>(std::hash<std::string>{}(bytes) % 8);
+  return !o.states.empty();
+}
+
 [[noreturn]] void finding(const char* what, const char* type, const char* message) {
   tessera::fuzz::finding("onnx2hpp_fuzzer", what, type, message);
 }
@@ -106,5 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     o.fuse = false;
     convert_once(bytes, o);
   }
+  o.fuse = true;
+  if (add_states(bytes, o)) convert_once(bytes, o);
   return 0;
 }

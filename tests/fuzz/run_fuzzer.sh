@@ -97,6 +97,13 @@ if [ ! -f "$seeds/.done" ]; then
   }
   /usr/bin/python3 "$repo/tools/onnx2hpp/testing/make_test_models.py" "$build/generated/test_models" >/dev/null
   /usr/bin/python3 "$repo/tools/onnx2hpp/testing/make_quantized_models.py" "$build/generated/quantized" >/dev/null
+  # Tiny decoders with KV caches as graph I/O (one step, a prefill): the --state conversions.
+  mkdir -p "$build/generated/llama"
+  tiny="--d-model 8 --heads 2 --layers 1 --d-ff 8"
+  /usr/bin/python3 "$repo/tools/onnx2hpp/testing/make_llama_models.py" model "$build/generated/llama/step.onnx" \
+    $tiny --cache 2 >/dev/null
+  /usr/bin/python3 "$repo/tools/onnx2hpp/testing/make_llama_models.py" model "$build/generated/llama/prefill.onnx" \
+    $tiny --prompt 3 >/dev/null
   for f in $(find "$corpus_dir/deeploy" "$repo/tests/tools/models" "$build/generated" -name '*.onnx' 2>/dev/null | sort); do
     add "$f"
   done

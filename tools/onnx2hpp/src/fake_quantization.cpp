@@ -29,7 +29,7 @@ using tp = onnx::TensorProto;
 /// Who produces and who reads each tensor of a graph, and its constants.
 class graph_view {
  public:
-  explicit graph_view(const onnx::GraphProto& g) : g_(g) {
+  explicit graph_view(const onnx::GraphProto& g) {
     for (const auto& init : g.initializer()) constants_[init.name()] = init;
     for (const auto& n : g.node()) {
       for (const auto& out : n.output()) producers_[out] = &n;
@@ -78,7 +78,6 @@ class graph_view {
   }
 
  private:
-  const onnx::GraphProto& g_;
   std::unordered_map<std::string, tp> constants_;
   std::unordered_map<std::string, const onnx::NodeProto*> producers_;
   std::unordered_map<std::string, std::vector<const onnx::NodeProto*>> readers_;

@@ -344,6 +344,32 @@ void read_states_in_place(device::graph& g) {
   if (!problems.empty()) fail("--state: " + joined(problems));
 }
 
+/// Every layer that computes over the run-time length has a kernel for it (the library's
+/// `run_at`): reported here by name rather than as a compile error in the user's build.
+void check_sequence_layers(device::graph& g) {
+  std::vector<std::string> problems;
+  for (auto& n : g.nodes) {
+    bool touches = false;
+    for_each_input(n.operation, [&](device::tensor_id& i) { touches = touches || g.tensors[std::size_t(i)].sequence_axis >= 0; });
+    std::visit(
+        [&](const auto& o) {
+          if constexpr (requires { o.output; }) touches = touches || g.tensors[std::size_t(o.output)].sequence_axis >= 0;
+        },
+        n.operation);
+    const bool runs_at_length =
+        std::holds_alternative<device::matmul>(n.operation) || std::holds_alternative<device::binary>(n.operation) ||
+        std::holds_alternative<device::requant_shift>(n.operation) ||
+        std::holds_alternative<device::integer_div>(n.operation) || std::holds_alternative<device::softmax>(n.operation) ||
+        std::holds_alternative<device::transpose>(n.operation) || std::holds_alternative<device::reshape>(n.operation) ||
+        std::holds_alternative<device::state_append>(n.operation);
+    if (touches && !runs_at_length)
+      problems.push_back(fmt::format("layer '{}' computes over the cache length, which Tessera runs for MatMul, "
+                                     "Add/Sub/Mul, RequantShift, IntegerDiv, the softmaxes, Transpose and Reshape only",
+                                     n.name));
+  }
+  if (!problems.empty()) fail("--state: " + joined(problems));
+}
+
 device::tensor_id find_tensor(const device::graph& g, const std::vector<device::tensor_id>& among, const std::string& name) {
   for (device::tensor_id t : among) {
     const auto& source = g.tensors[static_cast<std::size_t>(t)].source;
@@ -437,6 +463,7 @@ device::graph lower_with_state(const onnx::ModelProto& model, const options& o, 
     g.inputs.erase(std::find(g.inputs.begin(), g.inputs.end(), in));
   }
   read_states_in_place(g);
+  check_sequence_layers(g);
   return g;
 }
 

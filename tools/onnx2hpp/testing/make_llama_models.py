@@ -468,13 +468,27 @@ def write_state_case(params, directory, seed=500):
     # onnx2hpp --state refuses it (tests/corpus: llama/state_error_causal_mask).
     onnx.save(build(params, STATE_EXPORT, 2), os.path.join(directory, 'chunked_prefill.onnx'))
     np.savez(os.path.join(directory, 'trajectory.npz'), tokens, ropes, np.stack(ys), k_rows, v_rows, y_prefill)
-    # onnx2hpp's options for both networks, one per line: the caches in one order (one state
-    # type), the token and rotary inputs int8, a capacity of the whole run.
-    options = ['--max-context', str(STATE_STEPS), '--input-type', 'x=s8', '--input-type', 'rope=s8']
+    # The options of both networks: a capacity of the whole run.
+    write_options(os.path.join(directory, 'onnx2hpp_options'), onnx2hpp_options(cfg, STATE_STEPS))
+
+
+def onnx2hpp_options(cfg, capacity=None):
+    """onnx2hpp's options for a decoder: every input int8 and, with a capacity, every cache a
+    --state in one order (the networks that share the state list them alike)."""
+    options = ['--input-type', 'x=s8', '--input-type', 'rope=s8']
+    if capacity is not None:
+        options = ['--max-context', str(capacity)] + options
     for layer in range(cfg.layers):
         for kv in 'kv':
-            options += ['--state', f'{kv}_cache_{layer}={kv}_cache_{layer}_out', '--input-type', f'{kv}_cache_{layer}=s8']
-    with open(os.path.join(directory, 'onnx2hpp_options'), 'w') as f:
+            if capacity is not None:
+                options += ['--state', f'{kv}_cache_{layer}={kv}_cache_{layer}_out']
+            options += ['--input-type', f'{kv}_cache_{layer}=s8']
+    return options
+
+
+def write_options(path, options):
+    """One option per line (CMake reads them with file(STRINGS))."""
+    with open(path, 'w') as f:
         f.write('\n'.join(options) + '\n')
 
 
@@ -496,14 +510,8 @@ def write_bench(params, directory, seed=900):
     rng = np.random.default_rng(seed)
     np.savez(os.path.join(directory, 'tokens.npz'), random_tokens(rng, cfg, steps)[0][:, None, :],
              rotary(range(steps), cfg.head_dim))
-    options = ['--max-context', str(steps), '--input-type', 'x=s8', '--input-type', 'rope=s8']
-    for layer in range(cfg.layers):
-        for kv in 'kv':
-            options += ['--state', f'{kv}_cache_{layer}={kv}_cache_{layer}_out', '--input-type', f'{kv}_cache_{layer}=s8']
-    with open(os.path.join(directory, 'onnx2hpp_options'), 'w') as f:
-        f.write('\n'.join(options) + '\n')
-    with open(os.path.join(directory, 'explicit_options'), 'w') as f:
-        f.write('\n'.join(o for o in options[2:] if not o.startswith('--state') and '_out' not in o) + '\n')
+    write_options(os.path.join(directory, 'onnx2hpp_options'), onnx2hpp_options(cfg, steps))
+    write_options(os.path.join(directory, 'explicit_options'), onnx2hpp_options(cfg))
 
 
 def corpus_checks(corpus):
