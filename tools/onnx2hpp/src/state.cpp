@@ -42,7 +42,9 @@ std::vector<cache_pair> find_pairs(const onnx::GraphProto& g, const options& o) 
   std::vector<std::string> problems;
   std::vector<cache_pair> pairs;
   std::set<std::string> seen;
-  for (const auto& [in, out] : o.states) {
+  for (const auto& pair : o.states) {
+    const std::string& in = pair.first;  // not a structured binding: clang 14 (the fuzzer's) cannot capture one
+    const std::string& out = pair.second;
     const std::string spec = fmt::format("--state {}={}", in, out);
     if (!seen.insert(in).second || !seen.insert(out).second) {
       problems.push_back(spec + ": a cache or grown cache named twice");
