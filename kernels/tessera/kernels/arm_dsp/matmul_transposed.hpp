@@ -57,6 +57,11 @@ struct matmul_atom {
 template <class TA, class TB, class TOut>
 void matmul_transposed(const reference::matmul_dims& d, const TA* a, const TB* b, const requant_params& rq,
                        TOut* out, void* scratch) {
+  if (algorithm::row_accumulate_atom<TA, TB, TOut>::fits(d)) {  // one or two rows: B read in place
+    algorithm::row_accumulate_atom<TA, TB, TOut> rows{d, rq};
+    algorithm::matmul_batches(d, a, b, out, rows);
+    return;
+  }
   const auto layout = matmul_scratch(d);
   matmul_atom<TA, TB, TOut> atom{d, rq, layout.part<std::uint8_t>(scratch, 0),
                                  {layout.part<std::uint32_t>(scratch, 1), layout.part<std::int32_t>(scratch, 2),

@@ -72,6 +72,13 @@ template <class TA, class TB, class TOut>
 void matmul(const reference::matmul_dims& d, const TA* a, const TB* b, const requant_params& rq, TOut* out,
             void* scratch) {
   if (d.m <= 0 || d.n <= 0) return;
+  // One or two rows over a short k: B read in place (past 64 the vector product of the packed B
+  // wins back its packing: the decoder's step at 256 positions, 1.6% fewer instructions packed).
+  if (algorithm::row_accumulate_atom<TA, TB, TOut>::fits(d) && d.k <= 64) {
+    algorithm::row_accumulate_atom<TA, TB, TOut> rows{d, rq};
+    algorithm::matmul_batches(d, a, b, out, rows);
+    return;
+  }
   const auto layout = matmul_scratch(d);
   auto* table = layout.part<std::int32_t>(scratch, 0);
   auto* acc = layout.part<std::int32_t>(scratch, 1);
