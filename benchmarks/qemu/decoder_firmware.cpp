@@ -88,6 +88,7 @@ explicit_step run_explicit() {
 
   start = tessera::qemu::guest_instructions();  // the grown caches become the next step's input
   for (std::size_t c = 0; c < caches; ++c) std::memcpy(next[c].data(), grown[c].data(), grown_bytes);
+  asm volatile("" : : "r"(next.data()) : "memory");  // the copies are the next step's input: kept
   result.copy_out = tessera::qemu::guest_instructions() - start;
   return result;
 }
