@@ -35,7 +35,7 @@ constexpr bool requant_fits_sequence(const requant_params& rq, const tensor_desc
   return out.sequence_axis < 0 || !rq.enabled || rq.length == 1;
 }
 
-/// Whether the node reads or writes a tensor with a run-time sequence length (graph/sequence.hpp).
+/// Whether the node reads or writes a tensor with a run-time sequence length.
 template <auto const& Tensors, class Node>
 constexpr bool touches_sequence() {
   for (tensor_id t : Node::inputs)
