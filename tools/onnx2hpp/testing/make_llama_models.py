@@ -437,14 +437,17 @@ def write_state_case(params, directory, seed=500):
     arr_1 rotary matrices [T, hd, hd], arr_2 outputs [T, 1, d_model], arr_3 / arr_4 the K / V
     rows each step appends [layers, T, heads, hd], arr_5 the prefill's outputs
     [1, STATE_PROMPT, d_model]. Checked here: the explicit step at the export length equals
-    reference.run on the exported graph, and the prefill equals the first steps."""
+    reference.run on the exported graph, and the prefill equals the first steps. With ITAMax
+    (which cannot mask: its prefill differs from the steps) no prefill and no arr_5."""
     cfg = params.cfg
+    with_prefill = cfg.softmax != 'ITAMax'
     os.makedirs(directory, exist_ok=True)
     rng = np.random.default_rng(seed)
     tokens = random_tokens(rng, cfg, STATE_STEPS)[0][:, None, :]
     ropes = rotary(range(STATE_STEPS), cfg.head_dim)
     caches = [(np.zeros((1, cfg.heads, 0, cfg.head_dim), np.int64),) * 2 for _ in range(cfg.layers)]
-    ys, k_rows, v_rows = [], np.zeros((cfg.layers, STATE_STEPS, cfg.heads, cfg.head_dim), np.int64), None
+    ys = []
+    k_rows = np.zeros((cfg.layers, STATE_STEPS, cfg.heads, cfg.head_dim), np.int64)
     v_rows = np.zeros_like(k_rows)
     step_model = build(params, STATE_EXPORT, 1)
     for t in range(STATE_STEPS):
@@ -459,15 +462,19 @@ def write_state_case(params, directory, seed=500):
         for layer, (k, v) in enumerate(caches):
             k_rows[layer, t] = k[0, :, t, :]
             v_rows[layer, t] = v[0, :, t, :]
-    empty = [(np.zeros((1, cfg.heads, 0, cfg.head_dim), np.int64),) * 2 for _ in range(cfg.layers)]
-    y_prefill, _ = decoder(params, tokens[:STATE_PROMPT].reshape(1, STATE_PROMPT, -1), ropes[:STATE_PROMPT], empty, True)
-    assert np.array_equal(y_prefill[0], np.concatenate(ys[:STATE_PROMPT])), 'the prefill differs from the steps'
     onnx.save(step_model, os.path.join(directory, 'step.onnx'))
-    onnx.save(build(params, 0, STATE_PROMPT), os.path.join(directory, 'prefill.onnx'))
-    # Two tokens after cached ones, causally masked: its mask varies along the cache length, so
-    # onnx2hpp --state refuses it (tests/corpus: llama/state_error_causal_mask).
-    onnx.save(build(params, STATE_EXPORT, 2), os.path.join(directory, 'chunked_prefill.onnx'))
-    np.savez(os.path.join(directory, 'trajectory.npz'), tokens, ropes, np.stack(ys), k_rows, v_rows, y_prefill)
+    arrays = [tokens, ropes, np.stack(ys), k_rows, v_rows]
+    if with_prefill:
+        empty = [(np.zeros((1, cfg.heads, 0, cfg.head_dim), np.int64),) * 2 for _ in range(cfg.layers)]
+        y_prefill, _ = decoder(params, tokens[:STATE_PROMPT].reshape(1, STATE_PROMPT, -1), ropes[:STATE_PROMPT],
+                               empty, True)
+        assert np.array_equal(y_prefill[0], np.concatenate(ys[:STATE_PROMPT])), 'the prefill differs from the steps'
+        arrays.append(y_prefill)
+        onnx.save(build(params, 0, STATE_PROMPT), os.path.join(directory, 'prefill.onnx'))
+        # Two tokens after cached ones, causally masked: its mask varies along the cache length, so
+        # onnx2hpp --state refuses it (tests/corpus: llama/state_error_causal_mask).
+        onnx.save(build(params, STATE_EXPORT, 2), os.path.join(directory, 'chunked_prefill.onnx'))
+    np.savez(os.path.join(directory, 'trajectory.npz'), *arrays)
     # The options of both networks: a capacity of the whole run.
     write_options(os.path.join(directory, 'onnx2hpp_options'), onnx2hpp_options(cfg, STATE_STEPS))
 
@@ -609,8 +616,11 @@ def main():
             model, inputs, outputs = run_case(case_params, cache, prompt, 100 + cache + prompt)
             write_case(os.path.join(args.path, name), model, inputs, outputs,
                        flat_only=args.spec or cache in (1, 64) or c.softmax == 'ITAMax')
-        if not args.spec:  # not a corpus case (no network.onnx): tests/corpus/kv_state.cpp
+        if not args.spec:  # not corpus cases (no network.onnx): tests/corpus/kv_state.cpp
             write_state_case(params, os.path.join(args.path, 'state'))
+            if cfg.softmax == 'iSoftmax':  # the same decoder with ITAMax: decoding only
+                ita = calibrated(config(cfg.d_model, cfg.heads, cfg.layers, cfg.d_ff, cfg.seed, 'ITAMax'))
+                write_state_case(ita, os.path.join(args.path, 'state_itamax'))
         return 0
 
     failures = 0
