@@ -206,9 +206,10 @@ struct state_rule_failed {
 };
 }  // namespace detail
 
-/// Runs a network with state (see the top of this file) with `Family`'s kernels where its
-/// lengths are fixed and the reference kernels over the run-time length (their extents are
-/// not known when the families are chosen); `RamBudget` as for `executor`.
+/// Runs a network with state (see the top of this file) with `Family`'s kernels: over the
+/// run-time length each node's `run_at` takes the family chosen for the capacity where it
+/// accepts the live extents, else the reference (docs/architecture.md, "State that outlives a
+/// call"); `RamBudget` as for `executor`.
 template <class Net, kernels::kernel_family Family = kernels::native_family, std::size_t RamBudget = least_ram>
 struct sequence_executor {
  private:
