@@ -188,11 +188,12 @@ constexpr node_summary summarize() {
 template <auto const& Tensors, class Node>
 concept runs_at_length = requires { &Node::template run_at<Tensors, kernels::kernel_family::reference>; };
 
-/// The node's own check, and a sequence tensor only where the node can follow its length.
+/// The node's own check, and a sequence tensor only where the node can follow its length (the
+/// run_at lookup only for nodes that touch one: networks without state pay nothing for it).
 template <auto const& Tensors, class Node>
 constexpr check_result layer_check() {
-  if constexpr (!runs_at_length<Tensors, Node>) {
-    if (touches_sequence<Tensors, Node>()) return {check_error::sequence};
+  if constexpr (touches_sequence<Tensors, Node>()) {
+    if constexpr (!runs_at_length<Tensors, Node>) return {check_error::sequence};
   }
   return Node::template check<Tensors>();
 }
