@@ -80,7 +80,8 @@ TEST_CASE("tile solver: equal to exhaustive search on random layers up to 96 x 9
 namespace {
 
 // The latency objective: random layers of every kind the cost model distinguishes (convs,
-// depthwise, pools, elementwise with one or two operands, fused depthwise -> pointwise blocks),
+// depthwise, pools, elementwise with one or two operands, fused depthwise -> pointwise blocks,
+// MatMuls reading a whole operand per tile),
 // batches, strides larger than the window, and cost models with every term - pixel, width and
 // channel granules, per-block preparation with and without scratch, per-row and per-tile
 // overheads, the fallback MAC rate - single or double buffered, with or without a prefetched
@@ -123,10 +124,27 @@ kernel_cost random_cost(lcg& r) {
   return c;
 }
 
+/// A MatMul of two activations (ops/matmul.hpp): rows of A tiled, each image's B read whole.
+tile_geometry random_matmul_layer(lcg& r) {
+  tile_geometry g{};
+  g.kind = tiling_kind::tiled;
+  g.batch = r.next(1, 4);
+  g.out_h = g.in_h = r.next(1, 24);
+  g.out_c = g.channel_step = r.next(1, 24);
+  g.in_c = r.next(1, 16);
+  g.in_elem_bytes = 1;
+  g.out_elem_bytes = r.next(0, 2) == 0 ? 4 : 1;
+  g.whole_operand_bytes = static_cast<std::size_t>(g.in_c) * static_cast<std::size_t>(g.out_c);
+  g.macs_per_output = g.in_c;
+  return g;
+}
+
 tile_problem random_latency_layer(lcg& r) {
-  const int kind = r.next(0, 4);  // 4: fused block
+  const int kind = r.next(0, 5);  // 4: fused block, 5: MatMul
   tile_problem p{};
-  if (kind == 4) {
+  if (kind == 5) {
+    p.layer = random_matmul_layer(r);
+  } else if (kind == 4) {
     tile_geometry dw = random_window_layer(r, 1);
     dw.batch = 1;
     tile_geometry pw{};
@@ -162,13 +180,13 @@ tile_problem random_latency_layer(lcg& r) {
 TEST_CASE("tile solver: the latency objective equals exhaustive search on random layers of every kind",
           "[tile_solver]") {
   lcg r{20261126};
-  int tiled = 0, fused = 0;
-  for (int i = 0; i < 1500; ++i) {
+  int tiled = 0, fused = 0, products = 0;
+  for (int i = 0; i < 1800; ++i) {
     const tile_problem p = random_latency_layer(r);
     const tile_solution fast = solve_tiles(p);
     const tile_solution all = solve_tiles_exhaustive(p);
     INFO("layer " << i << ": out " << p.layer.out_h << "x" << p.layer.out_w << "x" << p.layer.out_c << " fused "
-                  << p.layer.fused() << ", L1 " << p.capacity);
+                  << p.layer.fused() << ", whole operand " << p.layer.whole_operand_bytes << ", L1 " << p.capacity);
     REQUIRE(fast.feasible == all.feasible);
     if (!fast.feasible) continue;
     REQUIRE(fast.cycles == all.cycles);
@@ -176,7 +194,9 @@ TEST_CASE("tile solver: the latency objective equals exhaustive search on random
     REQUIRE(fast.cost.total_bytes <= p.capacity);
     tiled += fast.cost.tiles > 1;
     fused += p.layer.fused() && fast.cost.tiles > 1;
+    products += p.layer.whole_operand_bytes > 0 && fast.cost.tiles > 1;
   }
   CHECK(tiled > 700);
   CHECK(fused > 100);
+  CHECK(products > 100);
 }

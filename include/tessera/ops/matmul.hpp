@@ -148,6 +148,75 @@ struct matmul {
     return T[A.output].dims.elements() * T[A.a].dims.from_back(0);
   }
 
+  /// Whether the product tiles through L1: each image (every batch index) reads its own A and B
+  /// matrices (no broadcast batch dimension), no operand follows a run-time sequence length,
+  /// and the requantization is per tensor or per output column.
+  template <auto const& T>
+  static constexpr bool tiles() {
+    constexpr auto d = dims<T>();
+    const tensor_desc &a = T[A.a], &b = T[A.b], &out = T[A.output];
+    if (a.dims.rank != b.dims.rank || a.sequence_axis >= 0 || b.sequence_axis >= 0 || out.sequence_axis >= 0)
+      return false;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(d.batch_rank); ++i)  // a stride of 0: broadcast
+      if (d.batch[i] > 1 && (d.a_stride[i] == 0 || d.b_stride[i] == 0)) return false;
+    const requant_params rq = Requant.params();
+    return !rq.enabled || rq.length == 1 || (rq.inner == 1 && rq.length == d.n);
+  }
+
+  /// The product of each image tiles as a Gemm over rows of A ({M, 1, K} map, the images as
+  /// the batch) whose weights are the image's B, read whole by each tile (heads of attention:
+  /// one head's queries against its keys). Output columns are not split: a block of columns of
+  /// a [K][N] B would be a strided copy per row, and N is a sequence length or a head width.
+  template <auto const& T>
+  static constexpr tile_geometry tile_geometry_of() {
+    constexpr auto d = dims<T>();
+    tile_geometry g{};
+    g.kind = tiles<T>() ? tiling_kind::tiled : tiling_kind::in_place;
+    g.batch = static_cast<int>(T[A.output].dims.elements() / (std::int64_t{d.m} * d.n));
+    g.out_h = g.in_h = d.m;
+    g.out_c = g.channel_step = d.n;
+    g.in_c = d.k;
+    g.in_elem_bytes = static_cast<int>(size_of(T[A.a].type));
+    g.out_elem_bytes = static_cast<int>(size_of(T[A.output].type));
+    g.whole_operand_bytes = static_cast<std::size_t>(d.k) * static_cast<std::size_t>(d.n) * size_of(T[A.b].type);
+    g.macs_per_output = d.k;
+    return g;
+  }
+
+  /// The product of one tile: `s.h` rows of one image.
+  static constexpr kernels::reference::matmul_dims tile_dims(const tile_geometry& g, int rows) {
+    kernels::reference::matmul_dims d{};
+    d.m = rows, d.n = g.out_c, d.k = g.in_c;
+    d.b_transposed = A.b_transposed;
+    return d;
+  }
+
+  template <auto const& T, kernels::kernel_family F>
+  static constexpr std::size_t tile_scratch(const tile_geometry& g, const tile_shape& s) {
+    return kernels::matmul_scratch_bytes<family<T, F>>(tile_dims(g, s.h));
+  }
+
+  /// One tile: rows [y0, y0 + h) of image n, A's rows and the image's B in L1. The family
+  /// chosen for the whole product runs it when it accepts the tile's extents (its scratch,
+  /// planned for the largest tile, only shrinks with the rows), else the reference.
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
+  static void run_tile(const tile_args& t) {
+    static constexpr tile_geometry g = tile_geometry_of<T>();
+    const auto d = tile_dims(g, t.h);
+    const requant_params rq = requant_for_tile(Requant.params(), d.n, t.y0, t.c0, t.h, t.c);
+    const auto* a = static_cast<const a_t<T>*>(t.input[0]);
+    const auto* b = static_cast<const b_t<T>*>(t.input[1]);
+    auto* out = static_cast<out_t<T>*>(t.output);
+    constexpr kernels::kernel_family chosen = family<T, kernels::runnable(F)>;
+    if constexpr (chosen != kernels::kernel_family::reference) {
+      if (kernels::family_traits<chosen>::template matmul_accepts<a_t<T>, b_t<T>, out_t<T>>(d, rq)) {
+        kernels::matmul<chosen>(d, a, b, rq, out, t.scratch);
+        return;
+      }
+    }
+    kernels::reference::matmul(d, a, b, rq, out, nullptr);
+  }
+
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run(void* const* in, void* const* out, void* scratch) {
     static constexpr auto d = dims<T>();

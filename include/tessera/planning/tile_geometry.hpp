@@ -34,6 +34,10 @@ struct tile_geometry {
   int pad_value = 0;
   int in_elem_bytes = 1, out_elem_bytes = 4;
   int in_operands = 1;                       ///< inputs tiled identically (2 for Add/Sub)
+  /// A second input that every tile of an image reads whole (MatMul's B: the keys or values
+  /// of a head), its bytes per image; 0: none. It loads with each tile, after the first
+  /// operand's largest tile in the input slot (schedule/transfers.hpp operand_offset).
+  std::size_t whole_operand_bytes = 0;
   std::size_t weight_bytes_per_channel = 0;  ///< filter bytes per output channel
   std::size_t const_bytes_per_channel = 0;   ///< bias + per-channel requant bytes per output channel
   std::size_t const_bytes_fixed = 0;         ///< per-tensor requant and the like

@@ -151,14 +151,26 @@ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b 
 constexpr std::size_t aligned(std::size_t v) { return l1_aligned(v); }
 }  // namespace tiling_detail
 
+/// Bytes of tile `t`'s input boxes (halo included, every operand tiled with the output; a
+/// whole operand not included).
+constexpr std::size_t tiled_input_bytes(const tile_geometry& g, const tile_shape& t) {
+  const int in_channels = g.channel_lockstep ? t.c : g.in_c;
+  return static_cast<std::size_t>(g.input_rows(t.h)) * static_cast<std::size_t>(g.input_cols(t.w)) *
+         static_cast<std::size_t>(in_channels) * static_cast<std::size_t>(g.in_elem_bytes) *
+         static_cast<std::size_t>(g.in_operands);
+}
+
+/// Cycles of the load of a whole operand (tile_geometry::whole_operand_bytes) with each tile; 0: none.
+constexpr std::uint64_t whole_operand_cycles(const memory_level& m, const tile_geometry& g) {
+  return g.whole_operand_bytes > 0 ? m.transfer_cycles(g.whole_operand_bytes) : 0;
+}
+
 constexpr tile_cost cost_of(const tile_problem& p, const tile_shape& t) {
   using tiling_detail::ceil_div;
   const tile_geometry& g = p.layer;
   tile_cost c{};
-  const int in_channels = g.channel_lockstep ? t.c : g.in_c;
-  c.input_bytes = static_cast<std::size_t>(g.input_rows(t.h)) * static_cast<std::size_t>(g.input_cols(t.w)) *
-                  static_cast<std::size_t>(in_channels) * static_cast<std::size_t>(g.in_elem_bytes) *
-                  static_cast<std::size_t>(g.in_operands);
+  c.input_bytes = tiled_input_bytes(g, t);
+  if (g.whole_operand_bytes > 0) c.input_bytes = tiling_detail::aligned(c.input_bytes) + g.whole_operand_bytes;
   c.output_bytes = static_cast<std::size_t>(t.h) * static_cast<std::size_t>(t.w) * static_cast<std::size_t>(t.c) *
                    static_cast<std::size_t>(g.out_elem_bytes);
   c.constant_bytes = static_cast<std::size_t>(t.c) * (g.weight_bytes_per_channel + g.const_bytes_per_channel) +
@@ -208,6 +220,7 @@ constexpr std::int64_t score_of(const tile_problem& p, const tile_shape& t, cons
 //         preparation (per_block) on the first tile of each channel block when the layer keeps
 //         it (keeps_preparation), on every tile otherwise,
 //   L_i = one DMA transfer per input operand of its input box (halo included, as cost_of counts it),
+//         and one of a whole operand (MatMul's B) when the layer has one,
 //   F_i = the transfer of its filters when it opens a channel block (0 without filters),
 //   S_i = the transfer of its output box,
 // each transfer costing memory_level::transfer_cycles. Double buffered, tile i computes while
@@ -258,7 +271,7 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t) {
     const auto in_bytes = static_cast<std::uint64_t>(g.input_rows(rows)) * static_cast<std::uint64_t>(g.input_cols(cols)) *
                           static_cast<std::uint64_t>(g.channel_lockstep ? chans : g.in_c) *
                           static_cast<std::uint64_t>(g.in_elem_bytes);
-    k.load[i] = static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(in_bytes);
+    k.load[i] = static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(in_bytes) + whole_operand_cycles(m, g);
     k.store[i] = m.transfer_cycles(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) *
                                  static_cast<std::uint64_t>(chans) * static_cast<std::uint64_t>(g.out_elem_bytes));
   }
@@ -278,7 +291,7 @@ constexpr std::uint64_t first_fill(const tile_problem& p, const tile_shape& t) {
   const auto in_bytes = static_cast<std::uint64_t>(g.input_rows(t.h)) * static_cast<std::uint64_t>(g.input_cols(t.w)) *
                         static_cast<std::uint64_t>(g.channel_lockstep ? t.c : g.in_c) *
                         static_cast<std::uint64_t>(g.in_elem_bytes);
-  return static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(in_bytes) +
+  return static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(in_bytes) + whole_operand_cycles(m, g) +
          m.transfer_cycles(static_cast<std::uint64_t>(t.c) * g.weight_bytes_per_channel) +
          (g.fused() ? m.transfer_cycles(g.producer_weight_bytes) : 0);
 }
@@ -364,8 +377,8 @@ constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t,
 }
 
 /// Bytes the layer moves between L2 and L1 with tile `t`: every tile's input box (halo
-/// included, as cost_of counts it) and output, the filters once per channel block (a fused
-/// block's depthwise filters once).
+/// included, as cost_of counts it), whole operand and output, the filters once per channel
+/// block (a fused block's depthwise filters once).
 constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t) {
   using tiling_detail::ceil_div;
   const tile_geometry& g = p.layer;
@@ -382,8 +395,10 @@ constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t
       size[d] = last ? full[d] - static_cast<int>(blocks[d] - 1) * extent[d] : extent[d];
     }
     if (count == 0) continue;
-    const tile_cost c = cost_of(p, {size[0], size[1], size[2]});
-    bytes += static_cast<std::uint64_t>(count) * (c.input_bytes + c.output_bytes);
+    const tile_shape each{size[0], size[1], size[2]};
+    const std::uint64_t output_bytes = static_cast<std::uint64_t>(each.h) * static_cast<std::uint64_t>(each.w) *
+                                       static_cast<std::uint64_t>(each.c) * static_cast<std::uint64_t>(g.out_elem_bytes);
+    bytes += static_cast<std::uint64_t>(count) * (tiled_input_bytes(g, each) + g.whole_operand_bytes + output_bytes);
   }
   return bytes + static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel + g.producer_weight_bytes;
 }
@@ -494,6 +509,7 @@ constexpr double first_tile_slack(const tile_problem& p, const tile_shape& t) {
   const double span_w = static_cast<double>(t.w - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1;
   const double in_bytes = span_h * span_w * (g.channel_lockstep ? t.c : g.in_c) * g.in_elem_bytes;
   double loads = g.in_operands * transfer(in_bytes);
+  if (g.whole_operand_bytes > 0) loads += transfer(static_cast<double>(g.whole_operand_bytes));
   if (g.weight_bytes_per_channel > 0) loads += transfer(static_cast<double>(t.c) * g.weight_bytes_per_channel);
   if (g.fused()) loads += transfer(static_cast<double>(g.producer_weight_bytes));
   return compute - loads - (lm.first_load_hidden ? loads : 0);
@@ -575,6 +591,7 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
                          static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel) /
                             per_byte;
   if (g.weight_bytes_per_channel > 0) moved += static_cast<std::uint64_t>(chans.count) * fixed;
+  moved += tiles * whole_operand_cycles(m, g);  // with every tile (exact: one transfer each)
   if (g.fused()) moved += static_cast<std::uint64_t>(chans.count) * m.transfer_cycles(g.producer_weight_bytes);
   // The first tile's slack (first_tile_slack), its least over the range (an end of it), or
   // when prefetched at least minus the first fill (which only grows with the tile); the

@@ -67,7 +67,7 @@ constexpr tile_args band_args(const tile_geometry& g, const schedule::tile_posit
   const map_box band_in = schedule::input_box(g, q, &b);
   const auto in_row_bytes = static_cast<std::ptrdiff_t>(tile.in_cols) * tile.in_channels * g.in_elem_bytes;
   const std::ptrdiff_t in_skip = static_cast<std::ptrdiff_t>(band_in.row - tile_in.row) * in_row_bytes;
-  for (int k = 0; k < 2; ++k)
+  for (int k = 0; k < g.in_operands && k < 2; ++k)  // a whole operand (MatMul's B) is every band's
     if (tile.input[k] != nullptr) b.input[k] = static_cast<const std::byte*>(tile.input[k]) + in_skip;
   const auto out_row_bytes = static_cast<std::ptrdiff_t>(p.w) * p.c * g.out_elem_bytes;
   b.output = static_cast<std::byte*>(tile.output) + band.begin * out_row_bytes;

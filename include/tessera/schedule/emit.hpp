@@ -201,9 +201,15 @@ class emitter {
   /// The highest tile of layer `producer` whose stored result tile `tile` of layer `layer` reads.
   constexpr std::int64_t needed_tile(int producer, int layer, std::int64_t tile) const {
     const tile_geometry& g = net_.nodes[static_cast<std::size_t>(layer)].geometry;
-    const map_box box = input_box(g, position(g, plan_.layers[static_cast<std::size_t>(layer)].solution.tile, tile));
-    return last_tile_meeting(net_.nodes[static_cast<std::size_t>(producer)].geometry,
-                             plan_.layers[static_cast<std::size_t>(producer)].solution.tile, box);
+    const tile_position p = position(g, plan_.layers[static_cast<std::size_t>(layer)].solution.tile, tile);
+    const auto meeting = [&](int operand) {
+      return last_tile_meeting(net_.nodes[static_cast<std::size_t>(producer)].geometry,
+                               plan_.layers[static_cast<std::size_t>(producer)].solution.tile, operand_box(g, p, operand));
+    };
+    const std::int64_t first = meeting(0);
+    if (g.whole_operand_bytes == 0) return first;
+    const std::int64_t whole = meeting(1);
+    return whole > first ? whole : first;
   }
 
   /// Before tile `tile` of `layer` loads its inputs: waits for the deferred stores of the

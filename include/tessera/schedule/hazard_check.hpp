@@ -91,7 +91,11 @@ constexpr bool meets(const region& a, const region& b) {
   if (a.where != b.where || a.lo >= b.hi || b.lo >= a.hi) return false;
   if (a.where == area::filters) return false;  // read-only constants
   if (a.where == area::caller && a.tensor != b.tensor) return false;
-  if (a.is_box && b.is_box && a.tensor == b.tensor) return a.box.meets(b.box);
+  // Boxes compare element by element only over the same extents (a reader behind a reshape,
+  // or one reading an image whole, sees the bytes under other extents: the ranges decide).
+  if (a.is_box && b.is_box && a.tensor == b.tensor && a.box.height == b.box.height && a.box.width == b.box.width &&
+      a.box.depth == b.box.depth && a.box.elem == b.box.elem)
+    return a.box.meets(b.box);
   return true;
 }
 

@@ -100,4 +100,12 @@ constexpr map_box input_box(const tile_geometry& g, const tile_position& p, tile
           g.channel_lockstep ? p.c0 : 0, channels};
 }
 
+/// The box operand `k` of tile `p` reads: its input box, or for a whole operand the bytes of
+/// the tile's image (a map of one row per image).
+constexpr map_box operand_box(const tile_geometry& g, const tile_position& p, int k) {
+  if (k == 0 || g.whole_operand_bytes == 0) return input_box(g, p);
+  const int bytes = static_cast<int>(g.whole_operand_bytes);
+  return {1, 1, bytes, 1, p.n, 0, 1, 0, 1, 0, bytes};
+}
+
 }  // namespace tessera::schedule

@@ -70,9 +70,12 @@ constexpr transfer_desc linear_transfer(endpoint src, endpoint dst, std::size_t 
 }
 }  // namespace detail
 
-/// Bytes of one operand's input tile buffer (operands sit back to back in an input slot).
-constexpr std::size_t operand_bytes(const layer_l1_plan& l, const tile_geometry& g) {
-  return l.solution.cost.input_bytes / static_cast<std::size_t>(g.in_operands);
+/// Where operand `k`'s tile starts in an input slot (operands sit back to back; a whole
+/// operand after the first operand's largest tile, L1-aligned as cost_of counts it).
+constexpr std::size_t operand_offset(const layer_l1_plan& l, const tile_geometry& g, int k) {
+  if (k == 0) return 0;
+  if (g.whole_operand_bytes > 0) return l.solution.cost.input_bytes - g.whole_operand_bytes;
+  return static_cast<std::size_t>(k) * (l.solution.cost.input_bytes / static_cast<std::size_t>(g.in_operands));
 }
 
 /// Filter chunk `k` of a staged layer: its first output channel and channel count.
@@ -144,7 +147,8 @@ constexpr tile_buffers buffers_of(const Nodes& net, const target_plan<NT, NN>& p
   const std::size_t in_bytes = input_box(g, b.at, pads).bytes();
   b.operands = node.input_count < 2 ? node.input_count : 2;
   for (int k = 0; k < b.operands; ++k)
-    b.inputs[static_cast<std::size_t>(k)] = {l.input[s.slot] + static_cast<std::size_t>(k) * operand_bytes(l, g), in_bytes};
+    b.inputs[static_cast<std::size_t>(k)] = {l.input[s.slot] + operand_offset(l, g, k),
+                                             k > 0 && g.whole_operand_bytes > 0 ? g.whole_operand_bytes : in_bytes};
   const std::size_t filters = static_cast<std::size_t>(b.at.c) * g.weight_bytes_per_channel;
   if (g.weight_bytes_per_channel > 0) b.weights = {l.weights[s.operand], filters};
   b.output = {l.output[s.slot], output_box(g, b.at).bytes()};
@@ -169,22 +173,22 @@ constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& pl
   const auto wbytes = g.weight_bytes_per_channel;
   switch (s.role) {
     case transfer_role::input: {
-      const map_box box = input_box(g, position(g, l.solution.tile, s.tile));
-      const auto offset = l.input[s.slot] + s.operand * operand_bytes(l, g);
+      const map_box box = operand_box(g, position(g, l.solution.tile, s.tile), s.operand);
+      const auto offset = l.input[s.slot] + operand_offset(l, g, s.operand);
       const endpoint dense{space::l1, 0, static_cast<std::int64_t>(offset)};
       const int t = node.inputs[s.operand];
       if (plan.in_l3[static_cast<std::size_t>(t)]) {
         const endpoint slot{space::l2, 0,
                             static_cast<std::int64_t>(plan.spill_input_slot[static_cast<std::size_t>(s.tile % 2)] +
-                                                      s.operand * operand_bytes(l, g))};
+                                                      operand_offset(l, g, s.operand))};
         return detail::linear_transfer(slot, dense, box.bytes(), true, 1);
       }
       return detail::box_transfer(box, t, dense, true, 1);
     }
     case transfer_role::spill_input: {
-      const map_box box = input_box(g, position(g, l.solution.tile, s.tile));
+      const map_box box = operand_box(g, position(g, l.solution.tile, s.tile), s.operand);
       const endpoint slot{space::l2, 0,
-                          static_cast<std::int64_t>(plan.spill_input_slot[s.slot] + s.operand * operand_bytes(l, g))};
+                          static_cast<std::int64_t>(plan.spill_input_slot[s.slot] + operand_offset(l, g, s.operand))};
       return detail::box_transfer(box, node.inputs[s.operand], slot, true, 2);
     }
     case transfer_role::producer_filters: {  // the absorbed depthwise node's filters

@@ -38,7 +38,7 @@ namespace tessera {
 
 /// The op kinds a cost model distinguishes, read off a layer's tile geometry.
 enum class cost_kind : std::uint8_t {
-  convolution,  ///< filters over all input channels (regular and pointwise convs, Gemm)
+  convolution,  ///< filters over all input channels (regular and pointwise convs, Gemm, MatMul)
   depthwise,    ///< filters whose input channels follow the output channel (channel_lockstep)
   pool,         ///< window ops without filters
   elementwise,  ///< one output per input element (binary ops, requantisation, lookup tables)
@@ -47,6 +47,7 @@ inline constexpr std::size_t cost_kind_count = 4;
 
 constexpr cost_kind cost_kind_of(const tile_geometry& g) {
   if (g.weight_bytes_per_channel > 0) return g.channel_lockstep ? cost_kind::depthwise : cost_kind::convolution;
+  if (g.whole_operand_bytes > 0) return cost_kind::convolution;  // a MatMul: a Gemm whose weights are an input
   return g.kernel_h * g.kernel_w > 1 ? cost_kind::pool : cost_kind::elementwise;
 }
 

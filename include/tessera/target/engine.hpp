@@ -120,7 +120,8 @@ constexpr engine_op engine_op_of(const node_summary& n) {
     const std::int64_t dense_macs = std::int64_t{g.kernel_h} * g.kernel_w * g.in_c;
     return g.macs_per_output == dense_macs ? engine_op::convolution : engine_op::other;
   }
-  if (n.kind == op_kind::gemm || (n.kind == op_kind::matmul && g.weight_bytes_per_channel > 0)) return engine_op::dense;
+  if (n.kind == op_kind::gemm) return engine_op::dense;
+  if (n.kind == op_kind::matmul) return engine_op::other;  // two activations: no weights to hold
   if (n.kind == op_kind::max_pool || n.kind == op_kind::average_pool) return engine_op::pool;
   if (g.kind == tiling_kind::tiled && g.weight_bytes_per_channel == 0 && g.kernel_h * g.kernel_w == 1)
     return engine_op::elementwise;
