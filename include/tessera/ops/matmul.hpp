@@ -8,6 +8,7 @@
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
 #include <tessera/kernels/dispatch.hpp>
+#include <tessera/planning/tile_geometry.hpp>
 
 namespace tessera::op {
 

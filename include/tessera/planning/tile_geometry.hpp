@@ -1,7 +1,8 @@
 // What the tile solver needs to know about a layer, in one shape for every op family.
 //
 // Convolutions and pools tile their output over rows, columns and channels; a Gemm is a 1x1
-// convolution over a {M, 1, K} map; elementwise ops tile rows of their output. Input channels
+// convolution over a {M, 1, K} map, a MatMul of two activations the same per image (its B
+// read whole by each tile); elementwise ops tile rows of their output. Input channels
 // and filter extents are never tiled (DORY 4.2.2: no long-lived partial sums). Each node type
 // returns its geometry from `tile_geometry_of<Tensors>()` next to its kernel call, so the
 // formula lives with the op.
