@@ -1,11 +1,13 @@
-// Fused depthwise -> pointwise blocks (planning/fusion.hpp): which pairs fuse, what the
-// selector chooses under each criterion and override, the fused plan's bytes against the
-// unfused one, the fused tile problem solved exactly (against the exhaustive search), and
-// tiled runs of fused plans bit-exact with the flat executor over an L1 sweep, 0 hazards in
-// the simulated DMA and in the compile-time proof.
+// Fused depthwise/pointwise blocks (planning/fusion.hpp), both orders: which pairs fuse, what
+// the selector chooses under each criterion and override (the best set of non-overlapping
+// blocks, checked against every set), the fused plan's bytes against the unfused one, the fused
+// tile problem solved exactly (against the exhaustive search), and tiled runs of fused plans
+// bit-exact with the flat executor over an L1 sweep, 0 hazards in the simulated DMA and in the
+// compile-time proof.
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -21,7 +23,9 @@ namespace {
 using net = tiny::separable::network;
 using tessera::fusion_policy;
 
-template <std::size_t L1, fusion_policy Policy = fusion_policy::by_latency, bool ForceFirst = false>
+/// `PointwiseFirst` false: depthwise -> pointwise blocks only (the blocks the first tests pin down).
+template <std::size_t L1, fusion_policy Policy = fusion_policy::by_latency, bool ForceFirst = false,
+          bool PointwiseFirst = true>
 inline constexpr tessera::target_desc sweep_target{
     .name = "sweep",
     .levels = {{{"L1", L1, 8, 2, 10}, {"L2", 64 * 1024, 8, 2, 10}}},
@@ -29,12 +33,16 @@ inline constexpr tessera::target_desc sweep_target{
     .cores = 1,
     .compute = tessera::cost_models::pulp_cluster8,
     .fusion = Policy,
-    .fusion_overrides = {{{ForceFirst ? tessera::fixed_name("dw1") : tessera::fixed_name(), true}}}};
+    .fusion_overrides = {{{ForceFirst ? tessera::fixed_name("dw1") : tessera::fixed_name(), true}}},
+    .fuse_pointwise_first = PointwiseFirst};
+template <std::size_t L1, fusion_policy Policy = fusion_policy::by_latency>
+inline constexpr tessera::target_desc dw_first_target = sweep_target<L1, Policy, false, false>;
 
 // Nodes: conv 0, dw1 1, pw1 2, dw2 3, cast 4, pw2 5, pool 6, flatten 7, fc 8.
-static_assert(!tessera::fusable(net::summary, sweep_target<4096>, 1));  // conv -> dw1: not a pointwise reader
+static_assert(!tessera::fusable(net::summary, sweep_target<4096>, 1));  // conv -> dw1: not a pointwise layer
 static_assert(tessera::fused_producer(net::summary, sweep_target<4096>, 2) == 1);
-static_assert(!tessera::fusable(net::summary, sweep_target<4096>, 3));
+static_assert(tessera::fused_producer(net::summary, sweep_target<4096>, 3) == 2);  // pw1 -> dw2: pointwise first
+static_assert(!tessera::fusable(net::summary, dw_first_target<4096>, 3));
 static_assert(tessera::fused_producer(net::summary, sweep_target<4096>, 5) == 3);  // through the cast
 static_assert(!tessera::fusable(net::summary, sweep_target<4096, fusion_policy::off>, 2));
 
@@ -45,25 +53,103 @@ static_assert(block2.stride_h == 2 && block2.pad_left == 0 && block2.in_h == 14 
 static_assert(block2.producer_weight_bytes == 12 * 9 && block2.channel_step == 16);
 static_assert(tessera::producer_of(block2).macs_per_output == 9 && tessera::consumer_of(block2).in_c == 12);
 
-// By traffic, both blocks fuse when L1 is roomy: each saves the intermediate map's round trip.
-constexpr auto& traffic_choice = tessera::fusion_choice<net::summary, sweep_target<8192, fusion_policy::by_traffic>>;
+// Pointwise first: the depthwise window and output over the pointwise layer's input channels;
+// the pointwise layer computes the window's rows (a tile of 2 output rows, stride 2, reads 5).
+constexpr tessera::tile_geometry block3 =
+    tessera::fused_geometry_pointwise_first(net::summary.nodes[2].geometry, net::summary.nodes[3].geometry);
+static_assert(block3.pointwise_first() && block3.in_c == 8 && block3.out_c == 12 && block3.intermediate_channels == 12);
+static_assert(block3.stride_h == 2 && block3.in_h == 14 && block3.out_h == 7 && block3.channel_step == 12);
+static_assert(block3.producer_weight_bytes == 12 * 8 && !block3.channel_lockstep);
+static_assert(tessera::intermediate_rows(block3, 2) == 5 && tessera::intermediate_cols(block3, 5) == 11);
+static_assert(tessera::producer_of(block3).macs_per_output == 8 && tessera::producer_of(block3).out_h == 14);
+static_assert(tessera::consumer_of(block3).channel_lockstep && tessera::consumer_of(block3).in_c == 12 &&
+              tessera::consumer_of(block3).macs_per_output == block3.macs_per_output);
+static_assert(tessera::fused_layout_of(block3, {2, 5, 12}, std::size_t{0}, std::size_t{0}).intermediate_bytes ==
+              5 * 11 * 12);
+
+// By traffic with depthwise -> pointwise blocks only, both blocks fuse when L1 is roomy: each
+// saves its intermediate map's round trip.
+constexpr auto& traffic_choice = tessera::fusion_choice<net::summary, dw_first_target<8192, fusion_policy::by_traffic>>;
 static_assert(traffic_choice[2] == 1 && traffic_choice[5] == 2 && traffic_choice[1] == 0 && traffic_choice[3] == 0);
 constexpr auto& off_choice = tessera::fusion_choice<net::summary, sweep_target<8192, fusion_policy::off>>;
-static_assert(off_choice[2] == 0 && off_choice[5] == 0);
+static_assert(off_choice[2] == 0 && off_choice[3] == 0 && off_choice[5] == 0);
+// With both orders the candidates overlap (dw1+pw1, pw1+dw2, dw2+pw2): the pointwise map
+// (14x11x12) is the largest, and its block alone beats the two others together.
+constexpr auto& both_choice = tessera::fusion_choice<net::summary, sweep_target<8192, fusion_policy::by_traffic>>;
+static_assert(both_choice[3] == 1 && both_choice[2] == 0 && both_choice[5] == 0);
+
+// The selection is the best set of non-overlapping blocks for the criterion's cost: the
+// programme's result against all 2^3 sets of the three candidates.
+template <tessera::target_desc T>
+constexpr bool selection_is_optimal() {
+  constexpr auto& summary = net::summary;
+  constexpr auto& layers = tessera::layer_problems<summary, T>;
+  constexpr auto& layer_tiles = tessera::layer_solutions<summary, T>;
+  constexpr auto& blocks = tessera::block_problems<summary, T>;
+  constexpr auto& block_tiles = tessera::solved_layers<tessera::block_problems<summary, T>>;
+  constexpr auto& choice = tessera::fusion_choice<summary, T>;
+  constexpr std::size_t count = summary.nodes.size();
+  const auto alone = [&](std::size_t n) -> std::uint64_t {
+    return layers[n].tiled && layer_tiles[n].feasible ? tessera::fusion_cost(T.fusion, layers[n].problem, layer_tiles[n])
+                                                      : 0;
+  };
+  const auto cost_of_set = [&](const std::array<int, count>& set) {
+    std::uint64_t total = 0;
+    for (std::size_t n = 0; n < count; ++n) {
+      bool covered = false;  // by a block ending after n
+      for (std::size_t e = n + 1; e < count; ++e) covered = covered || (set[e] > 0 && e - static_cast<std::size_t>(set[e]) <= n);
+      if (covered) continue;
+      total += set[n] > 0 ? tessera::fusion_cost(T.fusion, blocks[n].problem, block_tiles[n]) : alone(n);
+    }
+    return total;
+  };
+  constexpr std::array<std::size_t, 3> ends{2, 3, 5};
+  std::uint64_t best = ~std::uint64_t{0};
+  for (int mask = 0; mask < 8; ++mask) {
+    std::array<int, count> set{};
+    bool feasible = true;
+    for (std::size_t b = 0; b < ends.size(); ++b) {
+      if (((mask >> b) & 1) == 0) continue;
+      const std::size_t e = ends[b];
+      const int first = tessera::fused_producer(summary, T, e);
+      feasible = feasible && first >= 0 && block_tiles[e].feasible;
+      set[e] = static_cast<int>(e) - first;
+    }
+    for (std::size_t a = 0; a < ends.size(); ++a)  // overlapping blocks: a later one starts at or before an earlier end
+      for (std::size_t b = a + 1; b < ends.size(); ++b)
+        if (set[ends[a]] > 0 && set[ends[b]] > 0 && ends[b] - static_cast<std::size_t>(set[ends[b]]) <= ends[a])
+          feasible = false;
+    if (feasible && cost_of_set(set) < best) best = cost_of_set(set);
+  }
+  return cost_of_set(choice) == best;
+}
+static_assert(selection_is_optimal<sweep_target<8192, fusion_policy::by_traffic>>());
+static_assert(selection_is_optimal<sweep_target<8192, fusion_policy::by_latency>>());
+static_assert(selection_is_optimal<sweep_target<2048, fusion_policy::by_traffic>>());
+static_assert(selection_is_optimal<sweep_target<2048, fusion_policy::by_latency>>());
+static_assert(selection_is_optimal<sweep_target<1536, fusion_policy::by_latency>>());
 
 // The fused summary: the depthwise nodes absorbed, the pointwise nodes read their input.
-constexpr auto& fused = tessera::fused_summary<net::summary, sweep_target<8192, fusion_policy::by_traffic>>;
+constexpr auto& fused = tessera::fused_summary<net::summary, dw_first_target<8192, fusion_policy::by_traffic>>;
 static_assert(fused.nodes[1].absorbed && fused.nodes[3].absorbed && fused.nodes[4].absorbed && !fused.nodes[2].absorbed);
 static_assert(fused.nodes[2].inputs[0] == 1 && fused.nodes[5].inputs[0] == 3);
 static_assert(fused.nodes[2].producer_offset == 1 && fused.nodes[5].producer_offset == 2);
 static_assert(fused.nodes[1].input_count == 0 && fused.nodes[4].output_count == 0);
 
-// The fused problem is solved exactly for both objectives (against every tile).
-template <tessera::tiling_objective Objective, std::size_t L1>
+// With both orders: pw1 absorbed into the block at dw2, which reads dw1's output.
+constexpr auto& fused_both = tessera::fused_summary<net::summary, sweep_target<8192, fusion_policy::by_traffic>>;
+static_assert(fused_both.nodes[2].absorbed && !fused_both.nodes[1].absorbed && !fused_both.nodes[5].absorbed);
+static_assert(fused_both.nodes[3].geometry.pointwise_first() && fused_both.nodes[3].inputs[0] == 2 &&
+              fused_both.nodes[3].producer_offset == 1);
+
+// The fused problems (dw2+pw2 at node 5, pw1+dw2 at node 3) are solved exactly for both
+// objectives (against every tile).
+template <tessera::tiling_objective Objective, std::size_t L1, bool PointwiseFirst = false>
 constexpr bool block_solved_exactly() {
-  tessera::target_desc t = sweep_target<L1, fusion_policy::by_traffic>;
+  tessera::target_desc t = sweep_target<L1, fusion_policy::by_traffic, false, PointwiseFirst>;
   t.objective = Objective;
-  tessera::tile_problem p = tessera::problem_of(fused, t, 5, L1);
+  tessera::tile_problem p =
+      PointwiseFirst ? tessera::problem_of(fused_both, t, 3, L1) : tessera::problem_of(fused, t, 5, L1);
   const tessera::tile_solution a = tessera::solve_tiles(p), b = tessera::solve_tiles_exhaustive(p);
   if (a.feasible != b.feasible) return false;
   if (!a.feasible) return true;
@@ -73,6 +159,10 @@ static_assert(block_solved_exactly<tessera::tiling_objective::dory_l1, 1024>());
 static_assert(block_solved_exactly<tessera::tiling_objective::dory_l1, 2048>());
 static_assert(block_solved_exactly<tessera::tiling_objective::latency, 1024>());
 static_assert(block_solved_exactly<tessera::tiling_objective::latency, 3000>());
+static_assert(block_solved_exactly<tessera::tiling_objective::dory_l1, 1024, true>());
+static_assert(block_solved_exactly<tessera::tiling_objective::dory_l1, 2048, true>());
+static_assert(block_solved_exactly<tessera::tiling_objective::latency, 1024, true>());
+static_assert(block_solved_exactly<tessera::tiling_objective::latency, 3000, true>());
 
 // The sweep's ends: the unfused network's smallest L1 (no block fits there whole-channel, so
 // the selector keeps them unfused) and L1 at which every layer, and every block, runs whole.
@@ -115,15 +205,18 @@ TEMPLATE_TEST_CASE_SIG("fused blocks run bit-exact and hazard-free over an L1 sw
     const auto flat = run_flat(image);
     const tiled_run<sweep_target<L1, fusion_policy::by_latency>> latency(image);
     const tiled_run<sweep_target<L1, fusion_policy::by_traffic>> traffic(image);
+    const tiled_run<dw_first_target<L1, fusion_policy::by_traffic>> dw_first(image);
     const tiled_run<sweep_target<L1, fusion_policy::off>> unfused(image);
     CHECK(latency.logits == flat);
     CHECK(traffic.logits == flat);
+    CHECK(dw_first.logits == flat);
     CHECK(unfused.logits == flat);
-    CHECK(latency.hazards + traffic.hazards + unfused.hazards == 0);
+    CHECK(latency.hazards + traffic.hazards + dw_first.hazards + unfused.hazards == 0);
     CHECK(unfused.blocks == 0);
     // Each criterion is never worse than unfused on what it minimises, as the simulator
     // measures it (the models agree on activations; the simulator adds per-transfer costs).
     CHECK(traffic.l2_to_l1 + traffic.l1_to_l2 <= unfused.l2_to_l1 + unfused.l1_to_l2);
+    CHECK(dw_first.l2_to_l1 + dw_first.l1_to_l2 <= unfused.l2_to_l1 + unfused.l1_to_l2);
   }
 }
 
@@ -133,9 +226,11 @@ TEMPLATE_TEST_CASE_SIG("fused tiles shared by rows over a team's cores are bit-e
     const auto image = random_image(seed);
     const tiled_run<sweep_target<L1, fusion_policy::by_traffic>, 3> three(image);
     const tiled_run<sweep_target<L1, fusion_policy::by_traffic>, 8> eight(image);
+    const tiled_run<dw_first_target<L1, fusion_policy::by_traffic>, 3> dw_first(image);
     CHECK(three.logits == run_flat(image));
     CHECK(eight.logits == run_flat(image));
-    CHECK(three.hazards + eight.hazards == 0);
+    CHECK(dw_first.logits == run_flat(image));
+    CHECK(three.hazards + eight.hazards + dw_first.hazards == 0);
   }
 }
 
@@ -178,22 +273,28 @@ TEMPLATE_TEST_CASE_SIG("fused blocks on three levels: filters staged through L2,
   const three_level_run<L1, L2> run(image);
   CHECK(run.logits == run_flat(image));
   CHECK(run.hazards == 0);
-  if (L1 == l1_max && L2 == 16384) CHECK(run.blocks == 2);
+  if (L1 == l1_max && L2 == 16384) CHECK(run.blocks == 1);  // pw1+dw2 (both_choice)
 }
 
-// The hazard proof covers the new steps: a fused tile that reads its depthwise filters before
-// their transfer was waited for, or a block whose depthwise filters never arrive, is rejected.
+// The hazard proof covers the new steps: a fused tile that reads its first layer's filters
+// before their transfer was waited for, or a block whose first layer's filters never arrive, is
+// rejected (block dw1+pw1 at node 2, block pw1+dw2 at node 3).
 namespace hazards {
 namespace s = tessera::schedule;
-using run = tessera::tiled_executor<net, tessera::target<sweep_target<l1_max, fusion_policy::by_traffic>>>;
-constexpr int producer_wait = surgery::find(run::program, surgery::is(s::step_kind::wait, s::transfer_role::producer_filters, 2));
-constexpr int producer_issue = surgery::find(run::program, surgery::is(s::step_kind::issue, s::transfer_role::producer_filters, 2));
-static_assert(producer_wait > producer_issue && producer_issue >= 0);
-constexpr auto no_wait = surgery::erase(run::program, producer_wait);
-static_assert(s::check(run::summary, run::plan, no_wait).kind == s::hazard::read_before_wait);
-constexpr auto no_load = surgery::erase(surgery::erase(run::program, producer_wait), producer_issue);
-static_assert(s::check(run::summary, run::plan, no_load).kind == s::hazard::stale_read);
-static_assert(s::check(run::summary, run::plan, run::program).ok());
+template <tessera::target_desc Target, int Layer>
+constexpr bool producer_hazards_caught() {
+  using run = tessera::tiled_executor<net, tessera::target<Target>>;
+  constexpr int wait = surgery::find(run::program, surgery::is(s::step_kind::wait, s::transfer_role::producer_filters, Layer));
+  constexpr int issue = surgery::find(run::program, surgery::is(s::step_kind::issue, s::transfer_role::producer_filters, Layer));
+  static_assert(wait > issue && issue >= 0);
+  constexpr auto no_wait = surgery::erase(run::program, wait);
+  constexpr auto no_load = surgery::erase(surgery::erase(run::program, wait), issue);
+  return s::check(run::summary, run::plan, no_wait).kind == s::hazard::read_before_wait &&
+         s::check(run::summary, run::plan, no_load).kind == s::hazard::stale_read &&
+         s::check(run::summary, run::plan, run::program).ok();
+}
+static_assert(producer_hazards_caught<dw_first_target<l1_max, fusion_policy::by_traffic>, 2>());
+static_assert(producer_hazards_caught<sweep_target<l1_max, fusion_policy::by_traffic>, 3>());
 }  // namespace hazards
 
 /// A team that records how many cores each layer's tiles were forked on.
@@ -207,35 +308,54 @@ struct recording_team {
   }
 };
 
-TEST_CASE("a fused block's tiles are shared by rows when its kernels need no scratch", "[fusion]") {
-  constexpr auto target = sweep_target<l1_max, fusion_policy::by_traffic>;
-  using run = tessera::tiled_executor<net, tessera::target<target>>;
-  static_assert(run::summary.nodes[2].geometry.fused());
+template <tessera::target_desc Target, std::size_t Block>
+void check_shared_by_rows() {
+  using run = tessera::tiled_executor<net, tessera::target<Target>>;
+  static_assert(run::summary.nodes[Block].geometry.fused());
   alignas(16) static std::byte l2[run::l2_bytes];
   alignas(16) static std::byte l1[run::l1_bytes];
   const auto image = random_image(11);
   std::array<std::int32_t, 5> logits{};
-  tessera::dma::simulated_policy<> dma(target);
+  tessera::dma::simulated_policy<> dma(Target);
   recording_team team;
   run::run(team, l2, l1, {image.data()}, {logits.data()}, dma);
   CHECK(logits == run_flat(image));
-  const bool scratch_free = run::plan.layers[2].solution.cost.scratch_bytes ==
-                            tessera::fused_layout_of(run::summary.nodes[2].geometry, run::plan.layers[2].solution.tile,
-                                                     std::size_t{0}, std::size_t{0})
+  const bool scratch_free = run::plan.layers[Block].solution.cost.scratch_bytes ==
+                            tessera::fused_layout_of(run::summary.nodes[Block].geometry,
+                                                     run::plan.layers[Block].solution.tile, std::size_t{0}, std::size_t{0})
                                 .kernel_scratch;
-  CHECK(team.widest[2] == (scratch_free ? 4 : 1));
-  CHECK(team.widest[1] == 0);  // the absorbed depthwise node never runs on its own
+  CHECK(team.widest[Block] == (scratch_free ? 4 : 1));
+  CHECK(team.widest[Block - 1] == 0);  // the absorbed first node never runs on its own
+}
+
+TEST_CASE("a fused block's tiles are shared by rows when its kernels need no scratch", "[fusion]") {
+  check_shared_by_rows<dw_first_target<l1_max, fusion_policy::by_traffic>, 2>();
+  check_shared_by_rows<sweep_target<l1_max, fusion_policy::by_traffic>, 3>();  // both kernels' rows shared
 }
 
 TEST_CASE("by traffic, a roomy L1 fuses both blocks and moves less", "[fusion]") {
   const auto image = random_image(7);
-  const tiled_run<sweep_target<l1_max, fusion_policy::by_traffic>> traffic(image);
+  const tiled_run<dw_first_target<l1_max, fusion_policy::by_traffic>> traffic(image);
   const tiled_run<sweep_target<l1_max, fusion_policy::off>> unfused(image);
   CHECK(traffic.blocks == 2);
   CHECK(traffic.logits == run_flat(image));
   // The two intermediate maps (14x11x8 and 7x5x12 bytes) are neither stored nor loaded.
   CHECK(unfused.l1_to_l2 - traffic.l1_to_l2 == 14 * 11 * 8 + 7 * 5 * 12);
   CHECK(traffic.l2_to_l1 < unfused.l2_to_l1);
+}
+
+TEST_CASE("with both orders, the pointwise map stays in L1 and less moves than with two depthwise-first blocks",
+          "[fusion]") {
+  const auto image = random_image(8);
+  const tiled_run<sweep_target<l1_max, fusion_policy::by_traffic>> both(image);
+  const tiled_run<dw_first_target<l1_max, fusion_policy::by_traffic>> dw_first(image);
+  const tiled_run<sweep_target<l1_max, fusion_policy::off>> unfused(image);
+  CHECK(both.blocks == 1);
+  CHECK(both.logits == run_flat(image));
+  CHECK(both.hazards == 0);
+  // pw1's output (14x11x12) is neither stored nor loaded; the block loads dw1's output instead.
+  CHECK(unfused.l1_to_l2 - both.l1_to_l2 == 14 * 11 * 12);
+  CHECK(both.l2_to_l1 + both.l1_to_l2 < dw_first.l2_to_l1 + dw_first.l1_to_l2);
 }
 
 TEST_CASE("a forced block fuses whatever the criterion says", "[fusion]") {
@@ -250,15 +370,23 @@ TEST_CASE("a forced block fuses whatever the criterion says", "[fusion]") {
   CHECK(run.hazards == 0);
 }
 
-TEST_CASE("the plan table shows a fused block as one row", "[fusion]") {
-  using run = tessera::tiled_executor<net, tessera::target<sweep_target<l1_max, fusion_policy::by_traffic>>>;
+template <tessera::target_desc Target>
+std::string plan_table_of() {
+  using run = tessera::tiled_executor<net, tessera::target<Target>>;
   alignas(16) static std::byte l2[run::l2_bytes];
   alignas(16) static std::byte l1[run::l1_bytes];
   const auto image = random_image(3);
   std::array<std::int32_t, 5> logits{};
   const auto sim = tessera::report::simulate<run>(l2, l1, {image.data()}, {logits.data()});
-  const std::string table = tessera::report::tiled_plan_table<net, run>(sim);
-  CHECK(table.find("dw+pw block") != std::string::npos);
-  CHECK(table.find("fused next") != std::string::npos);
   CHECK(sim.hazards == 0);
+  return tessera::report::tiled_plan_table<net, run>(sim);
+}
+
+TEST_CASE("the plan table shows a fused block as one row", "[fusion]") {
+  const std::string dw_first = plan_table_of<dw_first_target<l1_max, fusion_policy::by_traffic>>();
+  CHECK(dw_first.find("dw+pw block") != std::string::npos);
+  CHECK(dw_first.find("fused next") != std::string::npos);
+  const std::string both = plan_table_of<sweep_target<l1_max, fusion_policy::by_traffic>>();
+  CHECK(both.find("pw+dw block") != std::string::npos);
+  CHECK(both.find("fused next") != std::string::npos);
 }

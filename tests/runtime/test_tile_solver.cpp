@@ -80,13 +80,13 @@ TEST_CASE("tile solver: equal to exhaustive search on random layers up to 96 x 9
 namespace {
 
 // The latency objective: random layers of every kind the cost model distinguishes (convs,
-// depthwise, pools, elementwise with one or two operands, fused depthwise -> pointwise blocks,
-// MatMuls reading a whole operand per tile),
-// batches, strides larger than the window, and cost models with every term - pixel, width and
-// channel granules, per-block preparation with and without scratch, per-row and per-tile
-// overheads, the fallback MAC rate - single or double buffered, with or without a prefetched
-// fill. The solver prunes with lower bounds (layer_cycles_bound) and starts from DORY's tile;
-// it must reach the exhaustive search's time on each.
+// depthwise, pools, elementwise with one or two operands, fused blocks in both orders (some
+// padded so heavily that the output map is taller than the input), MatMuls reading a whole
+// operand per tile), batches, strides larger than the window, and cost models with every
+// term - pixel, width and channel granules, per-block preparation with and without scratch,
+// per-row and per-tile overheads, the fallback MAC rate - single or double buffered, with or
+// without a prefetched fill. The solver prunes with lower bounds (layer_cycles_bound) and
+// starts from DORY's tile; it must reach the exhaustive search's time on each.
 tile_geometry random_window_layer(lcg& r, int kind) {  // 0 conv, 1 depthwise, 2 pool, 3 elementwise
   tile_geometry g{};
   g.kind = tiling_kind::tiled;
@@ -140,9 +140,27 @@ tile_geometry random_matmul_layer(lcg& r) {
 }
 
 tile_problem random_latency_layer(lcg& r) {
-  const int kind = r.next(0, 5);  // 4: fused block, 5: MatMul
+  const int kind = r.next(0, 6);  // 4: fused DW -> PW block, 5: MatMul, 6: fused PW -> DW block
   tile_problem p{};
-  if (kind == 5) {
+  if (kind == 6) {
+    tile_geometry dw = random_window_layer(r, 1);
+    dw.batch = 1;
+    tile_geometry pw{};
+    pw.kind = tiling_kind::tiled;
+    pw.out_h = pw.in_h = dw.in_h, pw.out_w = pw.in_w = dw.in_w;
+    pw.in_c = r.next(1, 12), pw.out_c = dw.in_c;
+    pw.out_elem_bytes = dw.in_elem_bytes;
+    pw.weight_bytes_per_channel = static_cast<std::size_t>(pw.in_c);
+    pw.const_bytes_per_channel = 8;
+    pw.macs_per_output = pw.in_c;
+    if (r.next(0, 3) == 0) {  // padding of a kernel's height on both sides: maybe more output rows than input
+      dw.pad_top = dw.pad_bottom = dw.kernel_h;
+      dw.out_h = (dw.in_h + 2 * dw.kernel_h - ((dw.kernel_h - 1) * dw.dilation_h + 1)) / dw.stride_h + 1;
+    }
+    p.layer = fused_geometry_pointwise_first(pw, dw);
+    p.latency.producer_compute = random_cost(r);
+    if (r.next(0, 1) != 0) p.producer_scratch = growing_scratch;
+  } else if (kind == 5) {
     p.layer = random_matmul_layer(r);
   } else if (kind == 4) {
     tile_geometry dw = random_window_layer(r, 1);
@@ -180,8 +198,8 @@ tile_problem random_latency_layer(lcg& r) {
 TEST_CASE("tile solver: the latency objective equals exhaustive search on random layers of every kind",
           "[tile_solver]") {
   lcg r{20261126};
-  int tiled = 0, fused = 0, products = 0;
-  for (int i = 0; i < 1800; ++i) {
+  int tiled = 0, fused = 0, products = 0, pointwise_first = 0;
+  for (int i = 0; i < 2100; ++i) {
     const tile_problem p = random_latency_layer(r);
     const tile_solution fast = solve_tiles(p);
     const tile_solution all = solve_tiles_exhaustive(p);
@@ -195,8 +213,10 @@ TEST_CASE("tile solver: the latency objective equals exhaustive search on random
     tiled += fast.cost.tiles > 1;
     fused += p.layer.fused() && fast.cost.tiles > 1;
     products += p.layer.whole_operand_bytes > 0 && fast.cost.tiles > 1;
+    pointwise_first += p.layer.pointwise_first() && fast.cost.tiles > 1;
   }
   CHECK(tiled > 700);
   CHECK(fused > 100);
   CHECK(products > 100);
+  CHECK(pointwise_first > 100);
 }

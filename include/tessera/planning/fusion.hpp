@@ -1,28 +1,37 @@
-// Fused depthwise -> pointwise blocks (seeds/003: depthwise/pointwise fusion): a depthwise
-// convolution and the pointwise convolution that reads its output run tile by tile as one
-// layer, the intermediate map held in L1 for the tile's rows instead of travelling to L2 and
-// back. The network type does not change: the planner rewrites the graph summary it plans.
+// Fused depthwise/pointwise blocks (seeds/003: depthwise/pointwise fusion): a depthwise
+// convolution and the pointwise convolution next to it run tile by tile as one layer, the
+// intermediate map held in L1 for the tile instead of travelling to L2 and back. The network
+// type does not change: the planner rewrites the graph summary it plans.
 //
-// The variant is DW -> PW over output tiles of rows and columns (the paper's first): a tile
-// loads the depthwise input window (halo included), the depthwise kernel writes all
-// intermediate channels of the tile into L1 scratch ([h][w][C], the layout the pointwise
-// kernel reads), the pointwise kernel computes the tile's outputs from it. Each kernel is the
-// node's own tile function, so the integers, requantisation included, are exactly the unfused
-// network's. Output channels are not split into blocks: each block would recompute the
-// depthwise tile.
+// Two variants, over output tiles of rows and columns:
+// - DW -> PW (the paper's first): a tile loads the depthwise input window (halo included), the
+//   depthwise kernel writes all intermediate channels of the tile into L1 scratch ([h][w][C],
+//   the layout the pointwise kernel reads), the pointwise kernel computes the tile's outputs
+//   from it. Output channels are not split into blocks: each block would recompute the
+//   depthwise tile.
+// - PW -> DW over row (and column) tiles: a tile loads the pointwise input under the depthwise
+//   window of its outputs (halo included, the pointwise layer's input channels), the pointwise
+//   kernel writes the window's intermediate pixels ([rows][cols][C]), the depthwise kernel
+//   computes the tile's outputs from them, padding where the window leaves the map exactly as
+//   the unfused layer does. Where the windows of neighbouring tiles overlap (kernel - stride
+//   rows) the pointwise kernel recomputes them; the paper's variant that carries those rows to
+//   the next tile, and the one over channel tiles, are not built. The pointwise filters load
+//   once for the layer, so output channels are not split either.
+// Each kernel is the node's own tile function, so the integers, requantisation included, are
+// exactly the unfused network's.
 //
-// A block is a depthwise node, the alias nodes after it (Reshape-like nodes that only
-// reinterpret the bytes: torch's exports put a Cast between every pair) and the pointwise node.
+// A block is a depthwise (or pointwise) node, the alias nodes after it (Reshape-like nodes that
+// only reinterpret the bytes: torch's exports put a Cast between every pair) and the pointwise
+// (or depthwise) node.
 //
 // The selector (choose_fusion): per candidate block, the cost of the fused tile solution
 // against the layers' own solutions, under the target's criterion (fusion_policy). The
 // network's cost is a sum over layers and a block covers adjacent nodes, so the best set of
 // non-overlapping blocks is a shortest path over the node order: cost[i] = min(cost[i-1] +
-// node i-1 alone, cost[d] + block d..i-1). With only DW -> PW blocks the candidates never
-// overlap (a pointwise layer is not a depthwise one), and the programme reduces to the
-// per-block choice; it stays exact when variants whose blocks share layers (PW -> DW) join.
-//
-// Not fused (left for later): the PW -> DW variants of the paper.
+// node i-1 alone, cost[d] + block d..i-1). Blocks of the two variants overlap (in DW PW DW PW
+// every layer but the ends belongs to two candidates); at most one candidate ends at each node
+// (a node is depthwise or pointwise), so the programme is exact over every choice of
+// non-overlapping blocks in O(nodes), where the paper enumerates 2^M.
 #pragma once
 
 #include <array>
@@ -37,7 +46,7 @@
 
 namespace tessera {
 
-/// The geometry of the block of depthwise layer `dw` and pointwise layer `pw`.
+/// The geometry of the block of depthwise layer `dw` and the pointwise layer `pw` after it.
 constexpr tile_geometry fused_geometry(const tile_geometry& dw, const tile_geometry& pw) {
   tile_geometry g = pw;
   g.in_h = dw.in_h, g.in_w = dw.in_w, g.in_c = dw.in_c;
@@ -52,6 +61,24 @@ constexpr tile_geometry fused_geometry(const tile_geometry& dw, const tile_geome
   g.intermediate_channels = dw.out_c;
   g.intermediate_elem_bytes = dw.out_elem_bytes;
   g.producer_weight_bytes = dw.weight_bytes_per_channel * static_cast<std::size_t>(dw.out_c);
+  return g;
+}
+
+/// The geometry of the block of pointwise layer `pw` and the depthwise layer `dw` after it: the
+/// depthwise layer's window and output over the pointwise layer's input channels. Output
+/// channels are not split into blocks (each block would reload the input window), so the
+/// pointwise filters, loaded once, serve every tile.
+constexpr tile_geometry fused_geometry_pointwise_first(const tile_geometry& pw, const tile_geometry& dw) {
+  tile_geometry g = dw;
+  g.in_c = pw.in_c;
+  g.in_elem_bytes = pw.in_elem_bytes;
+  g.channel_lockstep = false;
+  g.channel_step = dw.out_c;
+  g.const_bytes_fixed += pw.const_bytes_fixed + pw.const_bytes_per_channel * static_cast<std::size_t>(pw.out_c);
+  g.intermediate_channels = pw.out_c;
+  g.intermediate_elem_bytes = pw.out_elem_bytes;
+  g.producer_weight_bytes = pw.weight_bytes_per_channel * static_cast<std::size_t>(pw.out_c);
+  g.order = fused_order::pointwise_first;
   return g;
 }
 
@@ -103,20 +130,22 @@ constexpr block_context<NT, NN> block_context_of(const graph_summary<NT, NI, NO,
 }
 }  // namespace fusion_detail
 
-/// The depthwise node of the block that pointwise node `pw` of `g` would end on `t`, or -1.
+/// The first node of the block that node `last` of `g` would end on `t`, or -1: a depthwise
+/// node before pointwise node `last`, or a pointwise node before depthwise node `last`.
 /// Between the two only alias nodes (Reshape-like: the same bytes under another type or shape,
 /// e.g. the Cast nodes of torch's exports) may stand, each the only reader of the tensor before
 /// it; no tensor between them is a graph output or read by another node.
 /// `context` is fusion_detail::block_context_of(g, t), computed once by callers that ask about
 /// every node.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw,
+constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t last,
                              const fusion_detail::block_context<NT, NN>& context) {
-  if (pw == 0 || pw >= NN || t.level_count < 2 || t.fusion == fusion_policy::off) return -1;
-  const node_summary& b = g.nodes[pw];
-  if (!fusion_detail::pointwise_layer(b)) return -1;
+  if (last == 0 || last >= NN || t.level_count < 2 || t.fusion == fusion_policy::off) return -1;
+  const node_summary& b = g.nodes[last];
+  const bool pointwise_last = fusion_detail::pointwise_layer(b);
+  if (!pointwise_last && (!t.fuse_pointwise_first || !fusion_detail::depthwise_layer(b))) return -1;
   tensor_id between = b.inputs[0];
-  for (std::size_t n = pw; n-- > 0;) {
+  for (std::size_t n = last; n-- > 0;) {
     const node_summary& a = g.nodes[n];
     // `between` is read by the node after `a` (pw or an alias): one reader in all means by it
     // alone, and no graph output.
@@ -126,53 +155,55 @@ constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const targe
       between = a.inputs[0];
       continue;
     }
-    if (!fusion_detail::depthwise_layer(a) || a.geometry.out_elem_bytes != b.geometry.in_elem_bytes ||
-        a.geometry.out_c != b.geometry.in_c || a.geometry.batch != b.geometry.batch ||
-        a.geometry.out_h != b.geometry.in_h || a.geometry.out_w != b.geometry.in_w)
+    const bool pairs = pointwise_last ? fusion_detail::depthwise_layer(a) : fusion_detail::pointwise_layer(a);
+    if (!pairs || a.geometry.out_elem_bytes != b.geometry.in_elem_bytes || a.geometry.out_c != b.geometry.in_c ||
+        a.geometry.batch != b.geometry.batch || a.geometry.out_h != b.geometry.in_h ||
+        a.geometry.out_w != b.geometry.in_w)
       return -1;
     // An accelerator's layers are its own (planning/dispatch.hpp): blocks are CPU blocks.
-    if (context.engines[pw].engine != 0 || context.engines[n].engine != 0) return -1;
+    if (context.engines[last].engine != 0 || context.engines[n].engine != 0) return -1;
     return static_cast<int>(n);
   }
   return -1;
 }
 
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw) {
-  return fused_producer(g, t, pw, fusion_detail::block_context_of(g, t));
+constexpr int fused_producer(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t last) {
+  return fused_producer(g, t, last, fusion_detail::block_context_of(g, t));
 }
 
-/// Whether pointwise node `pw` of `g` can end a fused block on `t` (see fused_producer).
+/// Whether node `last` of `g` can end a fused block on `t` (see fused_producer).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr bool fusable(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t pw) {
-  return fused_producer(g, t, pw) >= 0;
+constexpr bool fusable(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t, std::size_t last) {
+  return fused_producer(g, t, last) >= 0;
 }
 
-/// The block of depthwise node `dw` and pointwise node `pw`, `distance` nodes after it: `pw`
-/// with the fused geometry, reading the depthwise input.
-constexpr node_summary fused_node(const node_summary& dw, const node_summary& pw, int distance) {
-  node_summary block = pw;
-  block.geometry = fused_geometry(dw.geometry, pw.geometry);
-  block.inputs[0] = dw.inputs[0];
-  block.macs += dw.macs;
-  block.constant_bytes += dw.constant_bytes;
+/// The block of node `first` and node `last`, `distance` nodes after it (a depthwise and a
+/// pointwise convolution, in either order): `last` with the fused geometry, reading `first`'s input.
+constexpr node_summary fused_node(const node_summary& first, const node_summary& last, int distance) {
+  node_summary block = last;
+  block.geometry = last.geometry.channel_lockstep ? fused_geometry_pointwise_first(first.geometry, last.geometry)
+                                                  : fused_geometry(first.geometry, last.geometry);
+  block.inputs[0] = first.inputs[0];
+  block.macs += first.macs;
+  block.constant_bytes += first.constant_bytes;
   block.producer_offset = distance;
   return block;
 }
 
-/// `g` with the blocks ending at the nodes marked in `fused` merged: the pointwise node becomes
-/// the block (fused geometry, the depthwise input), the depthwise node and the aliases between
-/// them are absorbed. `fused[n]` holds the depthwise node's distance, 0 for no block.
+/// `g` with the blocks ending at the nodes marked in `fused` merged: the last node becomes the
+/// block (fused geometry, the first node's input), the first node and the aliases between them
+/// are absorbed. `fused[n]` holds the first node's distance, 0 for no block.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr graph_summary<NT, NI, NO, NN> fuse(const graph_summary<NT, NI, NO, NN>& g, const std::array<int, NN>& fused) {
   graph_summary<NT, NI, NO, NN> out = g;
   for (std::size_t n = 1; n < NN; ++n) {
     if (fused[n] <= 0) continue;
     const auto d = n - static_cast<std::size_t>(fused[n]);
-    node_summary& dw = out.nodes[d];
-    out.nodes[n] = fused_node(dw, out.nodes[n], fused[n]);
-    dw.geometry.kind = tiling_kind::in_place;
-    for (std::size_t k = d; k < n; ++k) {  // the depthwise node and the aliases after it
+    node_summary& first = out.nodes[d];
+    out.nodes[n] = fused_node(first, out.nodes[n], fused[n]);
+    first.geometry.kind = tiling_kind::in_place;
+    for (std::size_t k = d; k < n; ++k) {  // the first node and the aliases after it
       node_summary& absorbed = out.nodes[k];
       absorbed.absorbed = true;
       absorbed.input_count = absorbed.output_count = 0;  // no buffers of their own in the arena
@@ -182,7 +213,7 @@ constexpr graph_summary<NT, NI, NO, NN> fuse(const graph_summary<NT, NI, NO, NN>
   return out;
 }
 
-/// Every candidate block's tiling problem, at the index of its pointwise node.
+/// Every candidate block's tiling problem, at the index of its last node.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT, NI, NO, NN>& g,
                                                           const target_desc& t) {
@@ -194,8 +225,8 @@ constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT
     if (d < 0) continue;
     // The fused node alone, not the whole fused graph: a copy of the graph per candidate was
     // O(nodes^2) (8.6 GB of GCC's memory for 750 blocks).
-    const node_summary& dw = g.nodes[static_cast<std::size_t>(d)];
-    out[n] = {true, node_problem(t, fused_node(dw, g.nodes[n], static_cast<int>(n) - d), &dw, t.levels[0].bytes)};
+    const node_summary& first = g.nodes[static_cast<std::size_t>(d)];
+    out[n] = {true, node_problem(t, fused_node(first, g.nodes[n], static_cast<int>(n) - d), &first, t.levels[0].bytes)};
   }
   return out;
 }
@@ -206,8 +237,8 @@ constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p,
   return layer_cycles(p, s.tile, s.cost);
 }
 
-/// The blocks to fuse, marked at their pointwise node with the distance to their depthwise
-/// node (see the header comment for the selection).
+/// The blocks to fuse, marked at their last node with the distance to their first node (see
+/// the header comment for the selection).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<int, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
                                             const std::array<layer_problem, NN>& layers,
@@ -219,7 +250,8 @@ constexpr std::array<int, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>&
   const auto alone = [&](std::size_t n) -> std::uint64_t {
     return layers[n].tiled && layer_tiles[n].feasible ? fusion_cost(t.fusion, layers[n].problem, layer_tiles[n]) : 0;
   };
-  // The user's overrides: 1 forced fused, -1 forced unfused, 0 the criterion decides.
+  // The user's overrides, by depthwise node: 1 forced fused (the block it begins), -1 forced
+  // unfused (no block holds it), 0 the criterion decides.
   const auto overridden = [&](std::size_t depthwise) {
     for (const fusion_override& o : t.fusion_overrides)
       if (o.depthwise.text[0] != '\0' && o.depthwise == g.nodes[depthwise].name) return o.fused ? 1 : -1;
@@ -231,16 +263,17 @@ constexpr std::array<int, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>&
   std::array<int, NN + 1> start{};
   for (std::size_t i = 1; i <= NN; ++i) {
     cost[i] = cost[i - 1] + alone(i - 1);
-    const std::size_t pw = i - 1;
-    if (!blocks[pw].tiled || !block_tiles[pw].feasible) continue;
-    const int d = fused_producer(g, t, pw, context);
-    const int choice = overridden(static_cast<std::size_t>(d));
+    const std::size_t last = i - 1;
+    if (!blocks[last].tiled || !block_tiles[last].feasible) continue;
+    const int d = fused_producer(g, t, last, context);
+    const int choice = blocks[last].problem.layer.pointwise_first() ? (overridden(last) < 0 ? -1 : 0)
+                                                                    : overridden(static_cast<std::size_t>(d));
     if (choice < 0) continue;
-    const std::uint64_t with =
-        cost[static_cast<std::size_t>(d)] + (choice > 0 ? 0 : fusion_cost(t.fusion, blocks[pw].problem, block_tiles[pw]));
+    const std::uint64_t with = cost[static_cast<std::size_t>(d)] +
+                               (choice > 0 ? 0 : fusion_cost(t.fusion, blocks[last].problem, block_tiles[last]));
     if (choice > 0 || with < cost[i]) {  // ties: unfused
       cost[i] = with;
-      start[i] = static_cast<int>(pw) - d + 1;
+      start[i] = static_cast<int>(last) - d + 1;
     }
   }
   for (std::size_t i = NN; i >= 1;) {

@@ -167,7 +167,7 @@ constexpr void place_for_prefetch(target_plan<NT, NN>& plan, std::size_t capacit
 
 /// The smallest filter staging a layer accepts: its filters whole, or two chunks of one L1
 /// channel block (the L3 step below never plans less). A fused block's staging slot also holds
-/// its depthwise filters, in front (consumer_filter_offset).
+/// its first layer's filters, in front (consumer_filter_offset).
 constexpr std::size_t min_filter_staging(const layer_l1_plan& layer, const tile_geometry& geometry) {
   if (!layer.tiled || geometry.weight_bytes_per_channel == 0) return 0;
   const std::size_t front = consumer_filter_offset(geometry);
@@ -289,7 +289,7 @@ constexpr tile_problem engine_problem_of(const graph_summary<NT, NI, NO, NN>& g,
 }
 
 /// The L1 tiling problem of layer `node` on `t`'s CPU with `capacity` bytes of L1; a fused
-/// block's problem also carries the scratch function of `producer`, its depthwise node.
+/// block's problem also carries the scratch function of `producer`, its first node.
 constexpr tile_problem node_problem(const target_desc& t, const node_summary& node, const node_summary* producer,
                                     std::size_t capacity) {
   const auto family = static_cast<std::size_t>(t.kernels);
@@ -516,7 +516,7 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     const tile_geometry& geometry = g.nodes[n].geometry;
     if (!layer.tiled || geometry.weight_bytes_per_channel == 0) continue;
     const std::size_t per_channel = geometry.weight_bytes_per_channel;
-    const std::size_t front = consumer_filter_offset(geometry);  // a fused block's depthwise filters
+    const std::size_t front = consumer_filter_offset(geometry);  // a fused block's first-layer filters
     const int tile_c = layer.solution.tile.c;
     if (front + aligned(per_channel * static_cast<std::size_t>(geometry.out_c)) <= budget) {
       layer.stage_channels = geometry.out_c;

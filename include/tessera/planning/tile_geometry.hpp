@@ -20,6 +20,12 @@ enum class tiling_kind : std::uint8_t {
   in_place,  ///< runs on its L2 buffers directly (data movement, aliases, broadcasting ops)
 };
 
+/// The layers of a fused block in execution order (tile_geometry::order).
+enum class fused_order : std::uint8_t {
+  depthwise_first,  ///< DW -> PW: the pointwise layer reads the depthwise tile's outputs
+  pointwise_first,  ///< PW -> DW: the depthwise window reads the pointwise layer's outputs
+};
+
 struct tile_geometry {
   tiling_kind kind = tiling_kind::in_place;
   int batch = 1;
@@ -43,16 +49,20 @@ struct tile_geometry {
   std::size_t const_bytes_per_channel = 0;   ///< bias + per-channel requant bytes per output channel
   std::size_t const_bytes_fixed = 0;         ///< per-tensor requant and the like
   std::int64_t macs_per_output = 0;          ///< compute model of the simulator
-  /// A fused depthwise -> pointwise block (planning/fusion.hpp; 0: a single layer). The fields
-  /// above describe the block: the depthwise layer's input window, the pointwise layer's
-  /// output and filters. The intermediate map between the two convolutions exists only in L1,
-  /// for the tile's rows and columns and all its channels; the depthwise filters load once
-  /// beside the pointwise ones.
+  /// A fused block of a depthwise and a pointwise convolution (planning/fusion.hpp; 0: a single
+  /// layer), in the order `order` says. The fields above describe the block: the depthwise
+  /// layer's window (kernel, stride, padding) over the block's input, the second layer's output
+  /// and filters, the first layer's input channels. The intermediate map between the two
+  /// convolutions exists only in L1, for the tile's pixels (depthwise first: the output tile's;
+  /// pointwise first: the depthwise window's, halo included) and all its channels; the first
+  /// layer's filters (the producer's) load once beside the second's.
   int intermediate_channels = 0;
   int intermediate_elem_bytes = 0;
-  std::size_t producer_weight_bytes = 0;  ///< the depthwise filters, [C][KH][KW]
+  std::size_t producer_weight_bytes = 0;  ///< the first layer's filters ([C][KH][KW] or [C][Cin])
+  fused_order order = fused_order::depthwise_first;
 
   constexpr bool fused() const { return intermediate_channels > 0; }
+  constexpr bool pointwise_first() const { return fused() && order == fused_order::pointwise_first; }
 
   /// Input rows a tile of `rows` output rows reads (halo included), at most the padded input.
   constexpr int input_rows(int rows) const {
@@ -94,62 +104,91 @@ using scratch_function = std::size_t (*)(const tile_geometry&, const tile_shape&
 inline constexpr std::size_t l1_alignment = 16;
 constexpr std::size_t l1_aligned(std::size_t v) { return (v + l1_alignment - 1) / l1_alignment * l1_alignment; }
 
-// --- fused depthwise -> pointwise blocks -----------------------------------------------------
-// The two layers of a fused block, seen as their own kernels see them: the depthwise layer
-// over the block's input window and all intermediate channels, the pointwise layer (1x1,
-// stride 1, no padding) over the intermediate map. Scratch functions and compute costs of the
-// two kernels are evaluated on these.
+// --- fused blocks ----------------------------------------------------------------------------
+// The two layers of a fused block, seen as their own kernels see them. Depthwise first: the
+// depthwise layer over the block's input window and all intermediate channels, then the
+// pointwise layer (1x1, stride 1, no padding) over the intermediate tile. Pointwise first: the
+// pointwise layer over the depthwise window's pixels (the rows and columns the tile's outputs
+// read, recomputed where neighbouring tiles' windows overlap), then the depthwise layer over
+// that intermediate window, padding as the unfused layer does. Scratch functions and compute
+// costs of the two kernels are evaluated on these.
 
-/// The depthwise layer of fused block `g`.
+/// The intermediate pixels a tile of `rows` x `cols` outputs of fused block `g` computes.
+constexpr int intermediate_rows(const tile_geometry& g, int rows) { return g.pointwise_first() ? g.input_rows(rows) : rows; }
+constexpr int intermediate_cols(const tile_geometry& g, int cols) { return g.pointwise_first() ? g.input_cols(cols) : cols; }
+
+/// The first layer of fused block `g` (its producer).
 constexpr tile_geometry producer_of(const tile_geometry& g) {
   tile_geometry p = g;
-  p.out_c = p.in_c = g.intermediate_channels;
-  p.channel_lockstep = true;
+  p.out_c = g.intermediate_channels;
   p.channel_step = 1;
   p.out_elem_bytes = g.intermediate_elem_bytes;
   p.weight_bytes_per_channel = g.producer_weight_bytes / static_cast<std::size_t>(g.intermediate_channels);
   p.const_bytes_per_channel = p.const_bytes_fixed = 0;
-  p.macs_per_output = std::int64_t{g.kernel_h} * g.kernel_w;
   p.intermediate_channels = p.intermediate_elem_bytes = 0;
   p.producer_weight_bytes = 0;
+  p.order = fused_order::depthwise_first;
+  if (g.order == fused_order::pointwise_first) {  // 1x1 over the whole input map
+    p.out_h = g.in_h, p.out_w = g.in_w;
+    p.kernel_h = p.kernel_w = p.stride_h = p.stride_w = p.dilation_h = p.dilation_w = 1;
+    p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = p.pad_value = 0;
+    p.channel_lockstep = false;
+    p.macs_per_output = g.in_c;
+  } else {
+    p.in_c = g.intermediate_channels;
+    p.channel_lockstep = true;
+    p.macs_per_output = std::int64_t{g.kernel_h} * g.kernel_w;
+  }
   return p;
 }
 
-/// The pointwise layer of fused block `g`.
+/// The second layer of fused block `g` (its consumer).
 constexpr tile_geometry consumer_of(const tile_geometry& g) {
   tile_geometry c = g;
-  c.in_h = g.out_h, c.in_w = g.out_w, c.in_c = g.intermediate_channels;
+  c.in_c = g.intermediate_channels;
   c.in_elem_bytes = g.intermediate_elem_bytes;
-  c.kernel_h = c.kernel_w = c.stride_h = c.stride_w = c.dilation_h = c.dilation_w = 1;
-  c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = c.pad_value = 0;
+  if (g.order == fused_order::pointwise_first) {  // the depthwise window over the intermediate map
+    c.channel_lockstep = true;
+    c.channel_step = 1;
+  } else {
+    c.in_h = g.out_h, c.in_w = g.out_w;
+    c.kernel_h = c.kernel_w = c.stride_h = c.stride_w = c.dilation_h = c.dilation_w = 1;
+    c.pad_top = c.pad_left = c.pad_bottom = c.pad_right = c.pad_value = 0;
+  }
   c.intermediate_channels = c.intermediate_elem_bytes = 0;
   c.producer_weight_bytes = 0;
+  c.order = fused_order::depthwise_first;
   return c;
 }
 
-/// Where a fused block's tile keeps its parts. In the filter slot: the depthwise filters, then
-/// the pointwise block's. In the scratch area: the intermediate tile [h][w][C], then the
-/// kernels' own scratch (the depthwise kernel's, then the pointwise kernel's, in the same bytes:
-/// they run one after the other).
+/// Where a fused block's tile keeps its parts. In the filter slot: the producer's filters, then
+/// the consumer's block. In the scratch area: the intermediate tile [rows][cols][C] (see
+/// intermediate_rows), then the kernels' own scratch (the producer's, then the consumer's, in
+/// the same bytes: they run one after the other).
 struct fused_layout {
-  std::size_t consumer_filters = 0;  ///< offset of the pointwise filters in the filter slot
+  std::size_t consumer_filters = 0;  ///< offset of the consumer's filters in the filter slot
   std::size_t intermediate_bytes = 0;
   std::size_t kernel_scratch = 0;    ///< offset of the kernels' scratch in the scratch area
   std::size_t scratch_bytes = 0;     ///< the whole scratch area
 };
 
-/// Offset of a layer's own filters in its L1 filter slot (after a fused block's depthwise ones).
+/// Offset of a layer's own filters in its L1 filter slot (after a fused block's producer's).
 constexpr std::size_t consumer_filter_offset(const tile_geometry& g) {
   return g.fused() ? l1_aligned(g.producer_weight_bytes) : 0;
+}
+
+/// The intermediate tile of a tile `t` of fused block `g`: rows, columns, all channels.
+constexpr tile_shape intermediate_tile(const tile_geometry& g, const tile_shape& t) {
+  return {intermediate_rows(g, t.h), intermediate_cols(g, t.w), g.intermediate_channels};
 }
 
 constexpr fused_layout fused_layout_of(const tile_geometry& g, const tile_shape& t, std::size_t producer_scratch,
                                        std::size_t consumer_scratch) {
   fused_layout f{};
   f.consumer_filters = consumer_filter_offset(g);
-  f.intermediate_bytes = static_cast<std::size_t>(t.h) * static_cast<std::size_t>(t.w) *
-                         static_cast<std::size_t>(g.intermediate_channels) *
-                         static_cast<std::size_t>(g.intermediate_elem_bytes);
+  const tile_shape i = intermediate_tile(g, t);
+  f.intermediate_bytes = static_cast<std::size_t>(i.h) * static_cast<std::size_t>(i.w) *
+                         static_cast<std::size_t>(i.c) * static_cast<std::size_t>(g.intermediate_elem_bytes);
   f.kernel_scratch = l1_aligned(f.intermediate_bytes);
   const std::size_t kernels = producer_scratch > consumer_scratch ? producer_scratch : consumer_scratch;
   f.scratch_bytes = f.kernel_scratch + kernels;
@@ -159,8 +198,7 @@ constexpr fused_layout fused_layout_of(const tile_geometry& g, const tile_shape&
 /// The scratch of a fused block's tile, from its two kernels' scratch functions.
 constexpr fused_layout fused_layout_of(const tile_geometry& g, const tile_shape& t, scratch_function producer,
                                        scratch_function consumer) {
-  const tile_shape whole_depth{t.h, t.w, g.intermediate_channels};
-  return fused_layout_of(g, t, producer != nullptr ? producer(producer_of(g), whole_depth) : 0,
+  return fused_layout_of(g, t, producer != nullptr ? producer(producer_of(g), intermediate_tile(g, t)) : 0,
                          consumer != nullptr ? consumer(consumer_of(g), t) : 0);
 }
 

@@ -114,7 +114,7 @@ constexpr tile_problem tile_problem_for(const target_desc& t, const tile_geometr
   tile_problem p{g, capacity, t.double_buffering, t.cores, t.micro_tile_channels, t.micro_tile_width, {}, scratch};
   p.objective = t.objective;
   p.latency.compute = t.compute[cost_kind_of(g)];
-  if (g.fused()) p.latency.producer_compute = t.compute[cost_kind::depthwise];
+  if (g.fused()) p.latency.producer_compute = t.compute[producer_cost_kind(g)];
   p.latency.macs_per_cycle_x16 = t.macs_per_cycle_x16;
   if (t.level_count > 1) p.latency.transfer = t.levels[1];
   p.latency.first_load_hidden = t.first_load_hidden;
@@ -480,6 +480,14 @@ constexpr std::uint64_t compute_floor(const kernel_cost& cost, std::uint32_t fal
 }  // namespace tiling_detail
 
 namespace tiling_detail {
+/// Whether the bounds below count a fused block's first kernel over the output tile's pixels:
+/// it computes at least those (depthwise first: exactly those; pointwise first: the depthwise
+/// window's, at least as many rows and columns when the input map is no smaller than the
+/// output map, which heavy padding can break: then it is left out, a weaker but valid bound).
+constexpr bool producer_bounded(const tile_geometry& g) {
+  return g.fused() && (!g.pointwise_first() || (g.in_h >= g.out_h && g.in_w >= g.out_w));
+}
+
 /// How much longer the first tile computes than the DMA work that can overlap it, at least,
 /// with tile `t`: its compute (no rounding, so at most the model's) less the next tile's loads
 /// and filters (at most a tile's as large as `t`), less its own loads when they were prefetched
@@ -499,7 +507,7 @@ constexpr double first_tile_slack(const tile_problem& p, const tile_shape& t) {
   const double pixels = static_cast<double>(t.h) * t.w;
   double compute = kernel(lm.compute, g.fused() ? consumer_of(g) : g, pixels * t.c) +
                    static_cast<double>(preparation_cycles(lm.compute, lm.producer_compute, g));
-  if (g.fused()) compute += kernel(lm.producer_compute, producer_of(g), pixels * g.intermediate_channels);
+  if (producer_bounded(g)) compute += kernel(lm.producer_compute, producer_of(g), pixels * g.intermediate_channels);
   const memory_level& m = lm.transfer;
   const double rate = m.bytes_per_cycle != 0 ? m.bytes_per_cycle : 1;
   const auto transfer = [&](double bytes) {
@@ -549,10 +557,12 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
   const int relaxed = z == 2 ? 2 : z;
   std::uint64_t compute =
       compute_floor(lm.compute, lm.macs_per_cycle_x16, consumer, rows, cols, relaxed, channel_slots, tiles, row_calls);
-  if (g.fused()) {  // the depthwise kernel runs over all intermediate channels in every tile
+  if (producer_bounded(g)) {  // the first kernel runs over all intermediate channels in every tile
     const std::uint64_t depth = static_cast<std::uint64_t>(chans.count) *
                                 rounded_up(g.intermediate_channels, lm.producer_compute.channel_granule);
-    compute += compute_floor(lm.producer_compute, lm.macs_per_cycle_x16, producer_of(g), rows, cols, relaxed, depth,
+    tile_geometry producer = producer_of(g);
+    producer.out_h = g.out_h, producer.out_w = g.out_w;  // at least the output tile's pixels (producer_bounded)
+    compute += compute_floor(lm.producer_compute, lm.macs_per_cycle_x16, producer, rows, cols, relaxed, depth,
                              tiles, row_calls);
   }
   const std::uint64_t preparing = may_keep ? static_cast<std::uint64_t>(chans.count) : tiles;

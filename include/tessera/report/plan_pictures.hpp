@@ -163,7 +163,7 @@ plan_pictures plan_pictures_of(std::byte* l3, std::byte* l2, std::byte* l1, cons
         read(0, b.inputs[static_cast<std::size_t>(i)].offset, b.inputs[static_cast<std::size_t>(i)].bytes, w.end);
       if (b.weights.bytes > 0) read(0, b.weights.offset, b.weights.bytes, w.end);
       if (b.producer_weights.bytes > 0) read(0, b.producer_weights.offset, b.producer_weights.bytes, w.end);
-      if (b.intermediate.bytes > 0)  // a fused block's depthwise output, never stored
+      if (b.intermediate.bytes > 0)  // a fused block's intermediate map, never stored
         fill({0, b.intermediate.offset, b.intermediate.bytes, fmt::format("{} intermediate {}", layer, s.tile),
               buffer_kind::scratch, w.begin, w.end});
       if (b.scratch.bytes > 0)

@@ -106,7 +106,9 @@ std::string tiled_plan_table(const simulation& sim) {
         l.tiled ? fmt::format("{}x{}x{}", l.solution.tile.h, l.solution.tile.w, l.solution.tile.c)
                 : node.absorbed ? "fused next" : "in L2";
     const char* kernel = l.engine > 0 ? "array" : node.kernel[static_cast<std::size_t>(Run::target.kernels)];
-    const char* op = node.geometry.fused() ? "dw+pw block" : name_of(node.kind);
+    const char* op = node.geometry.pointwise_first() ? "pw+dw block"
+                     : node.geometry.fused()         ? "dw+pw block"
+                                                     : name_of(node.kind);
     out += fmt::format("{:>3}  {:<24} {:<12} {:<10} {}{:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6.0f}%\n", n,
                        node.name.c_str(), op, kernel != nullptr ? kernel : "-",
                        engines ? fmt::format("{:<12} ", engine_name<Run>(l.engine)) : "", tile,

@@ -321,17 +321,23 @@ struct tiled_executor {
       }
       if (g.fused()) {
         std::byte* intermediate = m.l1 + b.intermediate.offset;
-        const std::byte* depthwise_filters = m.l1 + b.producer_weights.offset;
-        dma.declare_read(depthwise_filters, b.producer_weights.bytes);
+        const std::byte* producer_filters = m.l1 + b.producer_weights.offset;
+        dma.declare_read(producer_filters, b.producer_weights.bytes);
         dma.declare_write(intermediate, b.intermediate.bytes);
-        // A band of output rows needs the same rows of the intermediate (the pointwise layer
-        // is 1x1), so each core runs both kernels on its band: no barrier between them.
-        const std::size_t row_bytes = b.intermediate.bytes / static_cast<std::size_t>(p.h);
-        share_rows(team, s.layer, p.h, cores, [&](row_band r) {
-          fused_band(nodes[s.layer - wiring.nodes[s.layer].producer_offset], node, g, band_args(g, p, args, r), depthwise_filters,
-                     intermediate + static_cast<std::size_t>(r.begin) * row_bytes);
-        });
-        macs += static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) *
+        const runtime_detail::node_calls& producer = nodes[s.layer - wiring.nodes[s.layer].producer_offset];
+        if (g.pointwise_first()) {
+          pointwise_first_tile(team, s.layer, cores, producer, node, g, p, args, producer_filters, intermediate);
+        } else {
+          // A band of output rows needs the same rows of the intermediate (the pointwise layer
+          // is 1x1), so each core runs both kernels on its band: no barrier between them.
+          const std::size_t row_bytes = b.intermediate.bytes / static_cast<std::size_t>(p.h);
+          share_rows(team, s.layer, p.h, cores, [&](row_band r) {
+            fused_band(producer, node, g, band_args(g, p, args, r), producer_filters,
+                       intermediate + static_cast<std::size_t>(r.begin) * row_bytes);
+          });
+        }
+        const bool window = g.pointwise_first();  // the first kernel's pixels: the window's, or the tile's
+        macs += static_cast<std::uint64_t>(window ? args.in_rows : p.h) * static_cast<std::uint64_t>(window ? args.in_cols : p.w) *
                 static_cast<std::uint64_t>(g.intermediate_channels) *
                 static_cast<std::uint64_t>(producer_of(g).macs_per_output);
       } else {
@@ -379,6 +385,39 @@ struct tiled_executor {
     pw.in_rows = block.h, pw.in_cols = block.w, pw.in_channels = g.intermediate_channels;
     pw.pad_top = pw.pad_left = pw.pad_bottom = pw.pad_right = 0;
     pointwise.tile(pw);
+  }
+
+  /// A tile of a pointwise -> depthwise block (`tile`: its arguments, the loaded input window
+  /// [in_rows][in_cols][Cin]): the pointwise kernel writes every intermediate channel of the
+  /// window's pixels into `intermediate` ([in_rows][in_cols][C]), its rows shared over the
+  /// cores; then the depthwise kernel computes the tile's outputs from it with the tile's
+  /// padding, its output rows shared over the cores.
+  template <class T>
+  static void pointwise_first_tile(T& team, int layer, int cores, const runtime_detail::node_calls& pointwise,
+                                   const runtime_detail::node_calls& depthwise, const tile_geometry& g,
+                                   const schedule::tile_position& p, const tile_args& tile,
+                                   const std::byte* pointwise_filters, std::byte* intermediate) {
+    const map_box window = schedule::input_box(g, p);
+    const auto in_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(g.in_c) *
+                        static_cast<std::size_t>(g.in_elem_bytes);
+    const auto mid_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(g.intermediate_channels) *
+                         static_cast<std::size_t>(g.intermediate_elem_bytes);
+    share_rows(team, layer, tile.in_rows, cores, [&](row_band r) {
+      tile_args pw{};
+      pw.input[0] = static_cast<const std::byte*>(tile.input[0]) + static_cast<std::size_t>(r.begin) * in_row;
+      pw.in_rows = r.rows(), pw.in_cols = tile.in_cols, pw.in_channels = g.in_c;
+      pw.weights = pointwise_filters;
+      pw.output = intermediate + static_cast<std::size_t>(r.begin) * mid_row;
+      pw.n = p.n, pw.y0 = window.row + r.begin, pw.x0 = window.col, pw.c0 = 0;
+      pw.h = r.rows(), pw.w = tile.in_cols, pw.c = g.intermediate_channels;
+      pw.scratch = tile.scratch;
+      pointwise.tile(pw);
+    });
+    tile_args dw = tile;  // the window's extents and padding, over the intermediate channels
+    dw.input[0] = intermediate;
+    dw.in_channels = g.intermediate_channels;
+    const tile_geometry consumer = consumer_of(g);
+    share_rows(team, layer, p.h, cores, [&](row_band r) { depthwise.tile(band_args(consumer, p, dw, r)); });
   }
 };
 

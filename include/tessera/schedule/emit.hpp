@@ -128,7 +128,7 @@ class emitter {
   };
 
   /// A layer's filters in flight (into L1, or into an L2 staging slot): its own and, for a
-  /// fused block, the depthwise filters in front of them.
+  /// fused block, the producer's filters (its first layer's) in front of them.
   struct filter_load {
     step own{}, producer{};
     bool fused = false;

@@ -482,7 +482,7 @@ class checker {
       if (!consume({transfer_role::filters, s.layer, bufs.at.block, 0}, r, s.layer, s.tile)) return;
       used[reads++] = r;
     }
-    if (bufs.producer_weights.bytes > 0) {  // a fused block's depthwise filters
+    if (bufs.producer_weights.bytes > 0) {  // a fused block's producer filters
       const region r = l1(bufs.producer_weights);
       if (!consume({transfer_role::producer_filters, s.layer, bufs.at.block, 0}, r, s.layer, s.tile)) return;
       used[reads++] = r;

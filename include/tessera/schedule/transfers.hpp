@@ -100,8 +100,8 @@ struct tile_buffers {
   std::array<l1_span, 2> inputs{};
   int operands = 0;
   l1_span weights{}, output{}, scratch{};  ///< bytes 0: none
-  /// Fused blocks: the depthwise filters and the intermediate tile (`scratch` is then the
-  /// kernels' own scratch, after the intermediate).
+  /// Fused blocks: the producer's filters (its first layer's) and the intermediate tile
+  /// (`scratch` is then the kernels' own scratch, after the intermediate).
   l1_span producer_weights{}, intermediate{};
 };
 

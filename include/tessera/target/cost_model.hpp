@@ -45,7 +45,9 @@ enum class cost_kind : std::uint8_t {
 };
 inline constexpr std::size_t cost_kind_count = 4;
 
+/// A layer's kind; a fused block's is its second kernel's (its first: producer_cost_kind).
 constexpr cost_kind cost_kind_of(const tile_geometry& g) {
+  if (g.fused()) return g.pointwise_first() ? cost_kind::depthwise : cost_kind::convolution;
   if (g.weight_bytes_per_channel > 0) return g.channel_lockstep ? cost_kind::depthwise : cost_kind::convolution;
   if (g.whole_operand_bytes > 0) return cost_kind::convolution;  // a MatMul: a Gemm whose weights are an input
   return g.kernel_h * g.kernel_w > 1 ? cost_kind::pool : cost_kind::elementwise;
@@ -96,14 +98,20 @@ constexpr std::uint64_t kernel_tile_cycles(const kernel_cost& cost, std::uint32_
          static_cast<std::uint64_t>(cost.per_row) * static_cast<std::uint64_t>(rows) + cost.per_tile;
 }
 
+/// The kind of a fused block's first kernel (its producer).
+constexpr cost_kind producer_cost_kind(const tile_geometry& g) {
+  return g.pointwise_first() ? cost_kind::convolution : cost_kind::depthwise;
+}
+
 /// Cycles of one tile of layer `g` under `cost`; a fused block (tile_geometry::fused) runs its
-/// depthwise kernel, costed by `producer`, over all intermediate channels, then its pointwise
-/// kernel under `cost`.
+/// first kernel, costed by `producer`, over the intermediate tile (intermediate_tile: all its
+/// channels), then its second kernel under `cost`.
 constexpr std::uint64_t layer_tile_cycles(const kernel_cost& cost, const kernel_cost& producer,
                                           std::uint32_t fallback_macs_per_cycle_x16, const tile_geometry& g, int rows,
                                           int cols, int channels) {
   if (!g.fused()) return kernel_tile_cycles(cost, fallback_macs_per_cycle_x16, g, rows, cols, channels);
-  return kernel_tile_cycles(producer, fallback_macs_per_cycle_x16, producer_of(g), rows, cols, g.intermediate_channels) +
+  const tile_shape i = intermediate_tile(g, {rows, cols, channels});
+  return kernel_tile_cycles(producer, fallback_macs_per_cycle_x16, producer_of(g), i.h, i.w, i.c) +
          kernel_tile_cycles(cost, fallback_macs_per_cycle_x16, consumer_of(g), rows, cols, channels);
 }
 

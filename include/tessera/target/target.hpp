@@ -39,7 +39,9 @@ enum class tiling_objective : std::uint8_t { dory_l1, latency };
 /// - off: never fuse.
 enum class fusion_policy : std::uint8_t { by_latency, by_traffic, off };
 
-/// A user's choice for one block, named by its depthwise node (onnx2hpp's node names).
+/// A user's choice for one block, named by its depthwise node (onnx2hpp's node names): fused
+/// forces the depthwise -> pointwise block the node begins; unfused keeps the node out of every
+/// block (the pointwise -> depthwise one it ends too).
 struct fusion_override {
   fixed_name depthwise{};
   bool fused = false;
@@ -67,11 +69,14 @@ struct target_desc {
   /// Latency objective: a layer's first input and filter tiles are loaded while the previous
   /// layer computes (cross-layer prefetch), so the pipeline fill costs nothing.
   bool first_load_hidden = false;
-  /// Fused depthwise -> pointwise blocks: the selector's criterion, and per-block overrides
-  /// that force a block fused or unfused whatever the criterion says (a block that cannot be
-  /// fused stays unfused).
+  /// Fused depthwise/pointwise blocks (planning/fusion.hpp): the selector's criterion, and
+  /// per-block overrides that force a block fused or unfused whatever the criterion says (a
+  /// block that cannot be fused stays unfused).
   fusion_policy fusion = fusion_policy::by_latency;
   std::array<fusion_override, 4> fusion_overrides{};
+  /// Whether the selector also weighs pointwise -> depthwise blocks (false: depthwise ->
+  /// pointwise blocks only, for comparison).
+  bool fuse_pointwise_first = true;
   /// Accelerators (target/engine.hpp): engines 1 .. accelerator_count; engine 0 is the CPU
   /// described above. A layer goes to an engine by `dispatch` and `engine_overrides`
   /// (planning/dispatch.hpp); an override that breaks the engine's rules fails the build.
@@ -106,8 +111,9 @@ constexpr std::uint64_t tile_compute_cycles(const target_desc& t, const tile_geo
                                             int channels, int engine = 0, bool prepared = false) {
   const compute_model& m = compute_model_of(t, engine);
   const kernel_cost& own = m[cost_kind_of(g)];
-  return layer_tile_cycles(own, m[cost_kind::depthwise], t.macs_per_cycle_x16, g, rows, cols, channels) +
-         (prepared ? 0 : preparation_cycles(own, m[cost_kind::depthwise], g));
+  const kernel_cost& producer = m[producer_cost_kind(g)];
+  return layer_tile_cycles(own, producer, t.macs_per_cycle_x16, g, rows, cols, channels) +
+         (prepared ? 0 : preparation_cycles(own, producer, g));
 }
 
 namespace dma {
