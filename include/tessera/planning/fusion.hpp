@@ -46,6 +46,20 @@
 
 namespace tessera {
 
+namespace fusion_detail {
+/// Block geometry `g` with `first` as the block's first layer (its producer): the intermediate
+/// map is `first`'s output, its filters and constants ride with the block's.
+constexpr tile_geometry with_producer(tile_geometry g, const tile_geometry& first, fused_order order) {
+  g.channel_lockstep = false;  // the block's input: every channel of the first layer's input
+  g.const_bytes_fixed += first.const_bytes_fixed + first.const_bytes_per_channel * static_cast<std::size_t>(first.out_c);
+  g.intermediate_channels = first.out_c;
+  g.intermediate_elem_bytes = first.out_elem_bytes;
+  g.producer_weight_bytes = first.weight_bytes_per_channel * static_cast<std::size_t>(first.out_c);
+  g.order = order;
+  return g;
+}
+}  // namespace fusion_detail
+
 /// The geometry of the block of depthwise layer `dw` and the pointwise layer `pw` after it.
 constexpr tile_geometry fused_geometry(const tile_geometry& dw, const tile_geometry& pw) {
   tile_geometry g = pw;
@@ -55,13 +69,8 @@ constexpr tile_geometry fused_geometry(const tile_geometry& dw, const tile_geome
   g.dilation_h = dw.dilation_h, g.dilation_w = dw.dilation_w;
   g.pad_top = dw.pad_top, g.pad_left = dw.pad_left, g.pad_bottom = dw.pad_bottom, g.pad_right = dw.pad_right;
   g.pad_value = dw.pad_value;
-  g.channel_lockstep = false;
   g.channel_step = pw.out_c;
-  g.const_bytes_fixed += dw.const_bytes_fixed + dw.const_bytes_per_channel * static_cast<std::size_t>(dw.out_c);
-  g.intermediate_channels = dw.out_c;
-  g.intermediate_elem_bytes = dw.out_elem_bytes;
-  g.producer_weight_bytes = dw.weight_bytes_per_channel * static_cast<std::size_t>(dw.out_c);
-  return g;
+  return fusion_detail::with_producer(g, dw, fused_order::depthwise_first);
 }
 
 /// The geometry of the block of pointwise layer `pw` and the depthwise layer `dw` after it: the
@@ -72,14 +81,8 @@ constexpr tile_geometry fused_geometry_pointwise_first(const tile_geometry& pw, 
   tile_geometry g = dw;
   g.in_c = pw.in_c;
   g.in_elem_bytes = pw.in_elem_bytes;
-  g.channel_lockstep = false;
   g.channel_step = dw.out_c;
-  g.const_bytes_fixed += pw.const_bytes_fixed + pw.const_bytes_per_channel * static_cast<std::size_t>(pw.out_c);
-  g.intermediate_channels = pw.out_c;
-  g.intermediate_elem_bytes = pw.out_elem_bytes;
-  g.producer_weight_bytes = pw.weight_bytes_per_channel * static_cast<std::size_t>(pw.out_c);
-  g.order = fused_order::pointwise_first;
-  return g;
+  return fusion_detail::with_producer(g, pw, fused_order::pointwise_first);
 }
 
 namespace fusion_detail {
