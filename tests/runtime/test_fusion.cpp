@@ -370,6 +370,17 @@ TEST_CASE("a forced block fuses whatever the criterion says", "[fusion]") {
   CHECK(run.hazards == 0);
 }
 
+// A depthwise node forced unfused leaves every block it belongs to: dw2 ends pw1+dw2 (which
+// the criterion picks, both_choice) and begins dw2+pw2; the selector then takes dw1+pw1.
+inline constexpr tessera::target_desc dw2_unfused = [] {
+  tessera::target_desc t = sweep_target<l1_max, fusion_policy::by_traffic>;
+  t.fusion_overrides = {{{tessera::fixed_name("dw2"), false}}};
+  return t;
+}();
+static_assert(tessera::fusion_choice<net::summary, dw2_unfused>[3] == 0 &&
+              tessera::fusion_choice<net::summary, dw2_unfused>[5] == 0 &&
+              tessera::fusion_choice<net::summary, dw2_unfused>[2] == 1);
+
 template <tessera::target_desc Target>
 std::string plan_table_of() {
   using run = tessera::tiled_executor<net, tessera::target<Target>>;
