@@ -4,7 +4,7 @@
 // and the STM32H7 preset; the smallest-L1 plan also with every tile's rows split over eight
 // emulated cores, tessera::serial_team<8>), bit-exact with the flat executor on the reference
 // kernels; and the reference outputs equal the host's (a checksum computed on x86-64, see
-// `host_checksum`).
+// `host_checksum`); and fused depthwise/pointwise blocks of both orders (tiny::separable).
 //
 // Builds on the host too (`g++ -std=c++20 -DTESSERA_QEMU_HOST -Iinclude -Ikernels
 // tests/qemu/executor.cpp`), which prints the checksum of the host's reference outputs.
@@ -109,12 +109,66 @@ void check_network(const char* name, checksum& sum) {
               static_cast<unsigned>(l1_min), tessera::kernels::family_name(native));
 }
 
+/// `small_l1` with `L1` bytes fusing by traffic: pointwise -> depthwise blocks allowed or not.
+template <std::size_t L1, bool PointwiseFirst>
+inline constexpr tessera::target_desc fusing_l1 = [] {
+  tessera::target_desc t = small_l1<L1>;
+  t.fusion = tessera::fusion_policy::by_traffic;
+  t.fuse_pointwise_first = PointwiseFirst;
+  return t;
+}();
+
+/// One fused plan of the separable network, `blocks` fused blocks of which `pointwise_first`
+/// pointwise first (checked at compile time), against the reference executor.
+template <tessera::target_desc Target, int Blocks, int PointwiseFirst>
+void check_fused_plan(const char* variant) {
+  using net = tiny::separable::network;
+  using reference = tessera::executor<net, kernel_family::reference>;
+  using tiled = tessera::tiled_executor<net, tessera::target<Target>>;
+  static_assert([] {
+    int blocks = 0, pointwise_first = 0;
+    for (const auto& node : tiled::summary.nodes) {
+      blocks += node.geometry.fused() ? 1 : 0;
+      pointwise_first += node.geometry.pointwise_first() ? 1 : 0;
+    }
+    return blocks == Blocks && pointwise_first == PointwiseFirst;
+  }());
+  alignas(16) static std::byte reference_arena[reference::arena_bytes];
+  alignas(16) static std::byte l2[tiled::l2_bytes];
+  alignas(16) static std::byte l1[tiled::l1_bytes];
+  for (int trial = 0; trial < trials; ++trial) {
+    const auto input = tiny::separable::random_image(static_cast<std::uint32_t>(100 + trial));
+    tiny::separable::logits expected{}, actual{};
+    reference::run(reference_arena, {input.data()}, {expected.data()});
+    actual.fill(-1);
+    tessera::dma::memcpy_policy dma;
+    tiled::run(l2, l1, {input.data()}, {actual.data()}, dma);
+    compare("separable", variant, trial, expected.data(), actual.data(), sizeof(actual));
+    actual.fill(-1);
+    tessera::serial_team<8> eight;
+    tiled::run(eight, l2, l1, {input.data()}, {actual.data()}, dma);
+    compare("separable", variant, trial, expected.data(), actual.data(), sizeof(actual));
+  }
+}
+
+/// Fused depthwise/pointwise blocks with the native family's kernels (each block runs its two
+/// nodes' own tile functions): pointwise first (pw1+dw2) and depthwise first (dw1+pw1,
+/// dw2+pw2), with an L1 that holds the layers whole and one that cuts the blocks into tiles.
+void check_fused() {
+  check_fused_plan<fusing_l1<8192, true>, 1, 1>("fused, pointwise first");
+  check_fused_plan<fusing_l1<8192, false>, 2, 0>("fused, depthwise first");
+  check_fused_plan<fusing_l1<2048, true>, 1, 1>("fused in tiles, pointwise first");
+  std::printf("separable %d trials: fused blocks of both orders (L1 8 kB and 2 kB, 1 and 8 cores) %s family vs reference\n",
+              trials, tessera::kernels::family_name(native));
+}
+
 }  // namespace
 
 int main() {
   checksum sum;
   check_network<std::uint8_t, 16, std::int32_t, 3, tiny::residual::network>("residual", sum);
   check_network<std::uint8_t, 12 * 10 * 3, std::int32_t, 6, tiny::features::network>("features", sum);
+  check_fused();
 #if defined(TESSERA_QEMU_HOST)
   std::printf("host reference checksum 0x%08lx\n", static_cast<unsigned long>(sum.value));
 #else
