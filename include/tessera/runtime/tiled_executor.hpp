@@ -320,26 +320,7 @@ struct tiled_executor {
         }
       }
       if (g.fused()) {
-        std::byte* intermediate = m.l1 + b.intermediate.offset;
-        const std::byte* producer_filters = m.l1 + b.producer_weights.offset;
-        dma.declare_read(producer_filters, b.producer_weights.bytes);
-        dma.declare_write(intermediate, b.intermediate.bytes);
-        const runtime_detail::node_calls& producer = nodes[s.layer - wiring.nodes[s.layer].producer_offset];
-        if (g.pointwise_first()) {
-          pointwise_first_tile(team, s.layer, cores, producer, node, g, p, args, producer_filters, intermediate);
-        } else {
-          // A band of output rows needs the same rows of the intermediate (the pointwise layer
-          // is 1x1), so each core runs both kernels on its band: no barrier between them.
-          const std::size_t row_bytes = b.intermediate.bytes / static_cast<std::size_t>(p.h);
-          share_rows(team, s.layer, p.h, cores, [&](row_band r) {
-            fused_band(producer, node, g, band_args(g, p, args, r), producer_filters,
-                       intermediate + static_cast<std::size_t>(r.begin) * row_bytes);
-          });
-        }
-        const bool window = g.pointwise_first();  // the first kernel's pixels: the window's, or the tile's
-        macs += static_cast<std::uint64_t>(window ? args.in_rows : p.h) * static_cast<std::uint64_t>(window ? args.in_cols : p.w) *
-                static_cast<std::uint64_t>(g.intermediate_channels) *
-                static_cast<std::uint64_t>(producer_of(g).macs_per_output);
+        macs += fused_tile(s, m, dma, team, cores, b, args);
       } else {
         share_rows(team, s.layer, p.h, cores, [&](row_band r) { node.tile(band_args(g, p, args, r)); });
       }
@@ -349,6 +330,35 @@ struct tiled_executor {
         dma.compute(macs);
       }
     }
+  }
+
+  /// A fused block's tile (`b`: its buffers, `args`: the block's arguments): its two kernels
+  /// in order, the intermediate in L1. Returns the first kernel's MACs.
+  template <class Dma, class T>
+  static std::uint64_t fused_tile(const schedule::step& s, const memory& m, Dma& dma, T& team, int cores,
+                                  const schedule::tile_buffers& b, const tile_args& args) {
+    const tile_geometry& g = wiring.nodes[s.layer].geometry;
+    const schedule::tile_position& p = b.at;
+    std::byte* intermediate = m.l1 + b.intermediate.offset;
+    const std::byte* producer_filters = m.l1 + b.producer_weights.offset;
+    dma.declare_read(producer_filters, b.producer_weights.bytes);
+    dma.declare_write(intermediate, b.intermediate.bytes);
+    const runtime_detail::node_calls& producer = nodes[s.layer - wiring.nodes[s.layer].producer_offset];
+    const runtime_detail::node_calls& consumer = nodes[s.layer];
+    if (g.pointwise_first()) {
+      pointwise_first_tile(team, s.layer, cores, producer, consumer, g, p, args, producer_filters, intermediate);
+    } else {
+      // A band of output rows needs the same rows of the intermediate (the pointwise layer is
+      // 1x1), so each core runs both kernels on its band: no barrier between them.
+      const std::size_t row_bytes = b.intermediate.bytes / static_cast<std::size_t>(p.h);
+      share_rows(team, s.layer, p.h, cores, [&](row_band r) {
+        fused_band(producer, consumer, g, band_args(g, p, args, r), producer_filters,
+                   intermediate + static_cast<std::size_t>(r.begin) * row_bytes);
+      });
+    }
+    const bool window = g.pointwise_first();  // the first kernel's pixels: the window's, or the tile's
+    return static_cast<std::uint64_t>(window ? args.in_rows : p.h) * static_cast<std::uint64_t>(window ? args.in_cols : p.w) *
+           static_cast<std::uint64_t>(g.intermediate_channels) * static_cast<std::uint64_t>(producer_of(g).macs_per_output);
   }
 
   /// Runs `band(rows)` for the tile's `h` output rows: shared by rows over `cores` cores of the
