@@ -197,25 +197,13 @@ struct matmul {
     return kernels::matmul_scratch_bytes<family<T, F>>(tile_dims(g, s.h));
   }
 
-  /// One tile: rows [y0, y0 + h) of image n, A's rows and the image's B in L1. The family
-  /// chosen for the whole product runs it when it accepts the tile's extents (its scratch,
-  /// planned for the largest tile, only shrinks with the rows), else the reference.
+  /// One tile: rows [y0, y0 + h) of image n, A's rows and the image's B in L1 (run_chosen).
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
     static constexpr tile_geometry g = tile_geometry_of<T>();
     const auto d = tile_dims(g, t.h);
     const requant_params rq = requant_for_tile(Requant.params(), d.n, t.y0, t.c0, t.h, t.c);
-    const auto* a = static_cast<const a_t<T>*>(t.input[0]);
-    const auto* b = static_cast<const b_t<T>*>(t.input[1]);
-    auto* out = static_cast<out_t<T>*>(t.output);
-    constexpr kernels::kernel_family chosen = family<T, kernels::runnable(F)>;
-    if constexpr (chosen != kernels::kernel_family::reference) {
-      if (kernels::family_traits<chosen>::template matmul_accepts<a_t<T>, b_t<T>, out_t<T>>(d, rq)) {
-        kernels::matmul<chosen>(d, a, b, rq, out, t.scratch);
-        return;
-      }
-    }
-    kernels::reference::matmul(d, a, b, rq, out, nullptr);
+    run_chosen<T, F>(d, rq, t.input[0], t.input[1], t.output, t.scratch, tile_scratch<T, F>(g, {t.h, t.w, t.c}));
   }
 
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
@@ -231,18 +219,28 @@ struct matmul {
   /// capacity (its scratch grows with the extents), else the reference.
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_at(int length, void* const* in, void* const* out, void* scratch) {
-    const auto d = dims_at<T>(length);
+    run_chosen<T, F>(dims_at<T>(length), Requant.params(), in[0], in[1], out[0], scratch, scratch_bytes<T, F>());
+  }
+
+ private:
+  /// The product `d` (extents other than those the family was chosen for: a run-time length, a
+  /// tile) with the family chosen for the whole product where it accepts `d` within the
+  /// `scratch_available` bytes planned, else with the reference.
+  template <auto const& T, kernels::kernel_family F>
+  static void run_chosen(const kernels::reference::matmul_dims& d, const requant_params& rq, const void* a,
+                         const void* b, void* out, void* scratch, std::size_t scratch_available) {
+    const auto* a_data = static_cast<const a_t<T>*>(a);
+    const auto* b_data = static_cast<const b_t<T>*>(b);
+    auto* out_data = static_cast<out_t<T>*>(out);
     constexpr kernels::kernel_family chosen = family<T, kernels::runnable(F)>;
     if constexpr (chosen != kernels::kernel_family::reference) {
-      if (kernels::family_traits<chosen>::template matmul_accepts<a_t<T>, b_t<T>, out_t<T>>(d, Requant.params()) &&
-          kernels::matmul_scratch_bytes<chosen>(d) <= scratch_bytes<T, F>()) {
-        kernels::matmul<chosen>(d, static_cast<const a_t<T>*>(in[0]), static_cast<const b_t<T>*>(in[1]),
-                                Requant.params(), static_cast<out_t<T>*>(out[0]), scratch);
+      if (kernels::family_traits<chosen>::template matmul_accepts<a_t<T>, b_t<T>, out_t<T>>(d, rq) &&
+          kernels::matmul_scratch_bytes<chosen>(d) <= scratch_available) {
+        kernels::matmul<chosen>(d, a_data, b_data, rq, out_data, scratch);
         return;
       }
     }
-    kernels::reference::matmul(d, static_cast<const a_t<T>*>(in[0]), static_cast<const b_t<T>*>(in[1]),
-                               Requant.params(), static_cast<out_t<T>*>(out[0]), nullptr);
+    kernels::reference::matmul(d, a_data, b_data, rq, out_data, nullptr);
   }
 };
 

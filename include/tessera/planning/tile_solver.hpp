@@ -151,13 +151,17 @@ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b 
 constexpr std::size_t aligned(std::size_t v) { return l1_aligned(v); }
 }  // namespace tiling_detail
 
-/// Bytes of tile `t`'s input boxes (halo included, every operand tiled with the output; a
-/// whole operand not included).
-constexpr std::size_t tiled_input_bytes(const tile_geometry& g, const tile_shape& t) {
-  const int in_channels = g.channel_lockstep ? t.c : g.in_c;
-  return static_cast<std::size_t>(g.input_rows(t.h)) * static_cast<std::size_t>(g.input_cols(t.w)) *
-         static_cast<std::size_t>(in_channels) * static_cast<std::size_t>(g.in_elem_bytes) *
-         static_cast<std::size_t>(g.in_operands);
+/// Bytes of one operand's input box of tile `t` (halo included; every operand tiled with the
+/// output has one, a whole operand is apart).
+constexpr std::uint64_t input_box_bytes(const tile_geometry& g, const tile_shape& t) {
+  return static_cast<std::uint64_t>(g.input_rows(t.h)) * static_cast<std::uint64_t>(g.input_cols(t.w)) *
+         static_cast<std::uint64_t>(g.channel_lockstep ? t.c : g.in_c) * static_cast<std::uint64_t>(g.in_elem_bytes);
+}
+
+/// Bytes of tile `t`'s output box.
+constexpr std::uint64_t output_box_bytes(const tile_geometry& g, const tile_shape& t) {
+  return static_cast<std::uint64_t>(t.h) * static_cast<std::uint64_t>(t.w) * static_cast<std::uint64_t>(t.c) *
+         static_cast<std::uint64_t>(g.out_elem_bytes);
 }
 
 /// Cycles of the load of a whole operand (tile_geometry::whole_operand_bytes) with each tile; 0: none.
@@ -169,10 +173,9 @@ constexpr tile_cost cost_of(const tile_problem& p, const tile_shape& t) {
   using tiling_detail::ceil_div;
   const tile_geometry& g = p.layer;
   tile_cost c{};
-  c.input_bytes = tiled_input_bytes(g, t);
+  c.input_bytes = static_cast<std::size_t>(input_box_bytes(g, t)) * static_cast<std::size_t>(g.in_operands);
   if (g.whole_operand_bytes > 0) c.input_bytes = tiling_detail::aligned(c.input_bytes) + g.whole_operand_bytes;
-  c.output_bytes = static_cast<std::size_t>(t.h) * static_cast<std::size_t>(t.w) * static_cast<std::size_t>(t.c) *
-                   static_cast<std::size_t>(g.out_elem_bytes);
+  c.output_bytes = static_cast<std::size_t>(output_box_bytes(g, t));
   c.constant_bytes = static_cast<std::size_t>(t.c) * (g.weight_bytes_per_channel + g.const_bytes_per_channel) +
                      g.const_bytes_fixed;
   if (g.fused()) {  // the depthwise filters ride in the filter slot, the intermediate in scratch
@@ -268,12 +271,10 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t) {
     const int chans = (i & 4) ? k.last[2] : k.extent[2];
     k.compute[i] =
         layer_tile_cycles(p.latency.compute, p.latency.producer_compute, p.latency.macs_per_cycle_x16, g, rows, cols, chans);
-    const auto in_bytes = static_cast<std::uint64_t>(g.input_rows(rows)) * static_cast<std::uint64_t>(g.input_cols(cols)) *
-                          static_cast<std::uint64_t>(g.channel_lockstep ? chans : g.in_c) *
-                          static_cast<std::uint64_t>(g.in_elem_bytes);
-    k.load[i] = static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(in_bytes) + whole_operand_cycles(m, g);
-    k.store[i] = m.transfer_cycles(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) *
-                                 static_cast<std::uint64_t>(chans) * static_cast<std::uint64_t>(g.out_elem_bytes));
+    const tile_shape each{rows, cols, chans};
+    k.load[i] = static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(input_box_bytes(g, each)) +
+                whole_operand_cycles(m, g);
+    k.store[i] = m.transfer_cycles(output_box_bytes(g, each));
   }
   for (int i = 0; i < 2; ++i)
     k.filters[i] = m.transfer_cycles(static_cast<std::uint64_t>(i ? k.last[2] : k.extent[2]) * g.weight_bytes_per_channel) +
@@ -288,10 +289,7 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t) {
 constexpr std::uint64_t first_fill(const tile_problem& p, const tile_shape& t) {
   const tile_geometry& g = p.layer;
   const memory_level& m = p.latency.transfer;
-  const auto in_bytes = static_cast<std::uint64_t>(g.input_rows(t.h)) * static_cast<std::uint64_t>(g.input_cols(t.w)) *
-                        static_cast<std::uint64_t>(g.channel_lockstep ? t.c : g.in_c) *
-                        static_cast<std::uint64_t>(g.in_elem_bytes);
-  return static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(in_bytes) + whole_operand_cycles(m, g) +
+  return static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(input_box_bytes(g, t)) + whole_operand_cycles(m, g) +
          m.transfer_cycles(static_cast<std::uint64_t>(t.c) * g.weight_bytes_per_channel) +
          (g.fused() ? m.transfer_cycles(g.producer_weight_bytes) : 0);
 }
@@ -396,9 +394,8 @@ constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t
     }
     if (count == 0) continue;
     const tile_shape each{size[0], size[1], size[2]};
-    const std::uint64_t output_bytes = static_cast<std::uint64_t>(each.h) * static_cast<std::uint64_t>(each.w) *
-                                       static_cast<std::uint64_t>(each.c) * static_cast<std::uint64_t>(g.out_elem_bytes);
-    bytes += static_cast<std::uint64_t>(count) * (tiled_input_bytes(g, each) + g.whole_operand_bytes + output_bytes);
+    bytes += static_cast<std::uint64_t>(count) * (static_cast<std::uint64_t>(g.in_operands) * input_box_bytes(g, each) +
+                                                  g.whole_operand_bytes + output_box_bytes(g, each));
   }
   return bytes + static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel + g.producer_weight_bytes;
 }
