@@ -191,3 +191,20 @@ static_assert(each_case<random_case<tiling_objective::latency>>(std::make_index_
               "solve_tiles: latency objective differs from exhaustive search");
 
 }  // namespace random_layers
+
+// The latency search within GCC's default constexpr budget on a roomy elementwise layer: the
+// ICCT's GELU (64 rows of 512 channels) at gap8's 64 kB L1, where thousands of tilings are
+// almost equally fast. It took 12,789 evaluations and exceeded the budget before the seeded
+// incumbent and the group bounds (tile_solver.hpp (4)); this static_assert is the check that
+// it compiles (tests/runtime/test_tile_solver.cpp compares it with exhaustive search).
+namespace roomy_elementwise {
+constexpr target_desc gap8_latency = [] {
+  target_desc t = targets::gap8;
+  t.objective = tiling_objective::latency;
+  return t;
+}();
+constexpr tile_problem gelu =
+    tile_problem_for(gap8_latency, elementwise_rows(64 * 512, 512, tiling_kind::tiled, 1, 1), 64 * 1024, nullptr);
+constexpr tile_solution solved = solve_tiles(gelu);
+static_assert(solved.feasible && solved.cost.tiles > 1 && solved.cycles == layer_cycles(gelu, solved.tile, solved.cost));
+}  // namespace roomy_elementwise

@@ -40,16 +40,19 @@
 //     skipped when even zmax's bytes with the candidate's heuristics cannot beat the best
 //     score, and pairs are skipped when even a full L1 with their best heuristics cannot.
 // (4) Latency: for a fixed pair, layer_cycles is not monotone in z (larger tiles fill and drain
-//     longer, smaller ones pay more per-tile overhead), so z is scanned downward from zmax, but
-//     it stops as soon as a lower bound valid for all smaller z with the pair's two extents
-//     (layer_cycles_bound: the compute of every tile, exact along the two fixed dimensions
-//     with the kernels' granules, plus per-tile overheads and preparation, which only grow as
-//     tiles shrink, and fill and drain; or every byte and transfer the DMA serialises) reaches
-//     the best time; pairs are skipped by the same bound, and each candidate is first held
-//     against the bound of its own tile, a few times cheaper than the layer model. The search
-//     starts from DORY's tile, so that the bounds prune from the first (smallest, slowest)
-//     pairs on: on the DS-CNN's layers through 12 kB this cut clang's constexpr steps from
-//     2.4-4.1 M (over its 2^20 limit) to 0.03-0.36 M.
+//     longer, smaller ones pay more per-tile overhead), so z is searched downward from zmax,
+//     one group of extents with the same block count at a time, but it stops as soon as a
+//     lower bound valid for all smaller z with the pair's two extents (layer_cycles_bound: the
+//     compute of every tile, exact along the two fixed dimensions with the kernels' granules,
+//     plus per-tile overheads and preparation, which only grow as tiles shrink, and fill and
+//     drain; or every byte and transfer the DMA serialises) reaches the best time; pairs are
+//     skipped by the same bound. Inside a group, ranges of extents are pruned whole by two
+//     bounds (the same with the range's ends; layer_cycles_over, the model with every block at
+//     its narrowest) or halved, and each candidate is first held against the bound of its own
+//     tile, a few times cheaper than the layer model. The search starts from DORY's tile and a
+//     few balanced tiles, so that the bounds prune from the first (smallest, slowest) pairs
+//     on: on the DS-CNN's layers through 12 kB this cut clang's constexpr steps from 2.4-4.1 M
+//     (over its 2^20 limit) to 0.03-0.36 M.
 // (5) DORY, along y: for a fixed x the pairs (x, y) with one zmax form runs, and inside a run
 //     (x, y, z) is dominated by (x, y + p, z), p the period of y's term, for every z the pair
 //     considers (same periodic terms, at least the bytes and channels, no more tiles, and
@@ -243,14 +246,16 @@ struct tile_kinds {
   std::uint64_t compute[8]{}, load[8]{}, store[8]{}, filters[2]{};
 };
 
-constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t) {
+/// The kinds of tile `t`; `z` >= 0: the last block along dimension z is `last_z` wide instead
+/// of what t leaves (a range bound's mix of two tiles, see layer_cycles_over).
+constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t, int z = -1, int last_z = 0) {
   const tile_geometry& g = p.layer;
   tile_kinds k{};
   k.extent[0] = t.h, k.extent[1] = t.w, k.extent[2] = t.c;
   const int full[3]{g.out_h, g.out_w, g.out_c};
   for (int d = 0; d < 3; ++d) {
     const std::int64_t n = ceil_div(full[d], k.extent[d]);
-    k.last[d] = full[d] - static_cast<int>(n - 1) * k.extent[d];
+    k.last[d] = d == z ? last_z : full[d] - static_cast<int>(n - 1) * k.extent[d];
   }
   k.blocks[0] = ceil_div(g.out_c, t.c);
   k.blocks[1] = g.batch;
@@ -298,12 +303,9 @@ constexpr std::uint64_t first_fill(const tile_problem& p, const tile_shape& t) {
 constexpr int kind_at(const tile_kinds& k, const std::int64_t (&v)[4]) {
   return (v[2] == k.blocks[2] - 1 ? 1 : 0) | (v[3] == k.blocks[3] - 1 ? 2 : 0) | (v[0] == k.blocks[0] - 1 ? 4 : 0);
 }
-}  // namespace tiling_detail
 
-/// Modelled cycles of the layer with tile `t` (its `cost` from cost_of), see above.
-constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t, const tile_cost& cost) {
-  using namespace tiling_detail;
-  const tile_kinds k = kinds_of(p, t);
+/// The layer model over the kinds `k`; `cost`: the tile's (its buffering and scratch).
+constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds& k, const tile_cost& cost) {
   const std::uint64_t fill = p.latency.first_load_hidden ? 0 : k.load[0] + k.filters[0];
   const std::uint64_t prepare = preparation_cycles(p.latency.compute, p.latency.producer_compute, p.layer);
   const bool kept = keeps_preparation(p.layer, cost.scratch_bytes);
@@ -372,6 +374,30 @@ constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t,
     if (e < 0) break;
   }
   return fill + steady + k.store[7];
+}
+}  // namespace tiling_detail
+
+/// Modelled cycles of the layer with tile `t` (its `cost` from cost_of), see above.
+constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t, const tile_cost& cost) {
+  return tiling_detail::cycles_of_kinds(p, tiling_detail::kinds_of(p, t), cost);
+}
+
+/// A lower bound of layer_cycles over the tiles `low` .. `high` along dimension `z`, the two
+/// tiles equal elsewhere and with one block count n along z (`high_cost`: cost_of(p, high)).
+/// Every term of the model (a tile's compute, loads, store, filters; the fill and the drain)
+/// is non-decreasing in its tile's extents, and the model adds them and takes maxima: so it
+/// is no larger with every full block as narrow as in `low` and the last block as narrow as
+/// in `high` (full - (n - 1) high), though no tile of the range has both. Exact at
+/// low == high; unlike layer_cycles_bound it sees which tiles' compute the transfers exceed.
+/// The buffering is the range's (n blocks), and the preparation is assumed kept when the
+/// largest tile keeps it (the scratch only grows with the tile).
+constexpr std::uint64_t layer_cycles_over(const tile_problem& p, const tile_shape& low, const tile_shape& high, int z,
+                                          const tile_cost& high_cost) {
+  const tile_geometry& g = p.layer;
+  const int full = z == 0 ? g.out_h : z == 1 ? g.out_w : g.out_c;
+  const int extent = z == 0 ? high.h : z == 1 ? high.w : high.c;
+  const int last = full - static_cast<int>(tiling_detail::ceil_div(full, extent) - 1) * extent;
+  return tiling_detail::cycles_of_kinds(p, tiling_detail::kinds_of(p, low, z, last), high_cost);
 }
 
 /// Bytes the layer moves between L2 and L1 with tile `t`: every tile's input box (halo
@@ -569,15 +595,36 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
   if (z == 0) smallest.h = z_low > 0 ? z_low : 1;
   if (z == 1) smallest.w = z_low > 0 ? z_low : 1;
   if (z == 2) smallest.c = z_low > 0 ? z_low : g.channel_step;
-  if (!lm.first_load_hidden) compute += first_fill(p, smallest);
-  // The last store: along z at least one row, column or channel - or, over a range with one
-  // block count, what the largest extent leaves for the last block (the least).
+  // The first fill and the last store. The store's box is at least one row, column or channel
+  // along z; so is the fill's when z = exactly_t does not hold, both at their least.
+  const auto last_store = [&](int last_z) {
+    return m.transfer_cycles(static_cast<std::uint64_t>(z == 0 ? last_z : rows.last) *
+                             static_cast<std::uint64_t>(z == 1 ? last_z : cols.last) *
+                             static_cast<std::uint64_t>(z == 2 ? last_z : chans.last) *
+                             static_cast<std::uint64_t>(g.out_elem_bytes));
+  };
+  const auto fill_of = [&](const tile_shape& s) { return lm.first_load_hidden ? 0 : first_fill(p, s); };
   const blocks_along& along_z = z == 0 ? rows : z == 1 ? cols : chans;
-  const int last_z = z_low > 0 ? along_z.last : 1;
-  compute += m.transfer_cycles(static_cast<std::uint64_t>(z == 0 ? last_z : rows.last) *
-                               static_cast<std::uint64_t>(z == 1 ? last_z : cols.last) *
-                               static_cast<std::uint64_t>(z == 2 ? last_z : chans.last) *
-                               static_cast<std::uint64_t>(g.out_elem_bytes));
+  if (z_low > 0) {
+    // Over a range with one block count n, the fill grows with the extent k and the last
+    // block (full - (n - 1) k) shrinks. Without the transfers' rounding up, fill + store is
+    // concave in k (bytes affine in k, or capped at the input's extent: a minimum of affine
+    // functions), so its least is at an end of the range; on the DS-CNN-like layers it is
+    // much more than the fill of the smallest extent plus the store of the largest, the
+    // bound's terms before (the ICCT's 64 x 512 elementwise layers needed 12,789 evaluations
+    // on gap8, over GCC's constexpr budget). The rounding adds less than a cycle per transfer
+    // (in_operands inputs, filters, producer weights, the store), so the least of the two
+    // ends' exact values, less one cycle per transfer, bounds every k of the range.
+    const int full = z == 0 ? g.out_h : z == 1 ? g.out_w : g.out_c;
+    const int low_last = full - static_cast<int>(along_z.count - 1) * z_low;
+    const std::uint64_t at_low = fill_of(smallest) + last_store(low_last);
+    const std::uint64_t at_high = fill_of(t) + last_store(along_z.last);
+    const std::uint64_t least = at_low < at_high ? at_low : at_high;
+    const auto rounding = static_cast<std::uint64_t>(g.in_operands) + 3;
+    compute += least > rounding ? least - rounding : 0;
+  } else {
+    compute += fill_of(smallest) + last_store(1);
+  }
 
   const std::uint64_t fixed = std::uint64_t{m.setup_cycles} + m.latency_cycles;
   const std::uint64_t per_byte = m.bytes_per_cycle != 0 ? m.bytes_per_cycle : 1;
@@ -848,6 +895,42 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
     best.evaluations = dory.evaluations;
     if (dory.feasible) consider(dory.tile, dory.cost);
   }
+  // DORY's tile can be far from the fastest (the most L1, often the layer in one tile or two
+  // uneven blocks), and the walk visits the smallest pairs first, where a poor best prunes
+  // little: the ICCT's 64 x 512 elementwise layers evaluated all 255 channel extents of their
+  // two-block range for each of 27 row extents. So balanced tiles (extent ceil(full / n) for n
+  // blocks) seed the best first: n = 2^i along each dimension, at most 8 tiles (the fastest
+  // tiles are few and large: more seeds cost more than they prune), then from the best of
+  // those, one block more or fewer along one dimension at a time, while that improves (at
+  // most four rounds): the ICCT's layers at gap8's L1 take 4,408 evaluations in all, 14,453
+  // without these seeds (45,716 before the group bounds below).
+  {
+    const int full[3]{g.out_h, g.out_w, g.out_c / g.channel_step};
+    const auto try_blocks = [&](const std::int64_t (&n)[3]) {
+      const tile_shape t{static_cast<int>(ceil_div(full[0], n[0])), static_cast<int>(ceil_div(full[1], n[1])),
+                         static_cast<int>(ceil_div(full[2], n[2])) * g.channel_step};
+      const tile_cost cost = cost_of(p, t);
+      ++best.evaluations;
+      if (cost.tiles > 1 && fits_in(p, cost)) consider(t, cost);
+    };
+    constexpr std::int64_t most_seeded_tiles = 8;
+    for (std::int64_t i = 1; i < 2 * full[0] && i <= most_seeded_tiles; i *= 2)
+      for (std::int64_t j = 1; j < 2 * full[1] && i * j <= most_seeded_tiles; j *= 2)
+        for (std::int64_t k = 1; k < 2 * full[2] && i * j * k <= most_seeded_tiles; k *= 2) try_blocks({i, j, k});
+    for (int round = 0; round < 4 && best.feasible; ++round) {
+      const std::uint64_t before = best.cycles;
+      const std::int64_t at[3]{ceil_div(full[0], best.tile.h), ceil_div(full[1], best.tile.w),
+                               ceil_div(full[2], best.tile.c / g.channel_step)};
+      for (int d = 0; d < 3; ++d)
+        for (const std::int64_t n : {at[d] - 1, at[d] + 1})
+          if (n >= 1 && n <= full[d]) {
+            std::int64_t v[3]{at[0], at[1], at[2]};
+            v[d] = n;
+            try_blocks(v);
+          }
+      if (best.cycles == before) break;
+    }
+  }
   region rs[2]{};
   const int n = region_count(p, rs);
   for (int i = 0; i < n; ++i) {
@@ -858,26 +941,47 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
     const auto visit = [&](const int (&v)[3], int z, int zmax, const tile_cost& top) {
       consider(shape_at(p, v), top);
       int u[3]{v[0], v[1], v[2]};
-      // Extents along z with one block count form a group; both bounds are checked once per
-      // group, at its largest extent (the scan moves downward).
-      const int full = z == 0 ? g.out_h : z == 1 ? g.out_w : g.out_c / g.channel_step;
-      std::int64_t group_blocks = 0;
-      for (int k = zmax - 1; k >= rs[i].lo[z]; --k) {
+      const auto tile_at = [&](int k) {
         u[z] = k;
-        const tile_shape t = shape_at(p, u);
+        return shape_at(p, u);
+      };
+      const int full = z == 0 ? g.out_h : z == 1 ? g.out_w : g.out_c / g.channel_step;
+      for (int k = zmax - 1; k >= rs[i].lo[z];) {
+        if (layer_cycles_bound(p, tile_at(k), z, may_keep) >= best.cycles) break;  // and for every smaller k
+        // The extents along z with k's block count form a group [low, k]; a range of it is
+        // pruned whole by its bounds (layer_cycles_bound with z_low: the sums, and the fill,
+        // store and first-tile slack at its ends; layer_cycles_over: the model with each block
+        // at its narrowest), else halved, the larger extents first, down to a few extents
+        // evaluated one by one. The ICCT's 64 x 512 elementwise layer on gap8 evaluated all
+        // 255 channel extents of its two-block group for each of 27 row extents (12,789
+        // evaluations, over GCC's constexpr budget); now 796, within a quarter of it.
         const std::int64_t blocks = ceil_div(full, k);
-        if (blocks != group_blocks) {
-          group_blocks = blocks;
-          if (layer_cycles_bound(p, t, z, may_keep) >= best.cycles) break;  // and for every smaller k
-          const int group_low = static_cast<int>(ceil_div(full, blocks));
-          const int extent = z == 2 ? group_low * g.channel_step : group_low;
-          if (group_low < k && layer_cycles_bound(p, t, z, may_keep, extent) >= best.cycles) {
-            k = group_low;  // skips the group: the loop moves on to group_low - 1
+        int low = static_cast<int>(ceil_div(full, blocks));
+        if (low < rs[i].lo[z]) low = rs[i].lo[z];
+        int range_lo[64]{}, range_hi[64]{};
+        int pending = 1;
+        range_lo[0] = low, range_hi[0] = k;
+        while (pending > 0) {
+          --pending;
+          const int a = range_lo[pending], b = range_hi[pending];
+          if (b - a >= 2) {
+            ++best.evaluations;
+            const tile_shape low_tile = tile_at(a), high_tile = tile_at(b);
+            const int a_extent = z == 2 ? a * g.channel_step : a;
+            if (layer_cycles_bound(p, high_tile, z, may_keep, a_extent) >= best.cycles) continue;
+            if (layer_cycles_over(p, low_tile, high_tile, z, cost_of(p, high_tile)) >= best.cycles) continue;
+            const int m = a + (b - a) / 2;
+            range_lo[pending] = a, range_hi[pending++] = m;
+            range_lo[pending] = m + 1, range_hi[pending++] = b;
             continue;
           }
+          for (int j = b; j >= a; --j) {
+            ++best.evaluations;
+            const tile_shape t = tile_at(j);
+            consider(t, cost_of(p, t));
+          }
         }
-        ++best.evaluations;
-        consider(t, cost_of(p, t));
+        k = low - 1;
       }
     };
     search_frontier(p, rs[i], best, skip, visit, false);
