@@ -277,13 +277,14 @@ constexpr tile_problem engine_problem_of(const graph_summary<NT, NI, NO, NN>& g,
   p.double_buffering = !e.single_buffered;
   p.cores = 1;
   const kernel_cost& cost = e.compute[cost_kind_of(geometry)];
-  // HTVM's heuristics: DORY's objective with the array as the micro-tile, so that tile widths
-  // and channel blocks fall on multiples of the array (the latency objective over the engine's
-  // model would derive them too, but still costs too much compile time on real layers, see
-  // docs/planning.md); naive tiling drops them.
+  // The target's objective. Under DORY's (the presets'), HTVM's heuristics: the array as the
+  // micro-tile, so that tile widths and channel blocks fall on multiples of the array; naive
+  // tiling drops them (and always uses DORY's objective: the most memory). The latency
+  // objective derives the same preference from the engine's model, whose granules round a
+  // tile up to the array, and minimises the engine's modelled time with its transfers.
   p.micro_c = !e.naive_tiling && cost.channel_granule > 1 ? cost.channel_granule : 1;
   p.micro_w = !e.naive_tiling && cost.width_granule > 1 ? cost.width_granule : 1;
-  p.objective = tiling_objective::dory_l1;
+  p.objective = e.naive_tiling ? tiling_objective::dory_l1 : t.objective;
   p.latency.compute = cost;  // the modelled time; transfers: the target's L2 DMA (tile_problem_for)
   return p;
 }
