@@ -62,6 +62,33 @@ static_assert(fc::scratch_bytes<tensors, dsp>() == k::arm_dsp::gemm_scratch(fc::
 static_assert(k::arm_dsp::gemm_scratch({1, 128, 640}, true).total + 12 * 128 ==
               k::arm_dsp::gemm_scratch({1, 128, 640}).total);
 
+// A tile's scratch covers every channel block of the layer, its narrower last block included:
+// the expanded-weight cache is dropped above its budget (12 KiB by default), so a narrower block
+// can need more scratch than a full one. The torch MobileNetV1-0.25's 128 -> 256 pointwise layer
+// through 32 kB runs blocks of 106 channels (no cache: 27,136 bytes would exceed the budget) and
+// a last block of 44 (11,264 bytes of cache); planned from 106 alone, that block wrote past L1
+// (found by qemu/bench/mobilenet_tiled on the Cortex-M4).
+constexpr k::reference::conv2d_dims pw_106{1, 1, 3, 128, 1, 3, 106, 1, 1, 1, 1, 1, 1, 0, 0, 1};
+constexpr k::reference::conv2d_dims pw_44 = [] {
+  auto d = pw_106;
+  d.out_c = 44;
+  return d;
+}();
+static_assert(k::arm_dsp::conv2d_weight_cache_bytes(pw_106) == 0 && k::arm_dsp::conv2d_weight_cache_bytes(pw_44) == 11264);
+static_assert(k::arm_dsp::conv2d_scratch(pw_44).total > k::arm_dsp::conv2d_scratch(pw_106).total);
+static_assert(k::conv2d_scratch_bytes<dsp>(conv_variant::im2col, pw_106) >= k::arm_dsp::conv2d_scratch(pw_44).total);
+constexpr bool covers_every_narrower_block(k::reference::conv2d_dims d) {
+  const std::size_t planned = k::conv2d_scratch_bytes<dsp>(conv_variant::im2col, d);
+  for (int c = 1; c <= d.out_c; ++c) {
+    auto block = d;
+    block.out_c = c;
+    if (k::arm_dsp::conv2d_scratch(block).total > planned) return false;
+  }
+  return true;
+}
+static_assert(covers_every_narrower_block(pw_106) && covers_every_narrower_block(pw_dims) &&
+              covers_every_narrower_block({1, 3, 3, 256, 1, 1, 300, 3, 3, 1, 1, 1, 1, 0, 0, 1}));
+
 // A family without flash constants plans the same scratch for a whole layer as for a tile.
 static_assert(pw1::scratch_bytes<tensors, kernel_family::rv32>() ==
               k::conv2d_scratch_bytes<kernel_family::rv32>(pw1::variant<tensors, kernel_family::rv32>, pw_dims));

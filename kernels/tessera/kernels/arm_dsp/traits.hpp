@@ -72,6 +72,29 @@ constexpr auto conv2d_scratch(const reference::conv2d_dims& d, bool flash = fals
                flash ? 0 : epilogue_table_bytes(d.out_c), flash ? 0 : conv2d_weight_cache_bytes(d));
 }
 
+/// The scratch of conv2d_im2col for `d` or for any block of fewer output channels, which is what
+/// a tile's L1 must hold: a layer split into channel blocks runs its last block narrower, and the
+/// weight cache is kept within its budget, so a narrower block may carry a cache that `d` does
+/// not (conv2d_weight_cache_bytes is not monotone in out_c). Planned from `d` alone, such a last
+/// block wrote up to the budget past its scratch (the torch MobileNetV1-0.25 through 32 kB on the
+/// Cortex-M4: 106-channel blocks without the cache, a 44-channel last block with 11,264 bytes of
+/// it, into the C library's data behind L1). Every other part grows with out_c, so the largest
+/// is at `d` or at the widest block whose cache fits.
+constexpr std::size_t conv2d_blocks_scratch_bytes(const reference::conv2d_dims& d) {
+  std::size_t most = conv2d_scratch(d).total;
+  const std::size_t per_channel = conv2d_groups(d) * 8;
+  if (conv2d_weight_cache_bytes(d) == 0 && per_channel > 0) {
+    reference::conv2d_dims narrower = d;
+    const std::size_t fitting = conv2d_weight_cache_limit / per_channel;
+    narrower.out_c = fitting < std::size_t(d.out_c) ? static_cast<int>(fitting) : d.out_c;
+    if (narrower.out_c > 0) {
+      const std::size_t with_cache = conv2d_scratch(narrower).total;
+      most = with_cache > most ? with_cache : most;
+    }
+  }
+  return most;
+}
+
 /// Filter taps of a depthwise kernel and tap pairs (one SMLAD multiplies two taps of a channel).
 constexpr std::size_t depthwise_taps(const reference::conv2d_dims& d) { return std::size_t(d.kernel_h) * d.kernel_w; }
 constexpr std::size_t depthwise_tap_pairs(const reference::conv2d_dims& d) { return (depthwise_taps(d) + 1) / 2; }
@@ -236,7 +259,7 @@ struct family_traits<kernel_family::arm_dsp> {
            d.groups == 1 && is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
-    return arm_dsp::conv2d_scratch(d).total;
+    return arm_dsp::conv2d_blocks_scratch_bytes(d);
   }
 
   template <class TIn, class TW, class TOut>
