@@ -1,13 +1,14 @@
 // The torch MobileNetV1-0.25 at 96 x 96 (tests/models/torch/mobilenet_v1_025_vww, converted by
 // the host build into <host build>/qemu_models) tiled through 32 kB of DTCM on an STM32H7-like
 // target, the L1 where it must tile: unfused, and with the depthwise / pointwise blocks fused by
-// each criterion of the selector (planning/fusion.hpp). Issue 12's Cortex-M rows of the fusion
+// each criterion of the selector (planning/fusion.hpp), with DORY's tiles (the preset's) and the
+// latency objective's (whose whole-width row tiles let pointwise -> depthwise blocks carry rows). Issue 12's Cortex-M rows of the fusion
 // table. On a core without a DMA engine the transfers are copies (memcpy policy), so the
 // instruction count includes the data movement fusion saves. The input is a fixed pseudo-random
 // image; each run is checked against the flat executor bit for bit.
 //
-// Output, one line per plan: mobilenet_tiled|L1 bytes|fusion criterion|DW->PW blocks|PW->DW
-// blocks|L1 used|L2 used|guest instructions|exact
+// Output, one line per plan: mobilenet_tiled|L1 bytes|tile objective|fusion criterion|DW->PW
+// blocks|PW->DW blocks|L1 used|L2 used|guest instructions|exact
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -23,17 +24,20 @@ using net = qemu_torch_mobilenet::network;
 namespace {
 constexpr std::size_t l1_size = 32 * 1024;
 
-template <tessera::fusion_policy Fusion>
+template <tessera::tiling_objective Tiling, tessera::fusion_policy Fusion>
 inline constexpr tessera::target_desc dtcm_target = [] {
   tessera::target_desc t = tessera::targets::stm32h7;
   t.levels[0].bytes = l1_size;
   t.kernels = tessera::kernels::native_family;
+  t.objective = Tiling;
   t.fusion = Fusion;
   return t;
 }();
 
-template <tessera::fusion_policy Fusion>
-using tiled_run = tessera::tiled_executor<net, tessera::target<dtcm_target<Fusion>>>;
+template <tessera::tiling_objective Tiling, tessera::fusion_policy Fusion>
+using tiled_run = tessera::tiled_executor<net, tessera::target<dtcm_target<Tiling, Fusion>>>;
+using tessera::fusion_policy;
+using tessera::tiling_objective;
 
 using flat = tessera::executor<net>;
 constexpr std::size_t input_bytes = net::tensors[net::inputs[0]].bytes();
@@ -43,9 +47,12 @@ static_assert(net::inputs.size() == 1 && net::outputs.size() == 1);
 // One L1 and one L2 for every plan (they run one after the other): the M55 board has 512 kB.
 constexpr std::size_t l2_size = [] {
   std::size_t most = 0;
-  for (std::size_t b : {tiled_run<tessera::fusion_policy::off>::l2_bytes,
-                        tiled_run<tessera::fusion_policy::by_traffic>::l2_bytes,
-                        tiled_run<tessera::fusion_policy::by_latency>::l2_bytes})
+  for (std::size_t b : {tiled_run<tiling_objective::dory_l1, fusion_policy::off>::l2_bytes,
+                        tiled_run<tiling_objective::dory_l1, fusion_policy::by_traffic>::l2_bytes,
+                        tiled_run<tiling_objective::dory_l1, fusion_policy::by_latency>::l2_bytes,
+                        tiled_run<tiling_objective::latency, fusion_policy::off>::l2_bytes,
+                        tiled_run<tiling_objective::latency, fusion_policy::by_traffic>::l2_bytes,
+                        tiled_run<tiling_objective::latency, fusion_policy::by_latency>::l2_bytes})
     most = b > most ? b : most;
   return most;
 }();
@@ -70,9 +77,9 @@ constexpr const char* criterion_name(tessera::fusion_policy p) {
   return p == tessera::fusion_policy::off ? "off" : p == tessera::fusion_policy::by_traffic ? "traffic" : "latency";
 }
 
-template <tessera::fusion_policy Fusion>
+template <tessera::tiling_objective Tiling, tessera::fusion_policy Fusion>
 int run_tiled() {
-  using run = tiled_run<Fusion>;
+  using run = tiled_run<Tiling, Fusion>;
   static_assert(run::l1_bytes <= l1_size && run::l2_bytes <= l2_size);
   alignas(16) static std::byte logits[output_bytes];
   tessera::dma::memcpy_policy dma;
@@ -87,7 +94,8 @@ int run_tiled() {
     return fused;
   }();
   const bool exact = std::memcmp(expected, logits, sizeof logits) == 0 && guards_intact();
-  std::printf("mobilenet_tiled|%u|%s|%d|%d|%u|%u|%llu|%s\n", static_cast<unsigned>(l1_size), criterion_name(Fusion),
+  std::printf("mobilenet_tiled|%u|%s|%s|%d|%d|%u|%u|%llu|%s\n", static_cast<unsigned>(l1_size),
+              Tiling == tiling_objective::latency ? "latency" : "dory", criterion_name(Fusion),
               blocks[0], blocks[1], static_cast<unsigned>(run::l1_bytes), static_cast<unsigned>(run::l2_bytes),
               static_cast<unsigned long long>(instructions),
               exact ? "exact" : guards_intact() ? "MISMATCH" : "MISMATCH (wrote past its L1 or L2)");
@@ -104,9 +112,11 @@ int main() {
   for (std::size_t i = 0; i < guard_bytes; ++i) l1_pool[l1_size + i] = l2_pool[l2_size + i] = guard_value;
   tessera::qemu::start_instruction_counter();
   flat::run(arena, {input}, {expected});
-  using tessera::fusion_policy;
-  int failures = run_tiled<fusion_policy::off>();
-  failures += run_tiled<fusion_policy::by_traffic>();
-  failures += run_tiled<fusion_policy::by_latency>();
+  int failures = run_tiled<tiling_objective::dory_l1, fusion_policy::off>();
+  failures += run_tiled<tiling_objective::dory_l1, fusion_policy::by_traffic>();
+  failures += run_tiled<tiling_objective::dory_l1, fusion_policy::by_latency>();
+  failures += run_tiled<tiling_objective::latency, fusion_policy::off>();
+  failures += run_tiled<tiling_objective::latency, fusion_policy::by_traffic>();
+  failures += run_tiled<tiling_objective::latency, fusion_policy::by_latency>();
   return failures;
 }

@@ -37,6 +37,13 @@ inline constexpr tessera::target_desc sweep_target{
     .fuse_pointwise_first = PointwiseFirst};
 template <std::size_t L1, fusion_policy Policy = fusion_policy::by_latency>
 inline constexpr tessera::target_desc dw_first_target = sweep_target<L1, Policy, false, false>;
+/// The latency objective's tiles: whole-width row tiles, where pointwise -> depthwise blocks carry rows.
+template <std::size_t L1, fusion_policy Policy = fusion_policy::by_traffic>
+inline constexpr tessera::target_desc latency_tiles_target = [] {
+  tessera::target_desc t = sweep_target<L1, Policy>;
+  t.objective = tessera::tiling_objective::latency;
+  return t;
+}();
 
 // Nodes: conv 0, dw1 1, pw1 2, dw2 3, cast 4, pw2 5, pool 6, flatten 7, fc 8.
 static_assert(!tessera::fusable(net::summary, sweep_target<4096>, 1));  // conv -> dw1: not a pointwise layer
@@ -199,7 +206,7 @@ struct tiled_run {
 }  // namespace
 
 TEMPLATE_TEST_CASE_SIG("fused blocks run bit-exact and hazard-free over an L1 sweep, every policy", "[fusion]",
-                       ((std::size_t L1), L1), l1_min, l1_min + 256, 1536, 2048, 3072, l1_max) {
+                       ((std::size_t L1), L1), l1_min, l1_min + 256, 1280, 1536, 2048, 3072, l1_max) {
   for (std::uint32_t seed : {1u, 2u, 3u}) {
     const auto image = random_image(seed);
     const auto flat = run_flat(image);
@@ -207,6 +214,9 @@ TEMPLATE_TEST_CASE_SIG("fused blocks run bit-exact and hazard-free over an L1 sw
     const tiled_run<sweep_target<L1, fusion_policy::by_traffic>> traffic(image);
     const tiled_run<dw_first_target<L1, fusion_policy::by_traffic>> dw_first(image);
     const tiled_run<sweep_target<L1, fusion_policy::off>> unfused(image);
+    const tiled_run<latency_tiles_target<L1>> latency_tiles(image);
+    CHECK(latency_tiles.logits == flat);
+    CHECK(latency_tiles.hazards == 0);
     CHECK(latency.logits == flat);
     CHECK(traffic.logits == flat);
     CHECK(dw_first.logits == flat);
@@ -221,7 +231,7 @@ TEMPLATE_TEST_CASE_SIG("fused blocks run bit-exact and hazard-free over an L1 sw
 }
 
 TEMPLATE_TEST_CASE_SIG("fused tiles shared by rows over a team's cores are bit-exact", "[fusion]",
-                       ((std::size_t L1), L1), l1_min + 256, 2048, l1_max) {
+                       ((std::size_t L1), L1), l1_min + 256, 1280, 2048, l1_max) {
   for (std::uint32_t seed : {4u, 5u}) {
     const auto image = random_image(seed);
     const tiled_run<sweep_target<L1, fusion_policy::by_traffic>, 3> three(image);
@@ -326,6 +336,114 @@ void check_shared_by_rows() {
                                 .kernel_scratch;
   CHECK(team.widest[Block] == (scratch_free ? 4 : 1));
   CHECK(team.widest[Block - 1] == 0);  // the absorbed first node never runs on its own
+}
+
+// Carried rows (tile_geometry.hpp carries_rows): at 1,280 bytes the pointwise -> depthwise block
+// pw1 -> dw2 (3x3, stride 2, 14 -> 7 rows) tiles by whole-width rows, one output row a tile, so
+// each tile's window (3 rows) shares its first row with the tile above: it computes 2 new rows in
+// the pointwise kernel instead of 3 (the first tile 2 as well: its window starts in the padding).
+using carrying = tessera::tiled_executor<net, tessera::target<sweep_target<1280, fusion_policy::by_traffic>>>;
+constexpr const tessera::tile_geometry& carrying_block = carrying::summary.nodes[3].geometry;
+constexpr tessera::tile_shape carrying_tile = carrying::plan.layers[3].solution.tile;
+static_assert(carrying_block.pointwise_first() && carrying_tile.h == 1 && carrying_tile.w == carrying_block.out_w);
+static_assert(tessera::carries_rows(carrying_block, carrying_tile.w) &&
+              !tessera::carries_rows(carrying_block, carrying_tile.w - 1));
+static_assert(tessera::carried_rows(carrying_block, 0, 1) == 0 && tessera::carried_rows(carrying_block, 3, 1) == 1);
+static_assert(tessera::producer_rows(carrying_block, 0, 1, 1, true) == 2 && tessera::producer_rows(carrying_block, 6, 1, 1, true) == 2);
+static_assert(tessera::carried_rows_source(carrying_block, 3, 1) == 2);
+static_assert(tessera::producer_rows(carrying_block, 3, 1, 1, true) == 2 &&
+              tessera::producer_rows(carrying_block, 3, 1, 1, false) == 3);
+
+TEST_CASE("a pointwise -> depthwise block carries rows from the tile above, bit-exact", "[fusion]") {
+  for (std::uint32_t seed : {6u, 7u}) {
+    const auto image = random_image(seed);
+    const tiled_run<sweep_target<1280, fusion_policy::by_traffic>> one(image);
+    const tiled_run<sweep_target<1280, fusion_policy::by_traffic>, 3> three(image);
+    CHECK(one.logits == run_flat(image));
+    CHECK(three.logits == run_flat(image));
+    CHECK(one.hazards + three.hazards == 0);
+  }
+}
+
+// Stride 1 (3x3, padding 1): a tile's window shares kernel - stride = 2 rows with the tile above,
+// and the last tile of one row computes no new row at all (its window ends in the padding).
+namespace stride_one {
+using tiny::features::pseudo_random;
+using tiny::features::requant;
+inline constexpr auto pw_weights = pseudo_random<std::int8_t, 10 * 4>(31, -128, 127);
+inline constexpr auto pw_requant = requant<10>(32, 8, -128, 127);
+inline constexpr auto dw_weights = pseudo_random<std::int8_t, 10 * 3 * 3>(33, -128, 127);
+inline constexpr auto dw_bias = pseudo_random<std::int32_t, 10>(34, -2000, 2000);
+inline constexpr auto dw_requant = requant<10>(35, 9, -128, 127);
+inline constexpr tessera::tensor_table<3> tensors{{{
+    {"image", tessera::dtype::u8, {1, 9, 7, 4}},
+    {"pw", tessera::dtype::s8, {1, 9, 7, 10}},
+    {"dw", tessera::dtype::s8, {1, 9, 7, 10}},
+}}};
+using network = tessera::network<
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<2>,
+    tessera::op::conv<"pw", {.input = 0, .output = 1}, pw_weights, tessera::none, pw_requant>,
+    tessera::op::conv<"dw",
+                      {.input = 1, .output = 2, .kernel_h = 3, .kernel_w = 3, .pad_top = 1, .pad_left = 1,
+                       .pad_bottom = 1, .pad_right = 1, .groups = 10},
+                      dw_weights, dw_bias, dw_requant>>;
+using image = std::array<std::uint8_t, 9 * 7 * 4>;
+using output = std::array<std::int8_t, 9 * 7 * 10>;
+
+output run_flat(const image& in) {
+  alignas(16) static std::byte arena[tessera::executor<network>::arena_bytes];
+  output out{};
+  tessera::executor<network>::run(arena, {in.data()}, {out.data()});
+  return out;
+}
+
+template <std::size_t L1, int Cores = 1>
+struct carrying_run {
+  static constexpr tessera::target_desc target = [] {
+    tessera::target_desc t = sweep_target<L1, fusion_policy::by_traffic>;
+    t.objective = tessera::tiling_objective::latency;
+    return t;
+  }();
+  using run = tessera::tiled_executor<network, tessera::target<target>>;
+  static constexpr const tessera::tile_geometry& block = run::summary.nodes[1].geometry;
+  static constexpr tessera::tile_shape tile = run::plan.layers[1].solution.tile;
+  output out{};
+  std::uint64_t hazards = 0;
+  explicit carrying_run(const image& in) {
+    alignas(16) static std::byte l2[run::l2_bytes];
+    alignas(16) static std::byte l1[run::l1_bytes];
+    tessera::dma::simulated_policy<> dma(target);
+    tessera::serial_team<Cores> team;
+    run::run(team, l2, l1, {in.data()}, {out.data()}, dma);
+    dma.finish();
+    hazards = dma.hazard_count();
+  }
+};
+// The sweep below: at 640 B narrower tiles (overlaps recomputed), at 768, 1,024 and 1,536 B
+// whole-width tiles of 1, 2 and 4 rows that carry (each plan's last tile one row), at 2,048 B
+// one tile.
+static_assert(carrying_run<1024>::block.pointwise_first() && carrying_run<1024>::tile.w == 7);
+static_assert(tessera::carries_rows(carrying_run<1024>::block, 7));
+static_assert(tessera::carried_rows(carrying_run<1024>::block, 1, 1) == 2);
+static_assert(tessera::producer_rows(carrying_run<1024>::block, 8, 1, 1, true) == 0);  // all carried
+static_assert(tessera::producer_rows(carrying_run<1024>::block, 4, 1, 1, true) == 1);
+static_assert(tessera::producer_rows(carrying_run<1024>::block, 4, 2, 2, true) == 2 &&
+              tessera::carried_rows(carrying_run<1024>::block, 4, 2) == 2);
+}  // namespace stride_one
+
+TEMPLATE_TEST_CASE_SIG("a stride-1 pointwise -> depthwise block carries two rows a tile, bit-exact", "[fusion]",
+                       ((std::size_t L1), L1), 640, 768, 1024, 1536, 2048) {
+  using stride_one::carrying_run;
+  INFO("tile " << carrying_run<L1>::tile.h << " x " << carrying_run<L1>::tile.w);
+  for (std::uint32_t seed : {8u, 9u}) {
+    const auto image = tiny::random_bytes<9 * 7 * 4>(seed);
+    const auto flat = stride_one::run_flat(image);
+    const carrying_run<L1> one(image);
+    const carrying_run<L1, 3> three(image);
+    CHECK(one.out == flat);
+    CHECK(three.out == flat);
+    CHECK(one.hazards + three.hazards == 0);
+  }
 }
 
 TEST_CASE("a fused block's tiles are shared by rows when its kernels need no scratch", "[fusion]") {

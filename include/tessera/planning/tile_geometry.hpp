@@ -117,6 +117,50 @@ constexpr std::size_t l1_aligned(std::size_t v) { return (v + l1_alignment - 1) 
 constexpr int intermediate_rows(const tile_geometry& g, int rows) { return g.pointwise_first() ? g.input_rows(rows) : rows; }
 constexpr int intermediate_cols(const tile_geometry& g, int cols) { return g.pointwise_first() ? g.input_cols(cols) : cols; }
 
+/// Pointwise -> depthwise blocks whose tiles span the whole width carry rows: the tile below
+/// reuses the intermediate rows its window shares with the tile above (kernel - stride rows for
+/// a 3x3 stride-1 depthwise) instead of recomputing them in the pointwise kernel (the third
+/// seed's carried variant). Tiles then run in row order over one scratch area, which the
+/// executor's walk guarantees (channel blocks, images, row blocks, column blocks). Only where
+/// no window but the last row block's reaches past the input's bottom, so that every middle
+/// tile computes the same rows (the latency model's row kinds: first, middle, last).
+constexpr bool carries_rows(const tile_geometry& g, int tile_w) {
+  if (!g.pointwise_first() || tile_w != g.out_w) return false;
+  if (g.out_h < 2) return true;
+  return window::origin(g.out_h - 2, g.stride_h, g.pad_top) + window::span(1, g.stride_h, g.kernel_h, g.dilation_h) <=
+         g.in_h;
+}
+
+/// The intermediate rows a tile at output row `y0` of a carrying block (carries_rows) takes from
+/// the tile above it, whose extent is the layer's tile height `tile_h`: where their windows
+/// overlap (0 for the first row block).
+constexpr int carried_rows(const tile_geometry& g, int y0, int tile_h) {
+  if (y0 == 0) return 0;
+  const int above_begin = window::origin(y0 - tile_h, g.stride_h, g.pad_top);
+  int above_end = above_begin + window::span(tile_h, g.stride_h, g.kernel_h, g.dilation_h);
+  above_end = above_end < g.in_h ? above_end : g.in_h;
+  int begin = window::origin(y0, g.stride_h, g.pad_top);
+  begin = begin > 0 ? begin : 0;
+  return above_end > begin ? above_end - begin : 0;
+}
+
+/// Where the rows a tile at `y0` carries (carried_rows) lie in the intermediate of the tile
+/// above: the row of its window where this tile's window begins.
+constexpr int carried_rows_source(const tile_geometry& g, int y0, int tile_h) {
+  const int above = window::origin(y0 - tile_h, g.stride_h, g.pad_top);
+  const int begin = window::origin(y0, g.stride_h, g.pad_top);
+  return (begin > 0 ? begin : 0) - (above > 0 ? above : 0);
+}
+
+/// The intermediate rows the first kernel of a tile of `h` rows at `y0` computes: its window's
+/// (intermediate_rows, clipped to the map) less what it carries (`carry`: carries_rows).
+constexpr int producer_rows(const tile_geometry& g, int y0, int h, int tile_h, bool carry) {
+  const int origin = window::origin(y0, g.stride_h, g.pad_top);
+  const int end = origin + window::span(h, g.stride_h, g.kernel_h, g.dilation_h);
+  const int rows = (end < g.in_h ? end : g.in_h) - (origin > 0 ? origin : 0);
+  return rows - (carry ? carried_rows(g, y0, tile_h) : 0);
+}
+
 /// The first layer of fused block `g` (its producer).
 constexpr tile_geometry producer_of(const tile_geometry& g) {
   tile_geometry p = g;

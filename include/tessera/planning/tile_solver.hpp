@@ -222,7 +222,9 @@ constexpr std::int64_t score_of(const tile_problem& p, const tile_shape& t, cons
 // The latency objective's model of a layer (see the header comment). Tiles run in the
 // executor's order: channel blocks outermost, then images, row blocks, column blocks; all
 // blocks are full but the last of each dimension. Per tile i:
-//   C_i = tile_compute_cycles of its rows x cols x channels (cost_model.hpp), with the kernels'
+//   C_i = tile_compute_cycles of its rows x cols x channels (cost_model.hpp; below the first row
+//         block of a pointwise -> depthwise block that carries rows, the pointwise kernel over
+//         the new rows only: producer_rows), with the kernels'
 //         preparation (per_block) on the first tile of each channel block when the layer keeps
 //         it (keeps_preparation), on every tile otherwise,
 //   L_i = one DMA transfer per input operand of its input box (halo included, as cost_of counts it),
@@ -244,6 +246,9 @@ struct tile_kinds {
   int last[3]{};    ///< rows, cols, channels of the last block
   std::int64_t blocks[4]{};  ///< channel blocks, images, row blocks, column blocks (loop order)
   std::uint64_t compute[8]{}, load[8]{}, store[8]{}, filters[2]{};
+  /// The compute of the kinds' tiles in the first row block; `compute` is that of the others,
+  /// which differ where a pointwise -> depthwise block carries rows (carries_rows).
+  std::uint64_t compute_first[8]{};
 };
 
 /// The kinds of tile `t`; `z` >= 0: the last block along dimension z is `last_z` wide instead
@@ -265,17 +270,26 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t, int z 
   // A dimension in one block has one extent: the kinds that differ only in its bit are equal,
   // so each is computed once.
   const int single = (k.blocks[2] == 1 ? 1 : 0) | (k.blocks[3] == 1 ? 2 : 0) | (k.blocks[0] == 1 ? 4 : 0);
+  const bool carry = carries_rows(g, t.w);
   for (int i = 0; i < 8; ++i) {
     if ((i & single) != 0) {
       const int same = i & ~single;
       k.compute[i] = k.compute[same], k.load[i] = k.load[same], k.store[i] = k.store[same];
+      k.compute_first[i] = k.compute_first[same];
       continue;
     }
     const int rows = (i & 1) ? k.last[0] : k.extent[0];
     const int cols = (i & 2) ? k.last[1] : k.extent[1];
     const int chans = (i & 4) ? k.last[2] : k.extent[2];
-    k.compute[i] =
-        layer_tile_cycles(p.latency.compute, p.latency.producer_compute, p.latency.macs_per_cycle_x16, g, rows, cols, chans);
+    const auto cycles = [&](int first_rows) {
+      return layer_tile_cycles(p.latency.compute, p.latency.producer_compute, p.latency.macs_per_cycle_x16, g, rows,
+                               cols, chans, first_rows);
+    };
+    k.compute_first[i] = cycles(-1);
+    // Below the first row block a carrying tile computes only its new rows: every middle tile
+    // as many as the second (carries_rows), the last its own.
+    const int y0 = (i & 1) ? g.out_h - k.last[0] : k.extent[0];
+    k.compute[i] = carry ? cycles(producer_rows(g, y0, rows, k.extent[0], true)) : k.compute_first[i];
     const tile_shape each{rows, cols, chans};
     k.load[i] = static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(input_box_bytes(g, each)) +
                 whole_operand_cycles(m, g);
@@ -314,7 +328,12 @@ constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds&
     for (int i = 0; i < 8; ++i) {
       const std::int64_t rows = (i & 1) ? 1 : k.blocks[2] - 1, cols = (i & 2) ? 1 : k.blocks[3] - 1,
                          blocks = (i & 4) ? 1 : k.blocks[0] - 1;
-      sum += static_cast<std::uint64_t>(rows * cols * blocks * k.blocks[1]) * (k.load[i] + k.compute[i] + k.store[i]);
+      // Of the kind's `rows` row blocks, the first row block is one when it is of this kind.
+      const std::int64_t first = (i & 1) ? (k.blocks[2] == 1 ? 1 : 0) : (rows > 0 ? 1 : 0);
+      const std::uint64_t compute = static_cast<std::uint64_t>(first) * k.compute_first[i] +
+                                    static_cast<std::uint64_t>(rows - first) * k.compute[i];
+      sum += static_cast<std::uint64_t>(cols * blocks * k.blocks[1]) *
+             (static_cast<std::uint64_t>(rows) * (k.load[i] + k.store[i]) + compute);
     }
     sum += static_cast<std::uint64_t>(k.blocks[0] - 1) * k.filters[0] + k.filters[1];
     sum += static_cast<std::uint64_t>(kept ? k.blocks[0] : k.blocks[0] * k.blocks[1] * k.blocks[2] * k.blocks[3]) * prepare;
@@ -367,7 +386,7 @@ constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds&
       if (d == 0) window += k.filters[u[0] == k.blocks[0] - 1 ? 1 : 0];  // opens a channel block
     }
     const bool opens_block = v[1] == 0 && v[2] == 0 && v[3] == 0;
-    const std::uint64_t c = k.compute[kind_at(k, v)] + (!kept || opens_block ? prepare : 0);
+    const std::uint64_t c = (v[2] == 0 ? k.compute_first : k.compute)[kind_at(k, v)] + (!kept || opens_block ? prepare : 0);
     steady += static_cast<std::uint64_t>(multiplicity) * (c > window ? c : window);
     int e = 3;
     while (e >= 0 && ++at[e] == reps[e]) at[e--] = 0;
@@ -506,9 +525,10 @@ namespace tiling_detail {
 /// Whether the bounds below count a fused block's first kernel over the output tile's pixels:
 /// it computes at least those (depthwise first: exactly those; pointwise first: the depthwise
 /// window's, at least as many rows and columns when the input map is no smaller than the
-/// output map, which heavy padding can break: then it is left out, a weaker but valid bound).
+/// output map, which heavy padding can break; nor does a carrying block's last tile, which
+/// computes only its new rows: in both cases it is left out, a weaker but valid bound).
 constexpr bool producer_bounded(const tile_geometry& g) {
-  return g.fused() && (!g.pointwise_first() || (g.in_h >= g.out_h && g.in_w >= g.out_w));
+  return g.fused() && (!g.pointwise_first() || (g.in_h >= g.out_h && g.in_w >= g.out_w && !carries_rows(g, g.out_w)));
 }
 
 /// How much longer the first tile computes than the DMA work that can overlap it, at least,

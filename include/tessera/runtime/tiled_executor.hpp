@@ -22,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -325,7 +326,8 @@ struct tiled_executor {
         share_rows(team, s.layer, p.h, cores, [&](row_band r) { node.tile(band_args(g, p, args, r)); });
       }
       if constexpr (requires { dma.compute_cycles(macs, macs); }) {  // a policy that models time
-        dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c, 0, s.prepared != 0), macs);  // the solver's model
+        dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c, 0, s.prepared != 0, first_kernel_rows(s, g, p)),
+                           macs);  // the solver's model
       } else {
         dma.compute(macs);
       }
@@ -346,7 +348,16 @@ struct tiled_executor {
     const runtime_detail::node_calls& producer = nodes[s.layer - wiring.nodes[s.layer].producer_offset];
     const runtime_detail::node_calls& consumer = nodes[s.layer];
     if (g.pointwise_first()) {
-      pointwise_first_tile(team, s.layer, cores, producer, consumer, g, p, args, producer_filters, intermediate);
+      const int tile_h = plan.layers[s.layer].solution.tile.h;
+      const int carried = carries_rows(g, p.w) ? carried_rows(g, p.y0, tile_h) : 0;
+      if (carried > 0) {  // the tile above's last window rows, to the top of the intermediate
+        const auto row = static_cast<std::size_t>(args.in_cols) * static_cast<std::size_t>(g.intermediate_channels) *
+                         static_cast<std::size_t>(g.intermediate_elem_bytes);
+        std::memmove(intermediate, intermediate + static_cast<std::size_t>(carried_rows_source(g, p.y0, tile_h)) * row,
+                     static_cast<std::size_t>(carried) * row);
+      }
+      pointwise_first_tile(team, s.layer, cores, producer, consumer, g, p, args, producer_filters, intermediate,
+                           carried);
     } else {
       // A band of output rows needs the same rows of the intermediate (the pointwise layer is
       // 1x1), so each core runs both kernels on its band: no barrier between them.
@@ -356,9 +367,18 @@ struct tiled_executor {
                    intermediate + static_cast<std::size_t>(r.begin) * row_bytes);
       });
     }
-    const bool window = g.pointwise_first();  // the first kernel's pixels: the window's, or the tile's
-    return static_cast<std::uint64_t>(window ? args.in_rows : p.h) * static_cast<std::uint64_t>(window ? args.in_cols : p.w) *
-           static_cast<std::uint64_t>(g.intermediate_channels) * static_cast<std::uint64_t>(producer_of(g).macs_per_output);
+    // The first kernel's pixels: the window's rows it computed (first_kernel_rows), or the tile's.
+    const bool window = g.pointwise_first();
+    return static_cast<std::uint64_t>(window ? first_kernel_rows(s, g, p) : p.h) *
+           static_cast<std::uint64_t>(window ? args.in_cols : p.w) * static_cast<std::uint64_t>(g.intermediate_channels) *
+           static_cast<std::uint64_t>(producer_of(g).macs_per_output);
+  }
+
+  /// The intermediate rows a pointwise -> depthwise tile's first kernel computes (its window's,
+  /// less the rows it carries from the tile above: producer_rows); -1 for other layers.
+  static int first_kernel_rows(const schedule::step& s, const tile_geometry& g, const schedule::tile_position& p) {
+    if (!g.pointwise_first()) return -1;
+    return producer_rows(g, p.y0, p.h, plan.layers[s.layer].solution.tile.h, carries_rows(g, p.w));
   }
 
   /// Runs `band(rows)` for the tile's `h` output rows: shared by rows over `cores` cores of the
@@ -401,18 +421,21 @@ struct tiled_executor {
   /// [in_rows][in_cols][Cin]): the pointwise kernel writes every intermediate channel of the
   /// window's pixels into `intermediate` ([in_rows][in_cols][C]), its rows shared over the
   /// cores; then the depthwise kernel computes the tile's outputs from it with the tile's
-  /// padding, its output rows shared over the cores.
+  /// padding, its output rows shared over the cores. `carried` > 0 (carries_rows): the window's
+  /// first `carried` rows are already in `intermediate` (the tile above computed them; the
+  /// caller moved them to the top), so only the rest is computed.
   template <class T>
   static void pointwise_first_tile(T& team, int layer, int cores, const runtime_detail::node_calls& pointwise,
                                    const runtime_detail::node_calls& depthwise, const tile_geometry& g,
                                    const schedule::tile_position& p, const tile_args& tile,
-                                   const std::byte* pointwise_filters, std::byte* intermediate) {
+                                   const std::byte* pointwise_filters, std::byte* intermediate, int carried) {
     const map_box window = schedule::input_box(g, p);
     const auto in_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(g.in_c) *
                         static_cast<std::size_t>(g.in_elem_bytes);
     const auto mid_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(g.intermediate_channels) *
                          static_cast<std::size_t>(g.intermediate_elem_bytes);
-    share_rows(team, layer, tile.in_rows, cores, [&](row_band r) {
+    if (tile.in_rows > carried) share_rows(team, layer, tile.in_rows - carried, cores, [&](row_band band) {
+      const row_band r{band.begin + carried, band.end + carried};
       tile_args pw{};
       pw.input[0] = static_cast<const std::byte*>(tile.input[0]) + static_cast<std::size_t>(r.begin) * in_row;
       pw.in_rows = r.rows(), pw.in_cols = tile.in_cols, pw.in_channels = g.in_c;

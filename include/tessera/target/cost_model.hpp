@@ -105,13 +105,16 @@ constexpr cost_kind producer_cost_kind(const tile_geometry& g) {
 
 /// Cycles of one tile of layer `g` under `cost`; a fused block (tile_geometry::fused) runs its
 /// first kernel, costed by `producer`, over the intermediate tile (intermediate_tile: all its
-/// channels), then its second kernel under `cost`.
+/// channels; `first_rows` >= 0: over that many of its rows, the ones a carrying tile computes,
+/// producer_rows), then its second kernel under `cost`.
 constexpr std::uint64_t layer_tile_cycles(const kernel_cost& cost, const kernel_cost& producer,
                                           std::uint32_t fallback_macs_per_cycle_x16, const tile_geometry& g, int rows,
-                                          int cols, int channels) {
+                                          int cols, int channels, int first_rows = -1) {
   if (!g.fused()) return kernel_tile_cycles(cost, fallback_macs_per_cycle_x16, g, rows, cols, channels);
-  const tile_shape i = intermediate_tile(g, {rows, cols, channels});
-  return kernel_tile_cycles(producer, fallback_macs_per_cycle_x16, producer_of(g), i.h, i.w, i.c) +
+  tile_shape i = intermediate_tile(g, {rows, cols, channels});
+  if (first_rows >= 0) i.h = first_rows;
+  // A carrying tile whose window is all carried (the last, in the bottom padding) calls no first kernel.
+  return (i.h > 0 ? kernel_tile_cycles(producer, fallback_macs_per_cycle_x16, producer_of(g), i.h, i.w, i.c) : 0) +
          kernel_tile_cycles(cost, fallback_macs_per_cycle_x16, consumer_of(g), rows, cols, channels);
 }
 

@@ -107,12 +107,14 @@ constexpr const compute_model& compute_model_of(const target_desc& t, int engine
 /// Cycles of one tile of `rows` x `cols` x `channels` outputs of layer `g` on engine `engine`
 /// of target `t`: the single compute formula of the latency objective and of the DMA simulator.
 /// `prepared`: the tile keeps its filter block's preparation (schedule::step::prepared).
+/// `first_rows` >= 0: a fused block's first kernel computes that many intermediate rows
+/// (producer_rows of a carrying tile).
 constexpr std::uint64_t tile_compute_cycles(const target_desc& t, const tile_geometry& g, int rows, int cols,
-                                            int channels, int engine = 0, bool prepared = false) {
+                                            int channels, int engine = 0, bool prepared = false, int first_rows = -1) {
   const compute_model& m = compute_model_of(t, engine);
   const kernel_cost& own = m[cost_kind_of(g)];
   const kernel_cost& producer = m[producer_cost_kind(g)];
-  return layer_tile_cycles(own, producer, t.macs_per_cycle_x16, g, rows, cols, channels) +
+  return layer_tile_cycles(own, producer, t.macs_per_cycle_x16, g, rows, cols, channels, first_rows) +
          (prepared ? 0 : preparation_cycles(own, producer, g));
 }
 
