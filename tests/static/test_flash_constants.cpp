@@ -62,7 +62,8 @@ static_assert(fc::scratch_bytes<tensors, dsp>() == k::arm_dsp::gemm_scratch(fc::
 static_assert(k::arm_dsp::gemm_scratch({1, 128, 640}, true).total + 12 * 128 ==
               k::arm_dsp::gemm_scratch({1, 128, 640}).total);
 
-// A tile's scratch covers every channel block of the layer, its narrower last block included:
+// A split tile's scratch (op::conv::tile_scratch when the tile has fewer channels than the layer)
+// covers every channel block of the layer, its narrower last block included:
 // the expanded-weight cache is dropped above its budget (12 KiB by default), so a narrower block
 // can need more scratch than a full one. The torch MobileNetV1-0.25's 128 -> 256 pointwise layer
 // through 32 kB runs blocks of 106 channels (no cache: 27,136 bytes would exceed the budget) and
@@ -76,9 +77,12 @@ constexpr k::reference::conv2d_dims pw_44 = [] {
 }();
 static_assert(k::arm_dsp::conv2d_weight_cache_bytes(pw_106) == 0 && k::arm_dsp::conv2d_weight_cache_bytes(pw_44) == 11264);
 static_assert(k::arm_dsp::conv2d_scratch(pw_44).total > k::arm_dsp::conv2d_scratch(pw_106).total);
-static_assert(k::conv2d_scratch_bytes<dsp>(conv_variant::im2col, pw_106) >= k::arm_dsp::conv2d_scratch(pw_44).total);
+static_assert(k::conv2d_blocks_scratch_bytes<dsp>(conv_variant::im2col, pw_106) >=
+              k::arm_dsp::conv2d_scratch(pw_44).total);
+// A layer that is not split keeps its exact scratch (no narrower block exists).
+static_assert(k::conv2d_scratch_bytes<dsp>(conv_variant::im2col, pw_106) == k::arm_dsp::conv2d_scratch(pw_106).total);
 constexpr bool covers_every_narrower_block(k::reference::conv2d_dims d) {
-  const std::size_t planned = k::conv2d_scratch_bytes<dsp>(conv_variant::im2col, d);
+  const std::size_t planned = k::conv2d_blocks_scratch_bytes<dsp>(conv_variant::im2col, d);
   for (int c = 1; c <= d.out_c; ++c) {
     auto block = d;
     block.out_c = c;

@@ -123,13 +123,17 @@ struct conv : unary_node<Name, op_kind::conv, A> {
   }
 
   /// Scratch of one output tile (for the tile solver): the layer's kernel on the tile's shape,
-  /// with the layer's padding (a border tile has at most that much; inner tiles have none).
+  /// with the layer's padding (a border tile has at most that much; inner tiles have none), and
+  /// when the channels split into blocks, on every narrower block (the last one).
   template <auto const& T, kernels::kernel_family F>
   static constexpr std::size_t tile_scratch(const tile_geometry& g, const tile_shape& s) {
     const auto padded = tile_dims<T>(g.input_rows(s.h), g.input_cols(s.w), s.h, s.w, s.c, A.pad_top, A.pad_left);
     const auto unpadded = tile_dims<T>(g.input_rows(s.h), g.input_cols(s.w), s.h, s.w, s.c);
-    const std::size_t a = kernels::conv2d_scratch_bytes<F>(variant<T, F>, padded);
-    const std::size_t b = kernels::conv2d_scratch_bytes<F>(variant<T, F>, unpadded);
+    const auto scratch = [&](const kernels::reference::conv2d_dims& d) {
+      return s.c < g.out_c ? kernels::conv2d_blocks_scratch_bytes<F>(variant<T, F>, d)
+                           : kernels::conv2d_scratch_bytes<F>(variant<T, F>, d);
+    };
+    const std::size_t a = scratch(padded), b = scratch(unpadded);
     return a > b ? a : b;
   }
 

@@ -74,6 +74,19 @@ constexpr std::size_t conv2d_scratch_bytes(conv_variant v, const reference::conv
   return 0;
 }
 
+/// The scratch of any block of at most d.out_c output channels of a layer (a tile's narrower
+/// last channel block included): a family whose scratch is not monotone in out_c provides the
+/// optional traits::conv2d_blocks_scratch_bytes (arm_dsp: its weight cache has a budget);
+/// otherwise conv2d_scratch_bytes, which then covers every narrower block.
+template <kernel_family F>
+constexpr std::size_t conv2d_blocks_scratch_bytes(conv_variant v, const reference::conv2d_dims& d) {
+  using traits = family_traits<F>;
+  if constexpr (requires { traits::conv2d_blocks_scratch_bytes(d); }) {
+    if (v == conv_variant::im2col) return traits::conv2d_blocks_scratch_bytes(d);
+  }
+  return conv2d_scratch_bytes<F>(v, d);
+}
+
 /// Runs variant `V` of family `F` (which must be runnable here). `prepared`: the scratch holds
 /// what the previous call derived from the same weights, bias and requantization over the same
 /// output channels (tiles of one filter block, see tile_args::prepared); a family whose im2col

@@ -259,6 +259,11 @@ struct family_traits<kernel_family::arm_dsp> {
            d.groups == 1 && is_channelwise(rq, d.out_c);
   }
   static constexpr std::size_t conv2d_scratch_bytes(const reference::conv2d_dims& d) {
+    return arm_dsp::conv2d_scratch(d).total;
+  }
+  // Optional (dispatch.hpp, conv2d_blocks_scratch_bytes): the scratch of a channel block and of
+  // every narrower one (a tile's last block), which the weight cache's budget makes larger.
+  static constexpr std::size_t conv2d_blocks_scratch_bytes(const reference::conv2d_dims& d) {
     return arm_dsp::conv2d_blocks_scratch_bytes(d);
   }
 
