@@ -348,16 +348,8 @@ struct tiled_executor {
     const runtime_detail::node_calls& producer = nodes[s.layer - wiring.nodes[s.layer].producer_offset];
     const runtime_detail::node_calls& consumer = nodes[s.layer];
     if (g.pointwise_first()) {
-      const int tile_h = plan.layers[s.layer].solution.tile.h;
-      const int carried = carries_rows(g, p.w) ? carried_rows(g, p.y0, tile_h) : 0;
-      if (carried > 0) {  // the tile above's last window rows, to the top of the intermediate
-        const auto row = static_cast<std::size_t>(args.in_cols) * static_cast<std::size_t>(g.intermediate_channels) *
-                         static_cast<std::size_t>(g.intermediate_elem_bytes);
-        std::memmove(intermediate, intermediate + static_cast<std::size_t>(carried_rows_source(g, p.y0, tile_h)) * row,
-                     static_cast<std::size_t>(carried) * row);
-      }
       pointwise_first_tile(team, s.layer, cores, producer, consumer, g, p, args, producer_filters, intermediate,
-                           carried);
+                           plan.layers[s.layer].solution.tile.h);
     } else {
       // A band of output rows needs the same rows of the intermediate (the pointwise layer is
       // 1x1), so each core runs both kernels on its band: no barrier between them.
@@ -421,19 +413,23 @@ struct tiled_executor {
   /// [in_rows][in_cols][Cin]): the pointwise kernel writes every intermediate channel of the
   /// window's pixels into `intermediate` ([in_rows][in_cols][C]), its rows shared over the
   /// cores; then the depthwise kernel computes the tile's outputs from it with the tile's
-  /// padding, its output rows shared over the cores. `carried` > 0 (carries_rows): the window's
-  /// first `carried` rows are already in `intermediate` (the tile above computed them; the
-  /// caller moved them to the top), so only the rest is computed.
+  /// padding, its output rows shared over the cores. A tile that carries rows (carries_rows;
+  /// `tile_h`: the layer's tile height) finds the first rows of its window in `intermediate`,
+  /// where the tile above computed them: they move to the top, and only the rest is computed.
   template <class T>
   static void pointwise_first_tile(T& team, int layer, int cores, const runtime_detail::node_calls& pointwise,
                                    const runtime_detail::node_calls& depthwise, const tile_geometry& g,
                                    const schedule::tile_position& p, const tile_args& tile,
-                                   const std::byte* pointwise_filters, std::byte* intermediate, int carried) {
+                                   const std::byte* pointwise_filters, std::byte* intermediate, int tile_h) {
     const map_box window = schedule::input_box(g, p);
     const auto in_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(g.in_c) *
                         static_cast<std::size_t>(g.in_elem_bytes);
     const auto mid_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(g.intermediate_channels) *
                          static_cast<std::size_t>(g.intermediate_elem_bytes);
+    const int carried = carries_rows(g, p.w) ? carried_rows(g, p.y0, tile_h) : 0;
+    if (carried > 0)
+      std::memmove(intermediate, intermediate + static_cast<std::size_t>(carried_rows_source(g, p.y0, tile_h)) * mid_row,
+                   static_cast<std::size_t>(carried) * mid_row);
     if (tile.in_rows > carried) share_rows(team, layer, tile.in_rows - carried, cores, [&](row_band band) {
       const row_band r{band.begin + carried, band.end + carried};
       tile_args pw{};
