@@ -629,8 +629,8 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
     // Over a range with one block count n, the fill grows with the extent k and the last
     // block (full - (n - 1) k) shrinks. Without the transfers' rounding up, fill + store is
     // concave in k (bytes affine in k, or capped at the input's extent: a minimum of affine
-    // functions), so its least is at an end of the range; on the DS-CNN-like layers it is
-    // much more than the fill of the smallest extent plus the store of the largest, the
+    // functions), so its least is at an end of the range; on layers of a few large tiles it
+    // is much more than the fill of the smallest extent plus the store of the largest, the
     // bound's terms before (the ICCT's 64 x 512 elementwise layers needed 12,789 evaluations
     // on gap8, over GCC's constexpr budget). The rounding adds less than a cycle per transfer
     // (in_operands inputs, filters, producer weights, the store), so the least of the two
