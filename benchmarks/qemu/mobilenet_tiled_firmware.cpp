@@ -2,8 +2,9 @@
 // the host build into <host build>/qemu_models) tiled through 32 kB of DTCM on an STM32H7-like
 // target, the L1 where it must tile: unfused, and with the depthwise / pointwise blocks fused by
 // each criterion of the selector (planning/fusion.hpp), with DORY's tiles (the preset's) and the
-// latency objective's (whose whole-width row tiles let pointwise -> depthwise blocks carry rows). Issue 12's Cortex-M rows of the fusion
-// table. On a core without a DMA engine the transfers are copies (memcpy policy), so the
+// latency objective's (whose whole-width row tiles let pointwise -> depthwise blocks carry
+// rows). Issue 12's Cortex-M rows of the fusion table. On a core without a DMA engine the
+// transfers are copies (memcpy policy), so the
 // instruction count includes the data movement fusion saves. The input is a fixed pseudo-random
 // image; each run is checked against the flat executor bit for bit.
 //
