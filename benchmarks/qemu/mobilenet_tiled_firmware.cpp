@@ -4,9 +4,9 @@
 // each criterion of the selector (planning/fusion.hpp), with DORY's tiles (the preset's) and the
 // latency objective's (whose whole-width row tiles let pointwise -> depthwise blocks carry
 // rows). Issue 12's Cortex-M rows of the fusion table. On a core without a DMA engine the
-// transfers are copies (memcpy policy), so the
-// instruction count includes the data movement fusion saves. The input is a fixed pseudo-random
-// image; each run is checked against the flat executor bit for bit.
+// transfers are copies (memcpy policy), so the instruction count includes the data movement
+// fusion saves. The input is a fixed pseudo-random image; each run is checked against the flat
+// executor bit for bit.
 //
 // Output, one line per plan: mobilenet_tiled|L1 bytes|tile objective|fusion criterion|DW->PW
 // blocks|PW->DW blocks|L1 used|L2 used|guest instructions|exact
