@@ -234,10 +234,13 @@ constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT
   return out;
 }
 
-/// What the selector minimises for one layer (or block) with solution `s`.
+/// What the selector minimises for one layer (or block) with solution `s`: its traffic, or its
+/// modelled time, which the solver already computed (tile_solution::cycles is layer_cycles of
+/// its tile): recomputing it for every layer and candidate in the selector's one evaluation
+/// took a 1,500-layer chain past clang's constexpr step limit.
 constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p, const tile_solution& s) {
   if (policy == fusion_policy::by_traffic) return layer_traffic(p, s.tile);
-  return layer_cycles(p, s.tile, s.cost);
+  return s.cycles;
 }
 
 /// The blocks to fuse, marked at their last node with the distance to their first node (see
