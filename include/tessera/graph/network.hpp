@@ -147,6 +147,56 @@ constexpr graph_check check_graph(const graph_summary<NT, NI, NO, NN>& g,
 }
 
 namespace detail {
+/// The tensor table one position short of the capacity: every sequence extent less one.
+template <auto const& Tensors>
+inline constexpr auto one_position_shorter = [] {
+  auto shorter = Tensors;
+  for (tensor_desc& t : shorter.tensors)
+    if (t.sequence_axis >= 0) --t.dims.dims[static_cast<std::size_t>(t.sequence_axis)];
+  return shorter;
+}();
+
+/// The extent of the network's sequence tensors (all are declared at the capacity), 0: none.
+template <auto const& Tensors>
+constexpr int sequence_capacity() {
+  for (const tensor_desc& t : Tensors.tensors)
+    if (t.sequence_axis >= 0) return t.dims[t.sequence_axis];
+  return 0;
+}
+
+/// The geometry of a node that touches a sequence tensor: it tiles through L1 at a run-time
+/// length when its op says its tiles take their extents from their arguments
+/// (`tiles_at_length`) and planning it one position shorter changes only extents a tile never
+/// splits (output and input channels, kept whole, the MACs per output and a whole operand:
+/// sequence_growth); otherwise it runs on its L2 buffers over the live length (in_place).
+template <auto const& Tensors, class Node>
+constexpr tile_geometry sequence_geometry(tile_geometry g) {
+  constexpr int capacity = sequence_capacity<Tensors>();
+  if constexpr (requires { Node::tiles_at_length; } && capacity >= 2) {
+    if (g.kind == tiling_kind::tiled && !g.fused()) {
+      tile_geometry shorter = Node::template tile_geometry_of<one_position_shorter<Tensors>>();
+      if (g.out_c != shorter.out_c) g.channel_step = g.out_c, shorter.channel_step = shorter.out_c;  // never split
+      sequence_growth d{capacity,
+                        g.out_c - shorter.out_c,
+                        g.in_c - shorter.in_c,
+                        g.channel_step - shorter.channel_step,
+                        g.macs_per_output - shorter.macs_per_output,
+                        g.whole_operand_bytes - shorter.whole_operand_bytes,
+                        false};
+      if constexpr (Node::inputs.size() >= 2) d.whole_operand_is_state = Tensors[Node::inputs[1]].state;
+      // Everything else must be the capacity's: set the growing fields to it and compare.
+      shorter.out_c = g.out_c, shorter.in_c = g.in_c, shorter.channel_step = g.channel_step;
+      shorter.macs_per_output = g.macs_per_output, shorter.whole_operand_bytes = g.whole_operand_bytes;
+      if (shorter == g && (d.out_c != 0 || d.in_c != 0 || d.whole_operand_bytes != 0)) {
+        g.growth = d;
+        return g;
+      }
+    }
+  }
+  g.kind = tiling_kind::in_place;
+  return g;
+}
+
 template <auto const& Tensors, graph_node Node>
 constexpr node_summary summarize() {
   node_summary s{};
@@ -180,6 +230,7 @@ constexpr node_summary summarize() {
   s.constant_bytes = Node::constant_bytes;
   if constexpr (requires { Node::template tile_geometry_of<Tensors>(); }) {
     s.geometry = Node::template tile_geometry_of<Tensors>();
+    if constexpr (touches_sequence<Tensors, Node>()) s.geometry = sequence_geometry<Tensors, Node>(s.geometry);
   }
   return s;
 }

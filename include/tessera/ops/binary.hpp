@@ -186,13 +186,21 @@ struct binary_node {
     if constexpr (!b_is_constant) {
       tileable = tileable && T[A.a].dims == s && T[A.b].dims == s && size_of(T[A.a].type) == size_of(T[A.b].type);
     }
-    return elementwise_rows(s.elements(), c, tileable ? tiling_kind::tiled : tiling_kind::in_place,
-                            static_cast<int>(size_of(T[A.a].type)), static_cast<int>(size_of(T[A.output].type)), 2);
+    // A decoder's score offset tiles with the scores over a run-time length (one operand).
+    const bool offsets_sequence = adds_one_constant<T> && T[A.output].sequence_axis >= 0;
+    return elementwise_rows(s.elements(), c, tileable || offsets_sequence ? tiling_kind::tiled : tiling_kind::in_place,
+                            static_cast<int>(size_of(T[A.a].type)), static_cast<int>(size_of(T[A.output].type)),
+                            offsets_sequence ? 1 : 2);
   }
+
+  /// Its tiles take their extents from their arguments (a run-time length: graph/network.hpp).
+  static constexpr bool tiles_at_length = true;
 
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
-    if constexpr (!b_is_constant) {
+    if constexpr (adds_one_constant<T>) {
+      add_one_constant<T>(std::int64_t{t.h} * t.c, static_cast<const a_t<T>*>(t.input[0]), static_cast<out_t<T>*>(t.output));
+    } else if constexpr (!b_is_constant) {
       kernels::binary<tile_family<T, kernels::runnable(F)>>(
           Op, tile_dims(t.h, t.c), static_cast<const a_t<T>*>(t.input[0]), static_cast<const b_t<T>*>(t.input[1]),
           requant_for_tile(Requant.params(), T[A.output].dims.from_back(0), t.y0, t.c0, t.h, t.c),
@@ -222,25 +230,29 @@ struct binary_node {
     }
   }();
 
+  /// adds_one_constant's loop over `count` values.
+  template <auto const& T>
+  static void add_one_constant(std::int64_t count, const a_t<T>* a, out_t<T>* y) {
+    constexpr std::int32_t c = static_cast<std::int32_t>(ConstantB.values[0]) + A.b_offset;
+    for (std::int64_t i = 0; i < count; ++i) {
+      const std::int32_t x = static_cast<std::int32_t>(a[i]) + A.a_offset;
+      const std::int32_t v = Op == kernels::reference::binary_op::add ? x + c : x - c;
+      if constexpr (is_none<Requant>) {
+        y[i] = static_cast<out_t<T>>(v);
+      } else {  // requant_params::apply with its one entry
+        y[i] = static_cast<out_t<T>>(requantize(v, Requant.mul[0], Requant.add[0], Requant.shift, Requant.lo,
+                                                Requant.hi, Requant.mode, Requant.zero_point, Requant.divisor));
+      }
+    }
+  }
+
   /// Over the first `length` positions (runtime/sequence_executor.hpp): adds_one_constant's loop,
   /// else the reference kernel.
   template <auto const& T, kernels::kernel_family = kernels::native_family>
   static void run_at(int length, void* const* in, void* const* out, void*) {
     if constexpr (adds_one_constant<T>) {
-      constexpr std::int32_t c = static_cast<std::int32_t>(ConstantB.values[0]) + A.b_offset;
-      const auto* a = static_cast<const a_t<T>*>(in[0]);
-      auto* y = static_cast<out_t<T>*>(out[0]);
-      const std::int64_t count = live_dims(T[A.output], length).elements();
-      for (std::int64_t i = 0; i < count; ++i) {
-        const std::int32_t x = static_cast<std::int32_t>(a[i]) + A.a_offset;
-        const std::int32_t v = Op == kernels::reference::binary_op::add ? x + c : x - c;
-        if constexpr (is_none<Requant>) {
-          y[i] = static_cast<out_t<T>>(v);
-        } else {  // requant_params::apply with its one entry
-          y[i] = static_cast<out_t<T>>(requantize(v, Requant.mul[0], Requant.add[0], Requant.shift, Requant.lo,
-                                                  Requant.hi, Requant.mode, Requant.zero_point, Requant.divisor));
-        }
-      }
+      add_one_constant<T>(live_dims(T[A.output], length).elements(), static_cast<const a_t<T>*>(in[0]),
+                          static_cast<out_t<T>*>(out[0]));
       return;
     }
     const shape o = live_dims(T[A.output], length);

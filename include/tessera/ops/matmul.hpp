@@ -150,14 +150,14 @@ struct matmul {
   }
 
   /// Whether the product tiles through L1: each image (every batch index) reads its own A and B
-  /// matrices (no broadcast batch dimension), no operand follows a run-time sequence length,
-  /// and the requantization is per tensor or per output column.
+  /// matrices (no broadcast batch dimension) and the requantization is per tensor or per output
+  /// column. Over a run-time length (tiles_at_length) the network's summary keeps the tiling
+  /// where the length is a product's N or K (a head's keys or values), not its rows.
   template <auto const& T>
   static constexpr bool tiles() {
     constexpr auto d = dims<T>();
-    const tensor_desc &a = T[A.a], &b = T[A.b], &out = T[A.output];
-    if (a.dims.rank != b.dims.rank || a.sequence_axis >= 0 || b.sequence_axis >= 0 || out.sequence_axis >= 0)
-      return false;
+    const tensor_desc &a = T[A.a], &b = T[A.b];
+    if (a.dims.rank != b.dims.rank) return false;
     for (std::size_t i = 0; i < static_cast<std::size_t>(d.batch_rank); ++i)  // a stride of 0: broadcast
       if (d.batch[i] > 1 && (d.a_stride[i] == 0 || d.b_stride[i] == 0)) return false;
     const requant_params rq = Requant.params();
@@ -197,13 +197,18 @@ struct matmul {
     return kernels::matmul_scratch_bytes<family<T, F>>(tile_dims(g, s.h));
   }
 
-  /// One tile: rows [y0, y0 + h) of image n, A's rows and the image's B in L1 (run_chosen).
+  /// Its tiles take N and K from their arguments (a run-time length: graph/network.hpp).
+  static constexpr bool tiles_at_length = true;
+
+  /// One tile: rows [y0, y0 + h) of image n, A's rows and the image's B in L1 (run_chosen), the
+  /// product's N and K the tile's (t.c, t.in_channels: below the plan's over a run-time length).
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
     static constexpr tile_geometry g = tile_geometry_of<T>();
-    const auto d = tile_dims(g, t.h);
+    kernels::reference::matmul_dims d = tile_dims(g, t.h);
+    d.n = t.c, d.k = t.in_channels;
     const requant_params rq = requant_for_tile(Requant.params(), d.n, t.y0, t.c0, t.h, t.c);
-    run_chosen<T, F>(d, rq, t.input[0], t.input[1], t.output, t.scratch, tile_scratch<T, F>(g, {t.h, t.w, t.c}));
+    run_chosen<T, F>(d, rq, t.input[0], t.input[1], t.output, t.scratch, tile_scratch<T, F>(g, {t.h, t.w, g.out_c}));
   }
 
   template <auto const& T, kernels::kernel_family F = kernels::native_family>

@@ -44,6 +44,9 @@ struct requant_shift : unary_node<Name, op_kind::requant_shift, A> {
                             static_cast<int>(size_of(T[A.input].type)), static_cast<int>(size_of(T[A.output].type)));
   }
 
+  /// Its tiles take their extents from their arguments (a run-time length: graph/network.hpp).
+  static constexpr bool tiles_at_length = true;
+
   template <auto const& T, kernels::kernel_family = kernels::native_family>
   static void run_tile(const tile_args& t) {
     using in_t = storage_t<T[A.input].type>;

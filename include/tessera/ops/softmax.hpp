@@ -69,6 +69,9 @@ struct softmax : unary_node<Name, op_kind_of(A.params.kind), A> {
     return g;
   }
 
+  /// Its tiles take their extents from their arguments (a run-time length: graph/network.hpp).
+  static constexpr bool tiles_at_length = true;
+
   template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
     using in_t = storage_t<T[A.input].type>;

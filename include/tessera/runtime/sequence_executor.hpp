@@ -76,8 +76,10 @@ constexpr const char* to_string(step_status s) {
   return "?";
 }
 
-template <class Net, kernels::kernel_family Family, std::size_t RamBudget>
-struct sequence_executor;
+namespace detail {
+template <class Net>
+struct state_calls;
+}
 
 /// The caller-owned state of networks with layout `L`: the buffers and how many positions
 /// they hold. Positions past `length()` are never read, so `reset` only forgets them.
@@ -104,8 +106,8 @@ class sequence_state {
   }
 
  private:
-  template <class, kernels::kernel_family, std::size_t>
-  friend struct sequence_executor;
+  template <class>
+  friend struct detail::state_calls;
   void* data(std::size_t i) { return storage_ + L.offset(i); }
 
   alignas(state_layout<L.buffers.size()>::alignment) std::byte storage_[L.bytes() > 0 ? L.bytes() : 1]{};
@@ -200,9 +202,47 @@ constexpr int rows_per_call() {
 template <state_rule Rule>
 struct state_rule_failed {
   static_assert(Rule == state_rule::holds,
-                "tessera::sequence_executor: the network breaks a rule of networks with state; see "
-                "'state_rule_failed<rule>' in this message");
+                "tessera: the network breaks a rule of networks with state; see 'state_rule_failed<rule>' in "
+                "this message");
   static constexpr bool value = Rule == state_rule::holds;
+};
+
+/// What a step does around the network's run, for every executor of networks with state
+/// (sequence_executor, tiled_executor): the state type, the call's admission, the graph
+/// outputs with the state buffers in place, and the new length.
+template <class Net>
+struct state_calls {
+  static_assert(state_rule_failed<state_rule_broken<Net>()>::value);
+  static constexpr auto layout = state_layout_of<Net>();
+  using state = sequence_state<layout>;
+  static constexpr int capacity = layout.capacity;
+  static constexpr int rows_per_call = detail::rows_per_call<Net>();
+  static constexpr std::size_t user_outputs = Net::outputs.size() - state_count<Net>();
+  static constexpr bool from_empty_only = [] {
+    for (const tensor_desc& t : Net::tensors.tensors)
+      if (t.sequence_axis >= 0 && !t.state) return false;
+    return true;
+  }();
+  using outputs_t = std::array<void*, user_outputs>;
+
+  /// Why the call cannot run on `s` (ok: it can).
+  static constexpr step_status admit(const state& s) {
+    if (from_empty_only && s.length_ != 0) return step_status::not_empty;
+    if (s.length_ > capacity - rows_per_call) return step_status::full;
+    return step_status::ok;
+  }
+  /// Every graph output in graph order: the state's buffers and the caller's `outputs`.
+  template <class AllOutputs>
+  static AllOutputs all_outputs(state& s, const outputs_t& outputs) {
+    AllOutputs all{};
+    std::size_t user = 0, held = 0;
+    for (std::size_t i = 0; i < Net::outputs.size(); ++i)
+      all[i] = Net::tensors[Net::outputs[i]].state ? s.data(held++) : outputs[user++];
+    return all;
+  }
+  /// The positions the call runs over (the state's and its own rows).
+  static constexpr int length_of_call(const state& s) { return s.length_ + rows_per_call; }
+  static constexpr void appended(state& s) { s.length_ += rows_per_call; }
 };
 }  // namespace detail
 
@@ -213,31 +253,24 @@ struct state_rule_failed {
 template <class Net, kernels::kernel_family Family = kernels::native_family, std::size_t RamBudget = least_ram>
 struct sequence_executor {
  private:
-  static_assert(detail::state_rule_failed<detail::state_rule_broken<Net>()>::value);
+  using calls = detail::state_calls<Net>;
   using flat = executor<Net, Family, RamBudget>;
 
-  static constexpr std::size_t state_outputs = detail::state_count<Net>();
-  static constexpr std::size_t user_outputs = Net::outputs.size() - state_outputs;
-
  public:
-  static constexpr auto layout = detail::state_layout_of<Net>();
-  using state = sequence_state<layout>;
-  static constexpr int capacity = layout.capacity;
+  static constexpr auto layout = calls::layout;
+  using state = typename calls::state;
+  static constexpr int capacity = calls::capacity;
   /// Positions one call appends to the state (1 for a one-step network, the prompt for a prefill).
-  static constexpr int rows_per_call = detail::rows_per_call<Net>();
+  static constexpr int rows_per_call = calls::rows_per_call;
   /// Only the state tensors have a sequence axis: the network computes over exactly the rows it
   /// appends (a prefill exported with empty caches) and runs on an empty state only.
-  static constexpr bool from_empty_only = [] {
-    for (const tensor_desc& t : Net::tensors.tensors)
-      if (t.sequence_axis >= 0 && !t.state) return false;
-    return true;
-  }();
+  static constexpr bool from_empty_only = calls::from_empty_only;
   static constexpr std::size_t arena_bytes = flat::arena_bytes;
   static constexpr auto plan = flat::plan;
 
   /// One buffer per graph input; one per graph output that is not state, in graph order.
   using inputs_t = typename flat::inputs_t;
-  using outputs_t = std::array<void*, user_outputs>;
+  using outputs_t = typename calls::outputs_t;
 
   /// Runs the network over the state's positions and this call's rows, appending them to the
   /// state. `full` when they would exceed the capacity and `not_empty` for a prefill on a
@@ -245,15 +278,10 @@ struct sequence_executor {
   template <class Observer = no_observer>
   static step_status step(std::byte* arena, state& s, const inputs_t& inputs, const outputs_t& outputs,
                           Observer&& observer = {}) {
-    if (from_empty_only && s.length_ != 0) return step_status::not_empty;
-    if (s.length_ > capacity - rows_per_call) return step_status::full;
-    typename flat::outputs_t all{};
-    std::size_t user = 0, held = 0;
-    for (std::size_t i = 0; i < Net::outputs.size(); ++i)
-      all[i] = Net::tensors[Net::outputs[i]].state ? s.data(held++) : outputs[user++];
-    const int length = s.length_ + rows_per_call;
-    flat::run_at(arena, length, inputs, all, observer);
-    s.length_ = length;
+    if (const step_status refused = calls::admit(s); refused != step_status::ok) return refused;
+    flat::run_at(arena, calls::length_of_call(s), inputs,
+                 calls::template all_outputs<typename flat::outputs_t>(s, outputs), observer);
+    calls::appended(s);
     return step_status::ok;
   }
 };

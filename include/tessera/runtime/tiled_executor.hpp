@@ -35,6 +35,7 @@
 #include <tessera/runtime/cluster.hpp>
 #include <tessera/runtime/executor.hpp>
 #include <tessera/runtime/node_calls.hpp>
+#include <tessera/runtime/sequence_executor.hpp>
 #include <tessera/schedule/emit.hpp>
 #include <tessera/schedule/hazard_check.hpp>
 #include <tessera/schedule/transfers.hpp>
@@ -67,11 +68,20 @@ constexpr bool plan_fits() {
 }
 }  // namespace runtime_detail
 
+namespace runtime_detail {
+/// The state calls of a network with state (runtime/sequence_executor.hpp), or nothing.
+struct no_state {};
+template <class Net, bool = Net::has_sequence>
+struct state_of {
+  using state = no_state;
+  using outputs_t = no_state;
+};
+template <class Net>
+struct state_of<Net, true> : detail::state_calls<Net> {};
+}  // namespace runtime_detail
+
 template <class Net, class Target, pipeline_options Options = pipeline_options{}>
 struct tiled_executor {
-  static_assert(!Net::has_sequence,
-                "tessera::tiled_executor: the network has state and a run-time sequence length; it runs on "
-                "tessera::sequence_executor (runtime/sequence_executor.hpp), not tiled yet");
   static constexpr target_desc target = Target::desc;
   /// What is planned: the network's summary with the fused depthwise -> pointwise blocks the
   /// selector chose for this target (planning/fusion.hpp); the plan, the schedule and the
@@ -106,6 +116,11 @@ struct tiled_executor {
   using inputs_t = typename caller_buffers<Net>::inputs_t;
   using outputs_t = typename caller_buffers<Net>::outputs_t;
 
+  /// Networks with state (a KV cache kept in place: runtime/sequence_executor.hpp): the
+  /// caller's state, its graph outputs other than the state, and `step` below.
+  using state = typename runtime_detail::state_of<Net>::state;
+  using step_outputs_t = typename runtime_detail::state_of<Net>::outputs_t;
+
   /// `l2`: `l2_bytes`, `l1`: `l1_bytes`, both 16-byte aligned; inputs and outputs in L2.
   template <dma::policy Dma, class Observer = no_observer>
   static void run(std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs, Dma& dma,
@@ -114,12 +129,37 @@ struct tiled_executor {
     run(nullptr, l2, l1, inputs, outputs, dma, observer);
   }
 
+  /// A network with state: runs one call over the state's positions and its own rows and appends
+  /// them to the state, as sequence_executor::step does (`full`, `not_empty`: nothing ran). The
+  /// plan and its schedule are the capacity's; each transfer moves the live part of its planned
+  /// box and each tile computes over the live length (sequence_growth), so the compile-time
+  /// hazard proof covers every length. The state's buffers are the caller's (in L2).
+  template <Team T, dma::policy Dma, class Observer = no_observer>
+  static step_status step(T& team, std::byte* l2, std::byte* l1, state& s, const inputs_t& inputs,
+                          const step_outputs_t& outputs, Dma& dma, Observer&& observer = {}) {
+    static_assert(l3_bytes == 0, "tiled_executor::step: a plan that spills activations to L3 is not supported "
+                                 "with state");
+    using calls = runtime_detail::state_of<Net>;
+    if (const step_status refused = calls::admit(s); refused != step_status::ok) return refused;
+    const outputs_t all = calls::template all_outputs<outputs_t>(s, outputs);
+    replay<program>(memory{nullptr, l2, l1, &inputs, &all, calls::length_of_call(s)}, dma, observer, team);
+    calls::appended(s);
+    return step_status::ok;
+  }
+  template <dma::policy Dma, class Observer = no_observer>
+  static step_status step(std::byte* l2, std::byte* l1, state& s, const inputs_t& inputs,
+                          const step_outputs_t& outputs, Dma& dma, Observer&& observer = {}) {
+    single_core one;
+    return step(one, l2, l1, s, inputs, outputs, dma, observer);
+  }
+
   /// As above on a cluster (runtime/cluster.hpp): the team's cores share every tile by output
   /// rows (row_band_of); hart/core 0 replays the program and issues the DMA transfers.
   template <Team T, dma::policy Dma, class Observer = no_observer>
   static void run(T& team, std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs, Dma& dma,
                   Observer&& observer = {}) {
     static_assert(l3_bytes == 0, "tiled_executor::run: this plan spills activations to L3: pass an L3 buffer");
+    runs_without_state();
     replay<program>(memory{nullptr, l2, l1, &inputs, &outputs}, dma, observer, team);
   }
 
@@ -127,6 +167,7 @@ struct tiled_executor {
   template <Team T, dma::policy Dma, class Observer = no_observer>
   static void run(T& team, std::byte* l3, std::byte* l2, std::byte* l1, const inputs_t& inputs,
                   const outputs_t& outputs, Dma& dma, Observer&& observer = {}) {
+    runs_without_state();
     replay<program>(memory{l3, l2, l1, &inputs, &outputs}, dma, observer, team);
   }
 
@@ -134,6 +175,7 @@ struct tiled_executor {
   template <dma::policy Dma, class Observer = no_observer>
   static void run(std::byte* l3, std::byte* l2, std::byte* l1, const inputs_t& inputs, const outputs_t& outputs,
                   Dma& dma, Observer&& observer = {}) {
+    runs_without_state();
     single_core one;
     replay<program>(memory{l3, l2, l1, &inputs, &outputs}, dma, observer, one);
   }
@@ -152,7 +194,13 @@ struct tiled_executor {
     std::byte *l3, *l2, *l1;
     const inputs_t* inputs;
     const outputs_t* outputs;
+    int length = -1;  ///< the run's sequence length (networks with state), else -1
   };
+  /// The plan's run() calls are for networks without a run-time length.
+  static constexpr void runs_without_state() {
+    static_assert(!Net::has_sequence, "tessera::tiled_executor: the network has state and a run-time sequence "
+                                      "length: call step() with its state");
+  }
   static constexpr std::size_t node_count = Net::node_count;
 
   template <auto const& Program, class Dma, class Observer, class T>
@@ -169,7 +217,7 @@ struct tiled_executor {
       if constexpr (requires { dma.set_trace_tag(0); }) dma.set_trace_tag(static_cast<int>(index));
       switch (s.kind) {
         case schedule::step_kind::issue:
-          handles[s.handle] = dma.start(bind(schedule::describe(wiring, plan, s), m));
+          handles[s.handle] = dma.start(bind(schedule::describe(wiring, plan, s, m.length), m));
           break;
         case schedule::step_kind::wait:
           if (!(Options.skip_input_wait && s.role == schedule::transfer_role::input)) dma.wait(handles[s.handle]);
@@ -276,14 +324,18 @@ struct tiled_executor {
       void* out[max_node_outputs]{};
       for (int i = 0; i < layer.input_count; ++i) in[i] = locate(layer.inputs[static_cast<std::size_t>(i)], m);
       for (int i = 0; i < layer.output_count; ++i) out[i] = locate(layer.outputs[static_cast<std::size_t>(i)], m);
-      auto whole = [&](int /*core*/) { node.whole(in, out, m.l2 + plan.l2.scratch_offset[s.layer]); };
+      std::byte* scratch = m.l2 + plan.l2.scratch_offset[s.layer];
+      auto whole = [&](int /*core*/) {
+        if (node.at_length != nullptr) node.at_length(m.length, in, out, scratch);
+        else node.whole(in, out, scratch);
+      };
       team.fork(static_cast<int>(s.layer), 1, whole);
       return;
     }
     if (node.tile != nullptr) {
-      const tile_geometry& g = wiring.nodes[s.layer].geometry;
+      const tile_geometry g = at_length(wiring.nodes[s.layer].geometry, m.length);
       tile_args args{};
-      const schedule::tile_buffers b = schedule::buffers_of(wiring, plan, s, &args);
+      const schedule::tile_buffers b = schedule::buffers_of(wiring, plan, s, &args, m.length);
       for (int k = 0; k < b.operands; ++k) {
         args.input[k] = local(static_cast<std::int64_t>(b.inputs[static_cast<std::size_t>(k)].offset), m);
         dma.declare_read(args.input[k], b.inputs[static_cast<std::size_t>(k)].bytes);

@@ -135,19 +135,20 @@ constexpr wired_nodes<NN> wiring_of(const graph_summary<NT, NI, NO, NN>& g) {
 }
 
 /// `pads` (optional) receives the tile's share of the layer's padding (input_box). `net`: a
-/// graph summary or its wired_nodes.
+/// graph summary or its wired_nodes. `length`: a run over that many positions of a network with
+/// a run-time sequence length (its layers' boxes clipped to it: at_length); -1: the plan's own.
 template <class Nodes, std::size_t NT, std::size_t NN>
 constexpr tile_buffers buffers_of(const Nodes& net, const target_plan<NT, NN>& plan, const step& s,
-                                  tile_args* pads = nullptr) {
+                                  tile_args* pads = nullptr, int length = -1) {
   const auto& node = net.nodes[s.layer];
-  const tile_geometry& g = node.geometry;
+  const tile_geometry g = at_length(node.geometry, length);
   const layer_l1_plan& l = plan.layers[s.layer];
   tile_buffers b{};
-  b.at = position(g, l.solution.tile, s.tile);
+  b.at = position(g, at_length(node.geometry, l.solution.tile, length), s.tile);
   const std::size_t in_bytes = input_box(g, b.at, pads).bytes();
   b.operands = node.input_count < 2 ? node.input_count : 2;
-  for (int k = 0; k < b.operands; ++k)
-    b.inputs[static_cast<std::size_t>(k)] = {l.input[s.slot] + operand_offset(l, g, k),
+  for (int k = 0; k < b.operands; ++k)  // slots as planned (at the capacity)
+    b.inputs[static_cast<std::size_t>(k)] = {l.input[s.slot] + operand_offset(l, node.geometry, k),
                                              k > 0 && g.whole_operand_bytes > 0 ? g.whole_operand_bytes : in_bytes};
   const std::size_t filters = static_cast<std::size_t>(b.at.c) * g.weight_bytes_per_channel;
   if (g.weight_bytes_per_channel > 0) b.weights = {l.weights[s.operand], filters};
@@ -164,31 +165,33 @@ constexpr tile_buffers buffers_of(const Nodes& net, const target_plan<NT, NN>& p
 }
 
 /// The transfer an issue step starts (see `transfer_role` for each role's endpoints). `net`: a
-/// graph summary or its wired_nodes.
+/// graph summary or its wired_nodes; `length` as for buffers_of (a run's transfer moves the
+/// live part of the planned box, into the planned slot).
 template <class Nodes, std::size_t NT, std::size_t NN>
-constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& plan, const step& s) {
+constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& plan, const step& s, int length = -1) {
   const auto& node = net.nodes[s.layer];
-  const tile_geometry& g = node.geometry;
+  const tile_geometry g = at_length(node.geometry, length);
   const layer_l1_plan& l = plan.layers[s.layer];
+  const tile_shape tile = at_length(node.geometry, l.solution.tile, length);
   const auto wbytes = g.weight_bytes_per_channel;
   switch (s.role) {
     case transfer_role::input: {
-      const map_box box = operand_box(g, position(g, l.solution.tile, s.tile), s.operand);
-      const auto offset = l.input[s.slot] + operand_offset(l, g, s.operand);
+      const map_box box = operand_box(g, position(g, tile, s.tile), s.operand);
+      const auto offset = l.input[s.slot] + operand_offset(l, node.geometry, s.operand);
       const endpoint dense{space::l1, 0, static_cast<std::int64_t>(offset)};
       const int t = node.inputs[s.operand];
       if (plan.in_l3[static_cast<std::size_t>(t)]) {
         const endpoint slot{space::l2, 0,
                             static_cast<std::int64_t>(plan.spill_input_slot[static_cast<std::size_t>(s.tile % 2)] +
-                                                      operand_offset(l, g, s.operand))};
+                                                      operand_offset(l, node.geometry, s.operand))};
         return detail::linear_transfer(slot, dense, box.bytes(), true, 1);
       }
       return detail::box_transfer(box, t, dense, true, 1);
     }
     case transfer_role::spill_input: {
-      const map_box box = operand_box(g, position(g, l.solution.tile, s.tile), s.operand);
+      const map_box box = operand_box(g, position(g, tile, s.tile), s.operand);
       const endpoint slot{space::l2, 0,
-                          static_cast<std::int64_t>(plan.spill_input_slot[s.slot] + operand_offset(l, g, s.operand))};
+                          static_cast<std::int64_t>(plan.spill_input_slot[s.slot] + operand_offset(l, node.geometry, s.operand))};
       return detail::box_transfer(box, node.inputs[s.operand], slot, true, 2);
     }
     case transfer_role::producer_filters: {  // the absorbed depthwise node's filters
@@ -206,7 +209,7 @@ constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& pl
       return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 2);
     }
     case transfer_role::filters: {
-      const tile_position p = position(g, l.solution.tile, s.tile);
+      const tile_position p = position(g, tile, s.tile);
       const endpoint dst{space::l1, 0,
                          static_cast<std::int64_t>(l.weights[s.slot] + consumer_filter_offset(g))};
       const std::size_t bytes = static_cast<std::size_t>(p.c) * wbytes;
@@ -227,7 +230,7 @@ constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& pl
       return detail::linear_transfer(src, dst, static_cast<std::size_t>(c.channels) * wbytes, true, 2);
     }
     case transfer_role::output: {
-      const map_box box = output_box(g, position(g, l.solution.tile, s.tile));
+      const map_box box = output_box(g, position(g, tile, s.tile));
       const endpoint dense{space::l1, 0, static_cast<std::int64_t>(l.output[s.slot])};
       const int t = node.outputs[0];
       if (plan.in_l3[static_cast<std::size_t>(t)]) {
@@ -238,7 +241,7 @@ constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& pl
       return detail::box_transfer(box, t, dense, false, 1);
     }
     case transfer_role::spill_output: {
-      const map_box box = output_box(g, position(g, l.solution.tile, s.tile));
+      const map_box box = output_box(g, position(g, tile, s.tile));
       const endpoint slot{space::l2, 0, static_cast<std::int64_t>(plan.spill_output_slot[s.slot])};
       return detail::box_transfer(box, node.outputs[0], slot, false, 2);
     }
