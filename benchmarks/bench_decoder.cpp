@@ -188,6 +188,14 @@ struct on_target {
   }
 };
 
+/// Siracusa with the tile solver's latency objective (planning/tile_solver.hpp).
+inline constexpr target_desc siracusa_latency = [] {
+  target_desc t = tessera::targets::siracusa;
+  t.name = "sir.-lat";
+  t.objective = tessera::tiling_objective::latency;
+  return t;
+}();
+
 }  // namespace
 
 int main() {
@@ -196,6 +204,7 @@ int main() {
              "in place", "moves", "stall", "marsh.", "L2 bytes", "copy i/o", "moves", "stall", "marsh.", "L2 bytes",
              "ratio");
   on_target<tessera::targets::siracusa>::table();
+  on_target<siracusa_latency>::table();
   on_target<tessera::targets::gap8>::table();
   using siracusa_run = on_target<tessera::targets::siracusa>::in_place;
   fmt::print("\nsiracusa plan: L1 {} B, L2 arena {} B, state {} B (the caller's, in L2)\n", siracusa_run::l1_bytes,

@@ -19,6 +19,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <tessera/kernels/algorithm/normalization.hpp>
 #include <tessera/kernels/algorithm/softmax.hpp>
 #include <tessera/kernels/dispatch.hpp>
 
@@ -575,6 +576,66 @@ equivalence_stats check_softmax(std::uint32_t seed, int iterations) {
   return stats;
 }
 
+// The row divisor of the norms (algorithm/normalization.hpp) at its ends.
+static_assert([] {
+  using kernels::algorithm::invariant_divisor;
+  for (std::uint32_t d : {1u, 2u, 3u, 7u, 255u, 256u, 65535u, 0x7fffffffu, 0x80000001u, 0xffffffffu})
+    for (std::int32_t n : {0, 1, -1, 2, -2, 254, -255, 0x7fffffff, -0x7fffffff - 1, 0x40000001, -0x40000001})
+      if (invariant_divisor(d).floor_divide(n) != floor_div(n, d)) return false;
+  return true;
+}());
+
+/// iRMSNorm and iLayerNorm through algorithm/normalization.hpp (every family but the reference
+/// runs it): random rows of 1-400 values, one or a row of weights and biases per row, weights
+/// up to the largest magnitude of its 32-bit path (and sometimes all at that bound or its
+/// negative), biases up to 2^30, every shift and clamp; iNoNorm rides along (the reference
+/// runs it). Family-independent code, checked on each core for its 64-bit product.
+template <kernels::kernel_family F>
+equivalence_stats check_norm(std::uint32_t seed, int iterations) {
+  using namespace equivalence_detail;
+  using kernels::reference::norm_kind;
+  rng r{seed};
+  equivalence_stats stats{};
+  constexpr std::int32_t widest = 0x7fffffff / 255;
+  static_assert(kernels::algorithm::norm_products_fit_32(widest) && !kernels::algorithm::norm_products_fit_32(widest + 1));
+  for (int it = 0; it < iterations; ++it) {
+    begin_case();
+    kernels::reference::norm_params p{};
+    const int pick = r.range(0, 9);
+    p.kind = pick < 5 ? norm_kind::rms : pick < 9 ? norm_kind::layer : norm_kind::no_norm;
+    const int rows = r.range(1, 4), length = r.range(1, r.chance(20) ? 400 : 64);
+    p.weight_rows = r.chance(30) ? rows : 1;
+    p.bias_rows = r.chance(30) ? rows : 1;
+    p.shift = r.range(0, 30);
+    p.lo = r.chance(70) ? -128 : r.range(-128, 0);
+    p.hi = r.chance(70) ? 127 : r.range(p.lo, 127);
+    p.mul = r.range(-50, 50);
+    const std::size_t count = std::size_t(rows) * std::size_t(length);
+    auto* w = place<std::int32_t>(slot_weights, std::size_t(p.weight_rows) * std::size_t(length));
+    const int mode = r.range(0, 9);
+    const std::int32_t bound = mode < 3 ? 1 << r.range(0, 12) : widest;
+    for (std::size_t i = 0; i < std::size_t(p.weight_rows) * std::size_t(length); ++i)
+      w[i] = mode == 8 ? widest : mode == 9 ? -widest : static_cast<std::int32_t>(r.next() % (2u * std::uint32_t(bound) + 1u)) - bound;
+    std::int32_t* b = nullptr;
+    if (p.kind != norm_kind::rms) {
+      b = place<std::int32_t>(slot_b, std::size_t(p.bias_rows) * std::size_t(length));  // slot_bias: 4 kB
+      for (std::size_t i = 0; i < std::size_t(p.bias_rows) * std::size_t(length); ++i)
+        b[i] = static_cast<std::int32_t>(r.next() % (1u << 31)) - (1 << 30);
+    }
+    with_8bit_type(r.chance(60), [&](auto v) {
+      using T = decltype(v);
+      T* const x = place<T>(slot_a, count);
+      fill<T>(r, x, count);
+      auto* want = reinterpret_cast<std::int8_t*>(expected);
+      kernels::reference::integer_norm(rows, length, 0, x, w, b, p, want);
+      check_accepted(stats, "norm", it, count, 0, [&] {
+        kernels::algorithm::integer_norm<true>(rows, length, 0, x, w, b, p, reinterpret_cast<std::int8_t*>(actual));
+      });
+    });
+  }
+  return stats;
+}
+
 /// Add, Sub and Mul: same shapes (the residual connection) and a per-channel broadcast of B.
 /// Mul comes with the input offsets of a QLinearMul (minus a zero point of the operand's type),
 /// and some Add/Sub cases with offsets too. A family may decline any of them (the reference then
@@ -891,6 +952,7 @@ int run_all_equivalence_checks(std::uint32_t seed, int iterations) {
   report("pool", check_pool<F>(seed + 6, iterations));
   report("mean ties", check_mean_rounding<F>(seed + 7, iterations));
   report("softmax", check_softmax<F>(seed + 8, iterations));
+  report("norm", check_norm<F>(seed + 9, iterations));
   return failures;
 }
 

@@ -12,6 +12,7 @@
 
 #include <tessera/graph/constant.hpp>
 #include <tessera/graph/node.hpp>
+#include <tessera/kernels/algorithm/normalization.hpp>
 #include <tessera/kernels/family.hpp>
 #include <tessera/kernels/reference/normalization.hpp>
 #include <tessera/planning/tile_geometry.hpp>
@@ -84,22 +85,33 @@ struct normalization : unary_node<Name, op_kind_of(A.params.kind), A> {
     return g;
   }
 
-  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  /// Rows [first_row, first_row + count) of `length` values: the reference family runs the
+  /// reference (the judge), the others the algorithm written once for all
+  /// (algorithm/normalization.hpp; bit-exact with it).
+  template <kernels::kernel_family F, class TIn, class TOut>
+  static void rows(std::int64_t count, std::int32_t length, std::int64_t first_row, const TIn* x, TOut* y) {
+    if constexpr (F == kernels::kernel_family::reference || is_none<Weight>) {
+      kernels::reference::integer_norm(count, length, first_row, x, Weight.data(), Bias.data(), A.params, y);
+    } else {
+      constexpr bool fits = kernels::algorithm::norm_products_fit_32(kernels::algorithm::largest_magnitude(Weight.values));
+      kernels::algorithm::integer_norm<fits>(count, length, first_row, x, Weight.data(), Bias.data(), A.params, y);
+    }
+  }
+
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run_tile(const tile_args& t) {
     using in_t = storage_t<T[A.input].type>;
     using out_t = storage_t<T[A.output].type>;
-    kernels::reference::integer_norm(t.h, t.c, t.y0, static_cast<const in_t*>(t.input[0]), Weight.data(),
-                                     Bias.data(), A.params, static_cast<out_t*>(t.output));
+    rows<kernels::runnable(F)>(t.h, t.c, t.y0, static_cast<const in_t*>(t.input[0]), static_cast<out_t*>(t.output));
   }
 
-  template <auto const& T, kernels::kernel_family = kernels::native_family>
+  template <auto const& T, kernels::kernel_family F = kernels::native_family>
   static void run(void* const* in, void* const* out, void*) {
     using in_t = storage_t<T[A.input].type>;
     using out_t = storage_t<T[A.output].type>;
     const shape& s = T[A.input].dims;
-    kernels::reference::integer_norm(s.elements() / s.from_back(0), s.from_back(0), 0,
-                                     static_cast<const in_t*>(in[0]), Weight.data(), Bias.data(), A.params,
-                                     static_cast<out_t*>(out[0]));
+    rows<kernels::runnable(F)>(s.elements() / s.from_back(0), s.from_back(0), 0, static_cast<const in_t*>(in[0]),
+                               static_cast<out_t*>(out[0]));
   }
 };
 
