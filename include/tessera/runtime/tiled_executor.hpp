@@ -194,7 +194,10 @@ struct tiled_executor {
     std::byte *l3, *l2, *l1;
     const inputs_t* inputs;
     const outputs_t* outputs;
-    int length = -1;  ///< the run's sequence length (networks with state), else -1
+    int run_length = -1;  ///< the run's sequence length (networks with state)
+    /// -1 (the plan's own extents) as a constant where the network has no run-time length, so
+    /// that firmware without state keeps the planned geometry uncopied.
+    constexpr int length() const { return Net::has_sequence ? run_length : -1; }
   };
   /// The plan's run() calls are for networks without a run-time length.
   static constexpr void runs_without_state() {
@@ -217,7 +220,7 @@ struct tiled_executor {
       if constexpr (requires { dma.set_trace_tag(0); }) dma.set_trace_tag(static_cast<int>(index));
       switch (s.kind) {
         case schedule::step_kind::issue:
-          handles[s.handle] = dma.start(bind(schedule::describe(wiring, plan, s, m.length), m));
+          handles[s.handle] = dma.start(bind(schedule::describe(wiring, plan, s, m.length()), m));
           break;
         case schedule::step_kind::wait:
           if (!(Options.skip_input_wait && s.role == schedule::transfer_role::input)) dma.wait(handles[s.handle]);
@@ -326,16 +329,17 @@ struct tiled_executor {
       for (int i = 0; i < layer.output_count; ++i) out[i] = locate(layer.outputs[static_cast<std::size_t>(i)], m);
       std::byte* scratch = m.l2 + plan.l2.scratch_offset[s.layer];
       auto whole = [&](int /*core*/) {
-        if (node.at_length != nullptr) node.at_length(m.length, in, out, scratch);
+        if (node.at_length != nullptr) node.at_length(m.length(), in, out, scratch);
         else node.whole(in, out, scratch);
       };
       team.fork(static_cast<int>(s.layer), 1, whole);
       return;
     }
     if (node.tile != nullptr) {
-      const tile_geometry g = at_length(wiring.nodes[s.layer].geometry, m.length);
+      const tile_geometry live = m.length() >= 0 ? at_length(wiring.nodes[s.layer].geometry, m.length()) : tile_geometry{};
+      const tile_geometry& g = m.length() >= 0 ? live : wiring.nodes[s.layer].geometry;
       tile_args args{};
-      const schedule::tile_buffers b = schedule::buffers_of(wiring, plan, s, &args, m.length);
+      const schedule::tile_buffers b = schedule::buffers_of(wiring, plan, s, &args, m.length());
       for (int k = 0; k < b.operands; ++k) {
         args.input[k] = local(static_cast<std::int64_t>(b.inputs[static_cast<std::size_t>(k)].offset), m);
         dma.declare_read(args.input[k], b.inputs[static_cast<std::size_t>(k)].bytes);

@@ -141,7 +141,8 @@ template <class Nodes, std::size_t NT, std::size_t NN>
 constexpr tile_buffers buffers_of(const Nodes& net, const target_plan<NT, NN>& plan, const step& s,
                                   tile_args* pads = nullptr, int length = -1) {
   const auto& node = net.nodes[s.layer];
-  const tile_geometry g = at_length(node.geometry, length);
+  const tile_geometry live = length >= 0 ? at_length(node.geometry, length) : tile_geometry{};
+  const tile_geometry& g = length >= 0 ? live : node.geometry;  // no copy for the plan's own
   const layer_l1_plan& l = plan.layers[s.layer];
   tile_buffers b{};
   b.at = position(g, at_length(node.geometry, l.solution.tile, length), s.tile);
@@ -170,7 +171,8 @@ constexpr tile_buffers buffers_of(const Nodes& net, const target_plan<NT, NN>& p
 template <class Nodes, std::size_t NT, std::size_t NN>
 constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& plan, const step& s, int length = -1) {
   const auto& node = net.nodes[s.layer];
-  const tile_geometry g = at_length(node.geometry, length);
+  const tile_geometry live = length >= 0 ? at_length(node.geometry, length) : tile_geometry{};
+  const tile_geometry& g = length >= 0 ? live : node.geometry;  // no copy for the plan's own
   const layer_l1_plan& l = plan.layers[s.layer];
   const tile_shape tile = at_length(node.geometry, l.solution.tile, length);
   const auto wbytes = g.weight_bytes_per_channel;
