@@ -36,14 +36,13 @@
 #include "decoder_explicit_n64.hpp"
 #include "decoder_explicit_n8.hpp"
 #include "decoder_state.hpp"
-#include "decoder_tokens.hpp"
+#include "decoder_token.hpp"
 
 namespace {
 
 using tessera::target_desc;
-constexpr int d_model = static_cast<int>(decoder_tokens::arrays[0].logical.dims[2]);
-constexpr int rope_size =
-    static_cast<int>(decoder_tokens::arrays[1].logical.dims[1] * decoder_tokens::arrays[1].logical.dims[2]);
+using tessera::bench::decoder_token;
+constexpr int d_model = decoder_token::d_model;
 
 struct measured {
   std::uint64_t cycles = 0, stalls = 0, moves = 0, l2_bytes = 0;
@@ -99,8 +98,7 @@ struct on_target {
 
   /// The explicit network at the step that attends to `Net`'s N positions.
   template <class Net>
-  static measured explicit_step(const std::array<std::int8_t, d_model>& token,
-                                const std::array<std::int8_t, rope_size>& rope) {
+  static measured explicit_step(const decoder_token& in_token) {
     using run = tessera::tiled_executor<Net, tessera::target<T>>;
     constexpr std::size_t caches = state::buffer_count;
     constexpr int cached = Net::tensors[Net::inputs[2]].dims[2];  // [1, heads, N - 1, hd]
@@ -124,8 +122,8 @@ struct on_target {
     }(std::make_index_sequence<caches>{});
     typename run::inputs_t inputs{};
     typename run::outputs_t outputs{};
-    inputs[0] = token.data();
-    inputs[1] = rope.data();
+    inputs[0] = in_token.token.data();
+    inputs[1] = in_token.rope.data();
     outputs[0] = m.y.data();
     for (std::size_t c = 0; c < caches; ++c) {
       inputs[2 + c] = in[c].data();
@@ -143,31 +141,26 @@ struct on_target {
     return m;
   }
 
-  static measured explicit_at(int context, const std::array<std::int8_t, d_model>& token,
-                              const std::array<std::int8_t, rope_size>& rope) {
+  static measured explicit_at(int context, const decoder_token& in_token) {
     switch (context) {
-      case 1: return explicit_step<decoder_explicit_n1::network>(token, rope);
-      case 8: return explicit_step<decoder_explicit_n8::network>(token, rope);
-      case 64: return explicit_step<decoder_explicit_n64::network>(token, rope);
-      default: return explicit_step<decoder_explicit_n256::network>(token, rope);
+      case 1: return explicit_step<decoder_explicit_n1::network>(in_token);
+      case 8: return explicit_step<decoder_explicit_n8::network>(in_token);
+      case 64: return explicit_step<decoder_explicit_n64::network>(in_token);
+      default: return explicit_step<decoder_explicit_n256::network>(in_token);
     }
   }
 
   static void table() {
     cache.reset();
-    std::array<std::int8_t, d_model> token{};
-    std::array<std::int8_t, rope_size> rope{};
+    decoder_token in_token;
     for (int t = 0; t < state::capacity; ++t) {
-      for (int i = 0; i < d_model; ++i)
-        token[std::size_t(i)] = static_cast<std::int8_t>(decoder_tokens::array_0[t * d_model + i]);
-      for (int i = 0; i < rope_size; ++i)
-        rope[std::size_t(i)] = static_cast<std::int8_t>(decoder_tokens::array_1[t * rope_size + i]);
+      in_token.load(t);
       const int context = t + 1;
       const bool row = context == 1 || context == 8 || context == 64 || context == 256;
-      const measured copy = row ? explicit_at(context, token, rope) : measured{};
+      const measured copy = row ? explicit_at(context, in_token) : measured{};
       measured own;
       tessera::dma::simulated_policy<> dma(T);
-      if (in_place::step(l2, l1, cache, {token.data(), rope.data()}, {own.y.data()}, dma) != tessera::step_status::ok) {
+      if (in_place::step(l2, l1, cache, {in_token.token.data(), in_token.rope.data()}, {own.y.data()}, dma) != tessera::step_status::ok) {
         fmt::print("step {} refused\n", t);
         return;
       }

@@ -20,7 +20,7 @@
 #include <tessera_qemu/instruction_counter.hpp>
 
 #include "decoder_state.hpp"
-#include "decoder_tokens.hpp"
+#include "decoder_token.hpp"
 
 TESSERA_QEMU_CLUSTER_MEMORY(siracusa_memory, tessera::targets::siracusa)
 
@@ -34,9 +34,7 @@ static_assert(std::is_same_v<state, tiled::state>, "one state type for both exec
 static_assert(tiled::l1_bytes <= siracusa_memory::l1_capacity && tiled::l2_bytes <= siracusa_memory::l2_capacity,
               "the plan must fit the preset's L1 and L2");
 
-constexpr int d_model = static_cast<int>(decoder_tokens::arrays[0].logical.dims[2]);
-constexpr int rope_size =
-    static_cast<int>(decoder_tokens::arrays[1].logical.dims[1] * decoder_tokens::arrays[1].logical.dims[2]);
+constexpr int d_model = tessera::bench::decoder_token::d_model;
 
 alignas(16) std::byte arena[flat::arena_bytes];
 state reference_state, one_hart_state, eight_hart_state;
@@ -47,15 +45,12 @@ int main() {
   tessera::qemu::start_instruction_counter();
   int failures = 0;
   std::printf("decoder_cluster|context|flat|tiled 1 hart|tiled 8 harts|exact\n");
-  std::array<std::int8_t, d_model> token{}, y_flat{}, y_one{}, y_eight{};
-  std::array<std::int8_t, rope_size> rope{};
+  std::array<std::int8_t, d_model> y_flat{}, y_one{}, y_eight{};
+  tessera::bench::decoder_token in;
   for (int t = 0; t < state::capacity; ++t) {
-    for (int i = 0; i < d_model; ++i)
-      token[std::size_t(i)] = static_cast<std::int8_t>(decoder_tokens::array_0[t * d_model + i]);
-    for (int i = 0; i < rope_size; ++i)
-      rope[std::size_t(i)] = static_cast<std::int8_t>(decoder_tokens::array_1[t * rope_size + i]);
+    in.load(t);
     std::uint64_t start = tessera::qemu::instret();
-    bool ok = flat::step(arena, reference_state, {token.data(), rope.data()}, {y_flat.data()}) == tessera::step_status::ok;
+    bool ok = flat::step(arena, reference_state, {in.token.data(), in.rope.data()}, {y_flat.data()}) == tessera::step_status::ok;
     const std::uint64_t flat_count = tessera::qemu::instret() - start;
     std::uint64_t counts[2] = {};
     for (int pass = 0; pass < 2; ++pass) {
@@ -63,7 +58,7 @@ int main() {
       tessera::dma::memcpy_policy dma;
       start = tessera::qemu::instret();
       ok = ok && tiled::step(team, siracusa_memory::l2, siracusa_memory::l1, pass == 0 ? one_hart_state : eight_hart_state,
-                             {token.data(), rope.data()}, {pass == 0 ? y_one.data() : y_eight.data()},
+                             {in.token.data(), in.rope.data()}, {pass == 0 ? y_one.data() : y_eight.data()},
                              dma) == tessera::step_status::ok;
       counts[pass] = tessera::qemu::instret() - start;
     }
