@@ -15,6 +15,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kv_state_cache.hpp"
 #include "llama_state_itamax_step.hpp"
 #include "llama_state_itamax_trajectory.hpp"
 #include "llama_state_prefill.hpp"
@@ -87,22 +88,7 @@ struct token_inputs {
 /// Rows [0, length) of every cache equal the trajectory's; counts the differences.
 template <class Case>
 int cache_differences(const state& s) {
-  int wrong = 0;
-  const auto check = [&]<std::size_t B>(std::integral_constant<std::size_t, B>) {
-    constexpr int layer = static_cast<int>(B / 2);
-    const auto& rows = B % 2 == 0 ? Case::k_rows : Case::v_rows;
-    const auto* cache = s.template buffer<B>();  // [1, heads, capacity, hd]
-    for (int h = 0; h < heads; ++h)
-      for (int p = 0; p < s.length(); ++p)
-        for (int d = 0; d < head_dim; ++d) {
-          const auto expected = at(rows, static_cast<std::size_t>(((layer * steps + p) * heads + h) * head_dim + d));
-          wrong += cache[(h * state::capacity + p) * head_dim + d] != expected;
-        }
-  };
-  [&]<std::size_t... B>(std::index_sequence<B...>) {
-    (check(std::integral_constant<std::size_t, B>{}), ...);
-  }(std::make_index_sequence<state::buffer_count>{});
-  return wrong;
+  return tessera::testing::cache_differences(s, Case::k_rows, Case::v_rows, steps, heads, head_dim);
 }
 
 /// Steps [from, to) with `Run` on `s`; each output and the caches against the trajectory.

@@ -15,6 +15,7 @@
 
 #include <tessera/dma/simulated_policy.hpp>
 
+#include "kv_state_cache.hpp"
 #include "llama_state_prefill.hpp"
 #include "llama_state_step.hpp"
 #include "llama_state_trajectory.hpp"
@@ -72,22 +73,7 @@ std::int64_t at(const Array& a, std::size_t i) {
 
 template <class Run>
 int cache_differences(const typename Run::state& s) {
-  int wrong = 0;
-  const auto check = [&]<std::size_t B>(std::integral_constant<std::size_t, B>) {
-    constexpr int layer = static_cast<int>(B / 2);
-    const auto& rows = B % 2 == 0 ? t::array_3 : t::array_4;
-    const auto* cache = s.template buffer<B>();  // [1, heads, capacity, hd]
-    for (int h = 0; h < heads; ++h)
-      for (int p = 0; p < s.length(); ++p)
-        for (int d = 0; d < head_dim; ++d) {
-          const auto expected = at(rows, static_cast<std::size_t>(((layer * steps + p) * heads + h) * head_dim + d));
-          wrong += cache[(h * Run::state::capacity + p) * head_dim + d] != expected;
-        }
-  };
-  [&]<std::size_t... B>(std::index_sequence<B...>) {
-    (check(std::integral_constant<std::size_t, B>{}), ...);
-  }(std::make_index_sequence<Run::state::buffer_count>{});
-  return wrong;
+  return tessera::testing::cache_differences(s, t::array_3, t::array_4, steps, heads, head_dim);
 }
 
 /// Steps [from, to) on `s`, each through the simulated DMA; outputs, caches and hazards checked.
