@@ -50,21 +50,24 @@ constexpr std::size_t node_named(const char* name) {
 constexpr const tessera::tile_geometry& geometry(const char* name) {
   return step_net::summary.nodes[node_named(name)].geometry;
 }
+constexpr const tessera::sequence_growth& growth(const char* name) {
+  return step_net::summary.nodes[node_named(name)].growth;
+}
 static_assert(geometry("layers_0_scores_matmul").kind == tessera::tiling_kind::tiled);
-static_assert(geometry("layers_0_scores_matmul").growth.out_c == 1);  // N: one key per position
-static_assert(geometry("layers_0_scores_matmul").growth.whole_operand_is_state);
-static_assert(geometry("layers_0_scores_matmul").growth.whole_operand_bytes == head_dim);  // int8 keys
-static_assert(geometry("layers_0_attn_matmul").growth.in_c == 1);  // K: one value row per position
-static_assert(geometry("layers_0_attn_matmul").growth.macs_per_output == 1);
+static_assert(growth("layers_0_scores_matmul").out_c == 1);  // N: one key per position
+static_assert(growth("layers_0_scores_matmul").whole_operand_is_state);
+static_assert(growth("layers_0_scores_matmul").whole_operand_bytes == head_dim);  // int8 keys
+static_assert(growth("layers_0_attn_matmul").in_c == 1);  // K: one value row per position
+static_assert(growth("layers_0_attn_matmul").macs_per_output == 1);
 static_assert(geometry("layers_0_scores_biased").kind == tessera::tiling_kind::tiled);
-static_assert(geometry("layers_0_softmax").growth.out_c == 1 &&
+static_assert(growth("layers_0_softmax").out_c == 1 &&
               geometry("layers_0_softmax").channel_step == geometry("layers_0_softmax").out_c);
 static_assert(geometry("k_cache_0_out").kind == tessera::tiling_kind::in_place);
+static_assert(growth("layers_0_q_matmul").capacity == 0);  // the projections do not follow the length
 // At a length the geometry is the capacity's less what the missing positions take.
-static_assert(tessera::at_length(geometry("layers_0_attn_matmul"), 5).in_c == 5);
-static_assert(tessera::at_length(geometry("layers_0_attn_matmul"), 5).whole_operand_bytes == 5u * head_dim);
-static_assert(tessera::at_length(geometry("layers_0_attn_matmul"), 5).whole_operand_stride ==
-              std::size_t{steps} * head_dim);
+constexpr tessera::live_extent five{&growth("layers_0_attn_matmul"), 5};
+static_assert(tessera::at_length(geometry("layers_0_attn_matmul"), five).in_c == 5);
+static_assert(tessera::at_length(geometry("layers_0_attn_matmul"), five).whole_operand_bytes == 5u * head_dim);
 
 template <class Array>
 std::int64_t at(const Array& a, std::size_t i) {

@@ -64,6 +64,8 @@ struct node_summary {
   std::int64_t macs = 0;
   std::size_t constant_bytes = 0;
   tile_geometry geometry{};  ///< how the layer tiles through L1 (in_place: runs on its L2 buffers)
+  /// How `geometry` grows with a run-time sequence length (capacity 0: it does not).
+  sequence_growth growth{};
   /// The depthwise layer of a fused block (planning/fusion.hpp): it runs inside the next
   /// node's tiles, which read its input; it has no steps and its output is never stored.
   bool absorbed = false;
@@ -164,13 +166,15 @@ constexpr int sequence_capacity() {
   return 0;
 }
 
-/// The geometry of a node that touches a sequence tensor: it tiles through L1 at a run-time
-/// length when its op says its tiles take their extents from their arguments
-/// (`tiles_at_length`) and planning it one position shorter changes only extents a tile never
-/// splits (output and input channels, kept whole, the MACs per output and a whole operand:
-/// sequence_growth); otherwise it runs on its L2 buffers over the live length (in_place).
+/// The geometry of a node that touches a sequence tensor (`s.geometry` at the capacity, and its
+/// `s.growth`): it tiles through L1 at a run-time length when its op says its tiles take their
+/// extents from their arguments (`tiles_at_length`) and planning it one position shorter changes
+/// only extents a tile never splits (output and input channels, kept whole, the MACs per output
+/// and a whole operand: sequence_growth); otherwise it runs on its L2 buffers over the live
+/// length (in_place).
 template <auto const& Tensors, class Node>
-constexpr tile_geometry sequence_geometry(tile_geometry g) {
+constexpr void follow_sequence(node_summary& s) {
+  tile_geometry& g = s.geometry;
   constexpr int capacity = sequence_capacity<Tensors>();
   if constexpr (requires { Node::tiles_at_length; } && capacity >= 2) {
     if (g.kind == tiling_kind::tiled && !g.fused()) {
@@ -188,13 +192,12 @@ constexpr tile_geometry sequence_geometry(tile_geometry g) {
       shorter.out_c = g.out_c, shorter.in_c = g.in_c, shorter.channel_step = g.channel_step;
       shorter.macs_per_output = g.macs_per_output, shorter.whole_operand_bytes = g.whole_operand_bytes;
       if (shorter == g && (d.out_c != 0 || d.in_c != 0 || d.whole_operand_bytes != 0)) {
-        g.growth = d;
-        return g;
+        s.growth = d;
+        return;
       }
     }
   }
   g.kind = tiling_kind::in_place;
-  return g;
 }
 
 template <auto const& Tensors, graph_node Node>
@@ -230,7 +233,7 @@ constexpr node_summary summarize() {
   s.constant_bytes = Node::constant_bytes;
   if constexpr (requires { Node::template tile_geometry_of<Tensors>(); }) {
     s.geometry = Node::template tile_geometry_of<Tensors>();
-    if constexpr (touches_sequence<Tensors, Node>()) s.geometry = sequence_geometry<Tensors, Node>(s.geometry);
+    if constexpr (touches_sequence<Tensors, Node>()) follow_sequence<Tensors, Node>(s);
   }
   return s;
 }

@@ -21,10 +21,11 @@ enum class tiling_kind : std::uint8_t {
 };
 
 /// How a layer that touches a tensor with a run-time sequence length (graph/sequence.hpp) grows
-/// with it: the geometry is declared at the capacity, and each extent below is linear in the
+/// with it: its geometry is declared at the capacity, and each extent below is linear in the
 /// run's length, less this much per position short of the capacity (graph/network.hpp measures
-/// it by planning the node one position shorter). Only extents a tile never splits grow, so a
-/// run's tiles are the capacity's tiles, each clipped to the live length.
+/// it by planning the node one position shorter: node_summary::growth). Only extents a tile
+/// never splits grow, so a run's tiles are the capacity's tiles, each clipped to the live length.
+/// Kept beside the geometry, not in it: firmware without state carries no growth per node.
 struct sequence_growth {
   int capacity = 0;  ///< 0: the layer does not follow a run-time length
   int out_c = 0, in_c = 0, channel_step = 0;
@@ -61,9 +62,6 @@ struct tile_geometry {
   /// of a head), its bytes per image; 0: none. It loads with each tile, after the first
   /// operand's largest tile in the input slot (schedule/transfers.hpp operand_offset).
   std::size_t whole_operand_bytes = 0;
-  /// Bytes from one image's whole operand to the next in its tensor (0: whole_operand_bytes;
-  /// a state tensor at a run-time length keeps the capacity's).
-  std::size_t whole_operand_stride = 0;
   std::size_t weight_bytes_per_channel = 0;  ///< filter bytes per output channel
   std::size_t const_bytes_per_channel = 0;   ///< bias + per-channel requant bytes per output channel
   std::size_t const_bytes_fixed = 0;         ///< per-tensor requant and the like
@@ -79,11 +77,10 @@ struct tile_geometry {
   int intermediate_elem_bytes = 0;
   std::size_t producer_weight_bytes = 0;  ///< the first layer's filters ([C][KH][KW] or [C][Cin])
   fused_order order = fused_order::depthwise_first;
-  sequence_growth growth{};
 
   constexpr bool fused() const { return intermediate_channels > 0; }
-  friend constexpr bool operator==(const tile_geometry&, const tile_geometry&) = default;
   constexpr bool pointwise_first() const { return fused() && order == fused_order::pointwise_first; }
+  friend constexpr bool operator==(const tile_geometry&, const tile_geometry&) = default;
 
   /// Input rows a tile of `rows` output rows reads (halo included), at most the padded input.
   constexpr int input_rows(int rows) const {
@@ -96,19 +93,23 @@ struct tile_geometry {
   }
 };
 
-/// The geometry of a run over `length` positions (growth; length < 0 or a layer that does not
-/// follow the length: `g` itself).
-constexpr tile_geometry at_length(const tile_geometry& g, int length) {
-  const sequence_growth& d = g.growth;
-  if (d.capacity == 0 || length < 0) return g;
-  const int fewer = d.capacity - length;
+/// A run over `length` positions of a layer that grows by `growth` (none: the plan's own extents).
+struct live_extent {
+  const sequence_growth* growth = nullptr;
+  int length = -1;
+  constexpr bool applies() const { return growth != nullptr && growth->capacity > 0 && length >= 0; }
+};
+
+/// The geometry `g` (at the capacity) of a run over `run.length` positions (run.applies()).
+constexpr tile_geometry at_length(const tile_geometry& g, const live_extent& run) {
+  const sequence_growth& d = *run.growth;
+  const int fewer = d.capacity - run.length;
   tile_geometry live = g;
   live.out_c -= fewer * d.out_c;
   live.in_c -= fewer * d.in_c;
   live.channel_step -= fewer * d.channel_step;
   live.macs_per_output -= fewer * d.macs_per_output;
   live.whole_operand_bytes -= static_cast<std::size_t>(fewer) * d.whole_operand_bytes;
-  live.whole_operand_stride = d.whole_operand_is_state ? g.whole_operand_bytes : live.whole_operand_bytes;
   return live;
 }
 
@@ -133,10 +134,10 @@ struct tile_shape {
   friend constexpr bool operator==(const tile_shape&, const tile_shape&) = default;
 };
 
-/// A layer's tile at a run-time length: the output channels follow the length where they grow
-/// (they are never split there: sequence_growth).
-constexpr tile_shape at_length(const tile_geometry& g, tile_shape t, int length) {
-  if (g.growth.out_c != 0 && length >= 0) t.c = at_length(g, length).out_c;
+/// A layer's tile at a run-time length (run.applies()): the output channels follow the length
+/// where they grow (they are never split there: sequence_growth).
+constexpr tile_shape at_length(const tile_geometry& g, tile_shape t, const live_extent& run) {
+  if (run.growth->out_c != 0) t.c = at_length(g, run).out_c;
   return t;
 }
 

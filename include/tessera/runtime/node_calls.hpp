@@ -30,7 +30,6 @@ struct node_calls {
   whole_layer_fn whole = nullptr;
   tile_fn tile = nullptr;            ///< nullptr: the node never tiles
   const void* filters = nullptr;     ///< the constant filters a DMA stages (conv, gemm), else nullptr
-  layer_at_length_fn at_length = nullptr;  ///< the whole layer over a run-time length (whole: nullptr)
 };
 
 template <class Node, auto const& Tensors, kernels::kernel_family Family>
@@ -98,7 +97,6 @@ struct calls_of {
   template <class Node>
   constexpr node_calls operator()(std::type_identity<Node> node) const {
     node_calls calls{whole_layer_of<Tensors, Family>{}(node)};
-    calls.at_length = at_length_of<Tensors, Family>{}(node);
     if constexpr (requires { Node::template tile_geometry_of<Tensors>(); })
       calls.tile = &run_one_tile<Node, Tensors, Family>;
     if constexpr (requires { Node::filter_data(); }) calls.filters = Node::filter_data();

@@ -194,10 +194,7 @@ struct tiled_executor {
     std::byte *l3, *l2, *l1;
     const inputs_t* inputs;
     const outputs_t* outputs;
-    int run_length = -1;  ///< the run's sequence length (networks with state)
-    /// -1 (the plan's own extents) as a constant where the network has no run-time length, so
-    /// that firmware without state keeps the planned geometry uncopied.
-    constexpr int length() const { return Net::has_sequence ? run_length : -1; }
+    int length = -1;  ///< the run's sequence length (networks with state)
   };
   /// The plan's run() calls are for networks without a run-time length.
   static constexpr void runs_without_state() {
@@ -220,7 +217,7 @@ struct tiled_executor {
       if constexpr (requires { dma.set_trace_tag(0); }) dma.set_trace_tag(static_cast<int>(index));
       switch (s.kind) {
         case schedule::step_kind::issue:
-          handles[s.handle] = dma.start(bind(schedule::describe(wiring, plan, s, m.length()), m));
+          handles[s.handle] = dma.start(bind(schedule::describe(wiring, plan, s, live_of(s.layer, m)), m));
           break;
         case schedule::step_kind::wait:
           if (!(Options.skip_input_wait && s.role == schedule::transfer_role::input)) dma.wait(handles[s.handle]);
@@ -246,6 +243,25 @@ struct tiled_executor {
   /// Per node: its whole-layer and tile calls and its filters (runtime/node_calls.hpp).
   static constexpr auto nodes =
       Net::template per_node<runtime_detail::node_calls>(runtime_detail::calls_of<Net::tensors, target.kernels>{});
+  /// Networks with state only (none in other firmware): each node's whole-layer call over a
+  /// run-time length (nullptr: it does not touch a sequence) and how its tiles grow with it.
+  static constexpr auto calls_at_length = [] {
+    if constexpr (Net::has_sequence)
+      return Net::template per_node<runtime_detail::layer_at_length_fn>(
+          runtime_detail::at_length_of<Net::tensors, target.kernels>{});
+    else
+      return std::array<runtime_detail::layer_at_length_fn, 0>{};
+  }();
+  static constexpr auto growths = [] {
+    std::array<sequence_growth, Net::has_sequence ? node_count : 0> g{};
+    for (std::size_t n = 0; n < g.size(); ++n) g[n] = summary.nodes[n].growth;
+    return g;
+  }();
+  /// Layer `layer` of this run: its growth at the run's length, or none.
+  static constexpr live_extent live_of(std::size_t layer, const memory& m) {
+    if constexpr (Net::has_sequence) return {&growths[layer], m.length};
+    else return {};
+  }
   static_assert(accelerator_driver<accelerators>,
                 "tessera::tiled_executor: Target::accelerators does not provide the driver interface (see "
                 "runtime/accelerator.hpp)");
@@ -329,64 +345,81 @@ struct tiled_executor {
       for (int i = 0; i < layer.output_count; ++i) out[i] = locate(layer.outputs[static_cast<std::size_t>(i)], m);
       std::byte* scratch = m.l2 + plan.l2.scratch_offset[s.layer];
       auto whole = [&](int /*core*/) {
-        if (node.at_length != nullptr) node.at_length(m.length(), in, out, scratch);
-        else node.whole(in, out, scratch);
+        if constexpr (Net::has_sequence) {
+          if (calls_at_length[s.layer] != nullptr) {
+            calls_at_length[s.layer](m.length, in, out, scratch);
+            return;
+          }
+        }
+        node.whole(in, out, scratch);
       };
       team.fork(static_cast<int>(s.layer), 1, whole);
       return;
     }
-    if (node.tile != nullptr) {
-      const tile_geometry live = m.length() >= 0 ? at_length(wiring.nodes[s.layer].geometry, m.length()) : tile_geometry{};
-      const tile_geometry& g = m.length() >= 0 ? live : wiring.nodes[s.layer].geometry;
-      tile_args args{};
-      const schedule::tile_buffers b = schedule::buffers_of(wiring, plan, s, &args, m.length());
-      for (int k = 0; k < b.operands; ++k) {
-        args.input[k] = local(static_cast<std::int64_t>(b.inputs[static_cast<std::size_t>(k)].offset), m);
-        dma.declare_read(args.input[k], b.inputs[static_cast<std::size_t>(k)].bytes);
+    if (node.tile == nullptr) return;
+    if constexpr (Net::has_sequence) {
+      const live_extent run = live_of(s.layer, m);
+      if (run.applies()) {
+        compute_tile(s, m, dma, team, at_length(wiring.nodes[s.layer].geometry, run), run);
+        return;
       }
-      if (b.weights.bytes > 0) {
-        args.weights = local(static_cast<std::int64_t>(b.weights.offset), m);
-        dma.declare_read(args.weights, b.weights.bytes);
-      }
-      args.output = local(static_cast<std::int64_t>(b.output.offset), m);
-      args.scratch = local(static_cast<std::int64_t>(b.scratch.offset), m);
-      args.prepared = s.prepared != 0;
-      if (b.scratch.bytes > 0) dma.declare_write(args.scratch, b.scratch.bytes);
-      const schedule::tile_position& p = b.at;
-      args.n = p.n, args.y0 = p.y0, args.x0 = p.x0, args.c0 = p.c0, args.h = p.h, args.w = p.w, args.c = p.c;
-      dma.declare_write(args.output, b.output.bytes);
-      std::uint64_t macs = static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) *
-                           static_cast<std::uint64_t>(p.c) * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
-      // One scratch area is planned per tile: a kernel that needs one runs the tile on one core.
-      const int cores = b.scratch.bytes == 0 ? team.cores() : 1;
-      if constexpr (target.accelerator_count > 0) {
-        if (s.engine > 0) {  // a job for the accelerator
-          accelerator_job job{s.engine, s.layer, &g, band_args(g, p, args, row_band{0, p.h}),
-                              reference_nodes[s.layer].tile};
-          if constexpr (has_analog_engine) {
-            job.numerics = &target.accelerator(s.engine).numerics;
-            job.analog = analog_nodes[s.layer];
-          }
-          accelerators::start(job);
-          accelerators::wait(s.engine);
-          if constexpr (requires { dma.compute_cycles(macs, macs); })
-            dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c, s.engine), macs);
-          else
-            dma.compute(macs);
-          return;
+    }
+    compute_tile(s, m, dma, team, wiring.nodes[s.layer].geometry, live_extent{});
+  }
+
+  /// A tile of a layer whose geometry is `g` (the plan's, or at the run's length: `run`).
+  template <class Dma, class T>
+  static void compute_tile(const schedule::step& s, const memory& m, Dma& dma, T& team, const tile_geometry& g,
+                           const live_extent& run) {
+    const runtime_detail::node_calls& node = nodes[s.layer];
+    tile_args args{};
+    const schedule::tile_buffers b = schedule::buffers_of(wiring, plan, s, &args, run);
+    for (int k = 0; k < b.operands; ++k) {
+      args.input[k] = local(static_cast<std::int64_t>(b.inputs[static_cast<std::size_t>(k)].offset), m);
+      dma.declare_read(args.input[k], b.inputs[static_cast<std::size_t>(k)].bytes);
+    }
+    if (b.weights.bytes > 0) {
+      args.weights = local(static_cast<std::int64_t>(b.weights.offset), m);
+      dma.declare_read(args.weights, b.weights.bytes);
+    }
+    args.output = local(static_cast<std::int64_t>(b.output.offset), m);
+    args.scratch = local(static_cast<std::int64_t>(b.scratch.offset), m);
+    args.prepared = s.prepared != 0;
+    if (b.scratch.bytes > 0) dma.declare_write(args.scratch, b.scratch.bytes);
+    const schedule::tile_position& p = b.at;
+    args.n = p.n, args.y0 = p.y0, args.x0 = p.x0, args.c0 = p.c0, args.h = p.h, args.w = p.w, args.c = p.c;
+    dma.declare_write(args.output, b.output.bytes);
+    std::uint64_t macs = static_cast<std::uint64_t>(p.h) * static_cast<std::uint64_t>(p.w) *
+                         static_cast<std::uint64_t>(p.c) * static_cast<std::uint64_t>(g.macs_per_output > 0 ? g.macs_per_output : 1);
+    // One scratch area is planned per tile: a kernel that needs one runs the tile on one core.
+    const int cores = b.scratch.bytes == 0 ? team.cores() : 1;
+    if constexpr (target.accelerator_count > 0) {
+      if (s.engine > 0) {  // a job for the accelerator
+        accelerator_job job{s.engine, s.layer, &g, band_args(g, p, args, row_band{0, p.h}),
+                            reference_nodes[s.layer].tile};
+        if constexpr (has_analog_engine) {
+          job.numerics = &target.accelerator(s.engine).numerics;
+          job.analog = analog_nodes[s.layer];
         }
+        accelerators::start(job);
+        accelerators::wait(s.engine);
+        if constexpr (requires { dma.compute_cycles(macs, macs); })
+          dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c, s.engine), macs);
+        else
+          dma.compute(macs);
+        return;
       }
-      if (g.fused()) {
-        macs += fused_tile(s, m, dma, team, cores, b, args);
-      } else {
-        share_rows(team, s.layer, p.h, cores, [&](row_band r) { node.tile(band_args(g, p, args, r)); });
-      }
-      if constexpr (requires { dma.compute_cycles(macs, macs); }) {  // a policy that models time
-        dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c, 0, s.prepared != 0, first_kernel_rows(s, g, p)),
-                           macs);  // the solver's model
-      } else {
-        dma.compute(macs);
-      }
+    }
+    if (g.fused()) {
+      macs += fused_tile(s, m, dma, team, cores, b, args);
+    } else {
+      share_rows(team, s.layer, p.h, cores, [&](row_band r) { node.tile(band_args(g, p, args, r)); });
+    }
+    if constexpr (requires { dma.compute_cycles(macs, macs); }) {  // a policy that models time
+      dma.compute_cycles(tile_compute_cycles(target, g, p.h, p.w, p.c, 0, s.prepared != 0, first_kernel_rows(s, g, p)),
+                         macs);  // the solver's model
+    } else {
+      dma.compute(macs);
     }
   }
 

@@ -101,12 +101,12 @@ constexpr map_box input_box(const tile_geometry& g, const tile_position& p, tile
 }
 
 /// The box operand `k` of tile `p` reads: its input box, or for a whole operand the bytes of
-/// the tile's image (a map of one row per image; the first bytes of a longer row for a state
-/// tensor at a run-time length: tile_geometry::whole_operand_stride).
-constexpr map_box operand_box(const tile_geometry& g, const tile_position& p, int k) {
+/// the tile's image (a map of one row per image; `image_stride` > 0: the first bytes of rows that
+/// long, a state tensor's images at the capacity read at a run-time length).
+constexpr map_box operand_box(const tile_geometry& g, const tile_position& p, int k, std::size_t image_stride = 0) {
   if (k == 0 || g.whole_operand_bytes == 0) return input_box(g, p);
   const int bytes = static_cast<int>(g.whole_operand_bytes);
-  const int stride = g.whole_operand_stride > 0 ? static_cast<int>(g.whole_operand_stride) : bytes;
+  const int stride = image_stride > 0 ? static_cast<int>(image_stride) : bytes;
   return {1, 1, stride, 1, p.n, 0, 1, 0, 1, 0, bytes};
 }
 

@@ -134,18 +134,14 @@ constexpr wired_nodes<NN> wiring_of(const graph_summary<NT, NI, NO, NN>& g) {
   return w;
 }
 
-/// `pads` (optional) receives the tile's share of the layer's padding (input_box). `net`: a
-/// graph summary or its wired_nodes. `length`: a run over that many positions of a network with
-/// a run-time sequence length (its layers' boxes clipped to it: at_length); -1: the plan's own.
-template <class Nodes, std::size_t NT, std::size_t NN>
-constexpr tile_buffers buffers_of(const Nodes& net, const target_plan<NT, NN>& plan, const step& s,
-                                  tile_args* pads = nullptr, int length = -1) {
-  const auto& node = net.nodes[s.layer];
-  const tile_geometry live = length >= 0 ? at_length(node.geometry, length) : tile_geometry{};
-  const tile_geometry& g = length >= 0 ? live : node.geometry;  // no copy for the plan's own
+namespace detail {
+/// buffers_of with the layer's geometry `g` and tile `tile` (the plan's, or a run's: at_length).
+template <class Node, std::size_t NT, std::size_t NN>
+constexpr tile_buffers buffers_with(const Node& node, const tile_geometry& g, const tile_shape& tile,
+                                    const target_plan<NT, NN>& plan, const step& s, tile_args* pads) {
   const layer_l1_plan& l = plan.layers[s.layer];
   tile_buffers b{};
-  b.at = position(g, at_length(node.geometry, l.solution.tile, length), s.tile);
+  b.at = position(g, tile, s.tile);
   const std::size_t in_bytes = input_box(g, b.at, pads).bytes();
   b.operands = node.input_count < 2 ? node.input_count : 2;
   for (int k = 0; k < b.operands; ++k)  // slots as planned (at the capacity)
@@ -164,21 +160,33 @@ constexpr tile_buffers buffers_of(const Nodes& net, const target_plan<NT, NN>& p
   }
   return b;
 }
+}  // namespace detail
 
-/// The transfer an issue step starts (see `transfer_role` for each role's endpoints). `net`: a
-/// graph summary or its wired_nodes; `length` as for buffers_of (a run's transfer moves the
-/// live part of the planned box, into the planned slot).
+/// `pads` (optional) receives the tile's share of the layer's padding (input_box). `net`: a
+/// graph summary or its wired_nodes. `run`: a run over `run.length` positions of a network with
+/// a run-time sequence length (the layer's boxes clipped to it: at_length), into the buffers
+/// planned at the capacity; none: the plan's own extents.
 template <class Nodes, std::size_t NT, std::size_t NN>
-constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& plan, const step& s, int length = -1) {
+constexpr tile_buffers buffers_of(const Nodes& net, const target_plan<NT, NN>& plan, const step& s,
+                                  tile_args* pads = nullptr, const live_extent& run = {}) {
   const auto& node = net.nodes[s.layer];
-  const tile_geometry live = length >= 0 ? at_length(node.geometry, length) : tile_geometry{};
-  const tile_geometry& g = length >= 0 ? live : node.geometry;  // no copy for the plan's own
+  if (run.applies())
+    return detail::buffers_with(node, at_length(node.geometry, run),
+                                at_length(node.geometry, plan.layers[s.layer].solution.tile, run), plan, s, pads);
+  return detail::buffers_with(node, node.geometry, plan.layers[s.layer].solution.tile, plan, s, pads);
+}
+
+namespace detail {
+/// describe with the layer's geometry `g` and tile `tile` (the plan's, or a run's: at_length);
+/// `image_stride` as for operand_box.
+template <class Node, std::size_t NT, std::size_t NN>
+constexpr transfer_desc describe_with(const Node& node, const tile_geometry& g, const tile_shape& tile,
+                                      std::size_t image_stride, const target_plan<NT, NN>& plan, const step& s) {
   const layer_l1_plan& l = plan.layers[s.layer];
-  const tile_shape tile = at_length(node.geometry, l.solution.tile, length);
   const auto wbytes = g.weight_bytes_per_channel;
   switch (s.role) {
     case transfer_role::input: {
-      const map_box box = operand_box(g, position(g, tile, s.tile), s.operand);
+      const map_box box = operand_box(g, position(g, tile, s.tile), s.operand, image_stride);
       const auto offset = l.input[s.slot] + operand_offset(l, node.geometry, s.operand);
       const endpoint dense{space::l1, 0, static_cast<std::int64_t>(offset)};
       const int t = node.inputs[s.operand];
@@ -191,7 +199,7 @@ constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& pl
       return detail::box_transfer(box, t, dense, true, 1);
     }
     case transfer_role::spill_input: {
-      const map_box box = operand_box(g, position(g, tile, s.tile), s.operand);
+      const map_box box = operand_box(g, position(g, tile, s.tile), s.operand, image_stride);
       const endpoint slot{space::l2, 0,
                           static_cast<std::int64_t>(plan.spill_input_slot[s.slot] + operand_offset(l, node.geometry, s.operand))};
       return detail::box_transfer(box, node.inputs[s.operand], slot, true, 2);
@@ -249,6 +257,22 @@ constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& pl
     }
   }
   return {};
+}
+}  // namespace detail
+
+/// The transfer an issue step starts (see `transfer_role` for each role's endpoints). `net`: a
+/// graph summary or its wired_nodes; `run` as for buffers_of (a run's transfer moves the live
+/// part of the planned box, into the planned slot; a state tensor read whole keeps the
+/// capacity's stride between its images).
+template <class Nodes, std::size_t NT, std::size_t NN>
+constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& plan, const step& s,
+                                 const live_extent& run = {}) {
+  const auto& node = net.nodes[s.layer];
+  if (run.applies())
+    return detail::describe_with(node, at_length(node.geometry, run),
+                                 at_length(node.geometry, plan.layers[s.layer].solution.tile, run),
+                                 run.growth->whole_operand_is_state ? node.geometry.whole_operand_bytes : 0, plan, s);
+  return detail::describe_with(node, node.geometry, plan.layers[s.layer].solution.tile, 0, plan, s);
 }
 
 }  // namespace tessera::schedule
