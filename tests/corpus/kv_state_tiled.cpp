@@ -2,9 +2,10 @@
 // `onnx2hpp --state ... --max-context 64`) stepped by `tiled_executor::step` on the cluster
 // presets and on small L1s, through the simulated DMA. The plan and its step program are the
 // capacity's (64 positions); each step moves the live part of every planned box and computes
-// over the live length (tile_geometry::growth). Oracle: the numpy reference's trajectory, as for
+// over the live length (node_summary::growth). Oracle: the numpy reference's trajectory, as for
 // the flat run. At every step of 64 the output and every cached row equal it and the simulated
-// DMA reports no hazard; a prefill of 8 tokens, tiled, then steps 8..63 equal it too.
+// DMA reports no hazard; a prefill of 8 tokens, tiled, then steps 8..63 equal it too; the same
+// decoder with ITAMax decodes 64 steps on siracusa.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -16,6 +17,8 @@
 #include <tessera/dma/simulated_policy.hpp>
 
 #include "kv_state_cache.hpp"
+#include "llama_state_itamax_step.hpp"
+#include "llama_state_itamax_trajectory.hpp"
 #include "llama_state_prefill.hpp"
 #include "llama_state_step.hpp"
 #include "llama_state_trajectory.hpp"
@@ -74,33 +77,48 @@ std::int64_t at(const Array& a, std::size_t i) {
   return static_cast<std::int64_t>(a[i]);
 }
 
-template <class Run>
+/// A decoder's trajectory (make_llama_models.py write_state_case): tokens, rotary matrices,
+/// outputs, K and V rows.
+template <const auto& Tokens, const auto& Ropes, const auto& Outputs, const auto& KRows, const auto& VRows>
+struct trajectory {
+  static constexpr const auto& tokens = Tokens;
+  static constexpr const auto& ropes = Ropes;
+  static constexpr const auto& outputs = Outputs;
+  static constexpr const auto& k_rows = KRows;
+  static constexpr const auto& v_rows = VRows;
+};
+using isoftmax = trajectory<t::array_0, t::array_1, t::array_2, t::array_3, t::array_4>;
+namespace ti = llama_state_itamax_trajectory;
+using itamax = trajectory<ti::array_0, ti::array_1, ti::array_2, ti::array_3, ti::array_4>;
+
+template <class Run, class Case = isoftmax>
 int cache_differences(const typename Run::state& s) {
-  return tessera::testing::cache_differences(s, t::array_3, t::array_4, steps, heads, head_dim);
+  return tessera::testing::cache_differences(s, Case::k_rows, Case::v_rows, steps, heads, head_dim);
 }
 
 /// Steps [from, to) on `s`, each through the simulated DMA; outputs, caches and hazards checked.
-template <class Run>
+template <class Run, class Case = isoftmax>
 void decode(typename Run::state& s, int from, int to, tessera::target_desc target) {
   alignas(16) static std::byte l2[Run::l2_bytes];
   alignas(16) static std::byte l1[Run::l1_bytes];
   for (int step = from; step < to; ++step) {
     std::array<std::int8_t, d_model> x{}, y{};
     std::array<std::int8_t, head_dim * head_dim> rope{};
-    for (int i = 0; i < d_model; ++i) x[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(at(t::array_0, static_cast<std::size_t>(step * d_model + i)));
+    for (int i = 0; i < d_model; ++i)
+      x[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(at(Case::tokens, static_cast<std::size_t>(step * d_model + i)));
     for (int i = 0; i < head_dim * head_dim; ++i)
       rope[static_cast<std::size_t>(i)] =
-          static_cast<std::int8_t>(at(t::array_1, static_cast<std::size_t>(step * head_dim * head_dim + i)));
+          static_cast<std::int8_t>(at(Case::ropes, static_cast<std::size_t>(step * head_dim * head_dim + i)));
     tessera::dma::simulated_policy<> dma(target);
     REQUIRE(Run::step(l2, l1, s, {x.data(), rope.data()}, {y.data()}, dma) == tessera::step_status::ok);
     dma.finish();
     REQUIRE(s.length() == step + 1);
     int wrong = 0;
     for (int i = 0; i < d_model; ++i)
-      wrong += y[static_cast<std::size_t>(i)] != at(t::array_2, static_cast<std::size_t>(step * d_model + i));
+      wrong += y[static_cast<std::size_t>(i)] != at(Case::outputs, static_cast<std::size_t>(step * d_model + i));
     INFO("step " << step << ", first hazard: " << (dma.hazard_log().empty() ? "none" : dma.hazard_log().front()));
     CHECK(wrong == 0);
-    CHECK(cache_differences<Run>(s) == 0);
+    CHECK(cache_differences<Run, Case>(s) == 0);
     CHECK(dma.hazard_count() == 0);
   }
 }
@@ -119,6 +137,13 @@ TEST_CASE("tiled_state_decode_64_steps_siracusa") { decode_on<tessera::targets::
 TEST_CASE("tiled_state_decode_64_steps_gap8") { decode_on<tessera::targets::gap8>(); }
 TEST_CASE("tiled_state_decode_64_steps_l1_4k") { decode_on<small_l1<4096>>(); }
 TEST_CASE("tiled_state_decode_64_steps_l1_2k") { decode_on<small_l1<2048>>(); }
+
+TEST_CASE("tiled_state_decode_64_steps_itamax_siracusa") {
+  using run = tessera::tiled_executor<llama_state_itamax_step::network, tessera::target<tessera::targets::siracusa>>;
+  static_assert(std::is_same_v<run::state, tessera::tiled_executor<step_net, tessera::target<tessera::targets::siracusa>>::state>);
+  static run::state s;
+  decode<run, itamax>(s, 0, steps, tessera::targets::siracusa);
+}
 
 TEST_CASE("tiled_state_prefill_then_decode") {
   constexpr tessera::target_desc target = tessera::targets::siracusa;
