@@ -66,9 +66,7 @@ constexpr bool plan_fits() {
   }
   return Plan.fits;
 }
-}  // namespace runtime_detail
 
-namespace runtime_detail {
 /// The state calls of a network with state (runtime/sequence_executor.hpp), or nothing.
 struct no_state {};
 template <class Net, bool = Net::has_sequence>
