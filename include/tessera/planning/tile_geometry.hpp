@@ -134,10 +134,11 @@ struct tile_shape {
   friend constexpr bool operator==(const tile_shape&, const tile_shape&) = default;
 };
 
-/// A layer's tile at a run-time length (run.applies()): the output channels follow the length
-/// where they grow (they are never split there: sequence_growth).
-constexpr tile_shape at_length(const tile_geometry& g, tile_shape t, const live_extent& run) {
-  if (run.growth->out_c != 0) t.c = at_length(g, run).out_c;
+/// A layer's planned tile `t` at a run-time length (run.applies()), `live` its geometry there
+/// (at_length): the output channels follow the length where they grow (they are never split
+/// there: sequence_growth).
+constexpr tile_shape at_length(tile_shape t, const tile_geometry& live, const live_extent& run) {
+  if (run.growth->out_c != 0) t.c = live.out_c;
   return t;
 }
 

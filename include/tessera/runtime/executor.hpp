@@ -97,13 +97,7 @@ struct executor {
     return own;
   }();
   // The nodes over a run-time sequence length (none in a network without state).
-  static constexpr auto calls_at_length = [] {
-    if constexpr (Net::has_sequence)
-      return Net::template per_node<runtime_detail::layer_at_length_fn>(
-          runtime_detail::at_length_of<Net::tensors, Family>{});
-    else
-      return std::array<runtime_detail::layer_at_length_fn, 0>{};
-  }();
+  static constexpr const auto& calls_at_length = runtime_detail::calls_at_length_of<Net, Family>;
   static_assert([] {
     for (std::size_t n = 0; n < Net::node_count; ++n)
       if (calls[n] == nullptr && (calls_at_length.empty() || calls_at_length[n] == nullptr)) return false;

@@ -8,6 +8,7 @@
 // per-node code to the kernel call itself.
 #pragma once
 
+#include <array>
 #include <type_traits>
 
 #include <tessera/graph/sequence.hpp>
@@ -75,6 +76,17 @@ struct at_length_of {
     else return nullptr;
   }
 };
+
+/// Each node's call over a run-time length (nullptr for the nodes that do not touch a sequence
+/// tensor), for the executors of networks with state; empty for a network without any, so that
+/// other firmware carries no such table.
+template <class Net, kernels::kernel_family Family>
+inline constexpr auto calls_at_length_of = [] {
+  if constexpr (Net::has_sequence)
+    return Net::template per_node<layer_at_length_fn>(at_length_of<Net::tensors, Family>{});
+  else
+    return std::array<layer_at_length_fn, 0>{};
+}();
 
 /// `Net::per_node<whole_layer_fn>(lean_layer_of<Net::tensors, Family>{})`: each node's
 /// least-scratch variant where it has one that differs (nullptr otherwise), for the nodes a

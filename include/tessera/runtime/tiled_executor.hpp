@@ -243,13 +243,7 @@ struct tiled_executor {
       Net::template per_node<runtime_detail::node_calls>(runtime_detail::calls_of<Net::tensors, target.kernels>{});
   /// Networks with state only (none in other firmware): each node's whole-layer call over a
   /// run-time length (nullptr: it does not touch a sequence) and how its tiles grow with it.
-  static constexpr auto calls_at_length = [] {
-    if constexpr (Net::has_sequence)
-      return Net::template per_node<runtime_detail::layer_at_length_fn>(
-          runtime_detail::at_length_of<Net::tensors, target.kernels>{});
-    else
-      return std::array<runtime_detail::layer_at_length_fn, 0>{};
-  }();
+  static constexpr const auto& calls_at_length = runtime_detail::calls_at_length_of<Net, target.kernels>;
   static constexpr auto growths = [] {
     std::array<sequence_growth, Net::has_sequence ? node_count : 0> g{};
     for (std::size_t n = 0; n < g.size(); ++n) g[n] = summary.nodes[n].growth;

@@ -170,9 +170,10 @@ template <class Nodes, std::size_t NT, std::size_t NN>
 constexpr tile_buffers buffers_of(const Nodes& net, const target_plan<NT, NN>& plan, const step& s,
                                   tile_args* pads = nullptr, const live_extent& run = {}) {
   const auto& node = net.nodes[s.layer];
-  if (run.applies())
-    return detail::buffers_with(node, at_length(node.geometry, run),
-                                at_length(node.geometry, plan.layers[s.layer].solution.tile, run), plan, s, pads);
+  if (run.applies()) {
+    const tile_geometry live = at_length(node.geometry, run);
+    return detail::buffers_with(node, live, at_length(plan.layers[s.layer].solution.tile, live, run), plan, s, pads);
+  }
   return detail::buffers_with(node, node.geometry, plan.layers[s.layer].solution.tile, plan, s, pads);
 }
 
@@ -268,10 +269,11 @@ template <class Nodes, std::size_t NT, std::size_t NN>
 constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& plan, const step& s,
                                  const live_extent& run = {}) {
   const auto& node = net.nodes[s.layer];
-  if (run.applies())
-    return detail::describe_with(node, at_length(node.geometry, run),
-                                 at_length(node.geometry, plan.layers[s.layer].solution.tile, run),
+  if (run.applies()) {
+    const tile_geometry live = at_length(node.geometry, run);
+    return detail::describe_with(node, live, at_length(plan.layers[s.layer].solution.tile, live, run),
                                  run.growth->whole_operand_is_state ? node.geometry.whole_operand_bytes : 0, plan, s);
+  }
   return detail::describe_with(node, node.geometry, plan.layers[s.layer].solution.tile, 0, plan, s);
 }
 
