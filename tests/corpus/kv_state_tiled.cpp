@@ -72,6 +72,22 @@ constexpr tessera::live_extent five{&growth("layers_0_attn_matmul"), 5};
 static_assert(tessera::at_length(geometry("layers_0_attn_matmul"), five).in_c == 5);
 static_assert(tessera::at_length(geometry("layers_0_attn_matmul"), five).whole_operand_bytes == 5u * head_dim);
 
+// L1 forwarding in a decoder step (planning/l1_forwarding.hpp): one-token layers that read the
+// previous layer's result in L1 — a residual Add its second operand among them — and none of
+// the layers that follow the length (they move and compute the live part of their boxes).
+static_assert([] {
+  using run = tessera::tiled_executor<step_net, tessera::target<tessera::targets::siracusa>>;
+  bool second_operand = false;
+  int forwarded = 0;
+  for (std::size_t n = 0; n < step_net::node_count; ++n) {
+    const auto& l = run::plan.layers[n];
+    if (l.forwarded_operand >= 0) ++forwarded;
+    if (l.forwarded_operand == 1) second_operand = true;
+    if (run::summary.nodes[n].growth.capacity > 0 && (l.forwarded_operand >= 0 || l.output_forwarded)) return false;
+  }
+  return second_operand && forwarded >= 4;
+}());
+
 template <class Array>
 std::int64_t at(const Array& a, std::size_t i) {
   return static_cast<std::int64_t>(a[i]);

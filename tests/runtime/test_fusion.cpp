@@ -37,6 +37,15 @@ inline constexpr tessera::target_desc sweep_target{
     .fuse_pointwise_first = PointwiseFirst};
 template <std::size_t L1, fusion_policy Policy = fusion_policy::by_latency>
 inline constexpr tessera::target_desc dw_first_target = sweep_target<L1, Policy, false, false>;
+/// `t` without L1 forwarding: every unfused layer's result goes through L2, so that traffic
+/// comparisons show what fusion alone saves (the selector does not model forwarding, which
+/// keeps one-tile results in L1 with or without blocks: planning/l1_forwarding.hpp).
+template <tessera::target_desc T>
+inline constexpr tessera::target_desc without_forwarding = [] {
+  tessera::target_desc t = T;
+  t.l1_forwarding = false;
+  return t;
+}();
 /// The latency objective's tiles: whole-width row tiles, where pointwise -> depthwise blocks carry rows.
 template <std::size_t L1, fusion_policy Policy = fusion_policy::by_traffic>
 inline constexpr tessera::target_desc latency_tiles_target = [] {
@@ -444,8 +453,8 @@ TEST_CASE("a fused block's tiles are shared by rows when its kernels need no scr
 
 TEST_CASE("by traffic, a roomy L1 fuses both blocks and moves less", "[fusion]") {
   const auto image = random_image(7);
-  const tiled_run<dw_first_target<l1_max, fusion_policy::by_traffic>> traffic(image);
-  const tiled_run<sweep_target<l1_max, fusion_policy::off>> unfused(image);
+  const tiled_run<without_forwarding<dw_first_target<l1_max, fusion_policy::by_traffic>>> traffic(image);
+  const tiled_run<without_forwarding<sweep_target<l1_max, fusion_policy::off>>> unfused(image);
   CHECK(traffic.blocks == 2);
   CHECK(traffic.out == run_flat(image));
   // The two intermediate maps (14x11x8 and 7x5x12 bytes) are neither stored nor loaded.
@@ -456,9 +465,9 @@ TEST_CASE("by traffic, a roomy L1 fuses both blocks and moves less", "[fusion]")
 TEST_CASE("with both orders, the pointwise map stays in L1 and less moves than with two depthwise-first blocks",
           "[fusion]") {
   const auto image = random_image(8);
-  const tiled_run<sweep_target<l1_max, fusion_policy::by_traffic>> both(image);
-  const tiled_run<dw_first_target<l1_max, fusion_policy::by_traffic>> dw_first(image);
-  const tiled_run<sweep_target<l1_max, fusion_policy::off>> unfused(image);
+  const tiled_run<without_forwarding<sweep_target<l1_max, fusion_policy::by_traffic>>> both(image);
+  const tiled_run<without_forwarding<dw_first_target<l1_max, fusion_policy::by_traffic>>> dw_first(image);
+  const tiled_run<without_forwarding<sweep_target<l1_max, fusion_policy::off>>> unfused(image);
   CHECK(both.blocks == 1);
   CHECK(both.out == run_flat(image));
   CHECK(both.hazards == 0);

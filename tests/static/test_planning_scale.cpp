@@ -90,6 +90,16 @@ constexpr auto plan =
 static_assert(plan.fits);
 static_assert(plan.l2.arena_bytes == plan.l2.aligned_bound_bytes && plan.l2.optimal);
 static_assert(plan.l2.arena_bytes >= 2 * 512);
+// L1 forwarding (its own constant evaluation, as the tiled executor runs it): every layer is
+// one tile, so every layer but the first reads its predecessor's result in L1, and only the
+// last result is stored.
+constexpr auto forwarded = tessera::with_l1_forwarding(unfused_chain, unfused_target, plan);
+static_assert([] {
+  for (std::size_t n = 1; n < forwarded.layers.size(); ++n)
+    if (forwarded.layers[n].forwarded_operand != 0 || !forwarded.layers[n - 1].output_unstored) return false;
+  return forwarded.layers[0].forwarded_operand == -1 && !forwarded.layers.back().output_unstored &&
+         forwarded.l1_bytes <= unfused_target.levels[0].bytes;
+}());
 
 // A network type of more than 256 nodes builds under both compilers: its node pack is checked
 // without a fold (clang refuses folds of more than 256 operands; graph_nodes, layers_valid).

@@ -15,41 +15,12 @@
 #include <tessera/graph/network.hpp>
 #include <tessera/planning/arena_plan.hpp>
 #include <tessera/planning/dispatch.hpp>
+#include <tessera/planning/l1_forwarding.hpp>
+#include <tessera/planning/l1_layout.hpp>
 #include <tessera/planning/tile_solver.hpp>
 #include <tessera/target/target.hpp>
 
 namespace tessera {
-
-struct layer_l1_plan {
-  bool tiled = false;  ///< false: runs on its L2 buffers (see tiling_kind::in_place)
-  /// The engine that computes it (planning/dispatch.hpp): 0 the CPU, whose tiles live in L1;
-  /// k an accelerator, whose tiles live in its activation memory and its filters in its weight
-  /// memory. Offsets below are in the local space either way (see local_base).
-  int engine = 0;
-  tile_solution solution{};
-  std::size_t base = 0;                  ///< L1 offset of the layer's first buffer (see place_for_prefetch)
-  std::array<std::size_t, 2> input{};    ///< L1 offsets of the input tile buffers (ping, pong)
-  std::array<std::size_t, 2> output{};   ///< ... of the output tile buffers
-  std::array<std::size_t, 2> weights{};  ///< ... of the filter tile buffers
-  std::size_t scratch = 0;
-  std::size_t bytes = 0;  ///< L1 bytes the layer uses, from `base`
-  /// Three-level targets: filters live in L3 and reach L1 through L2 in chunks of this many
-  /// output channels (a multiple of the L1 tile's channels, or all of them); 0 = not staged.
-  int stage_channels = 0;
-  int stage_chunks = 0;
-};
-
-/// The local memories as one space of offsets, so that schedule endpoints (schedule::space::l1),
-/// the hazard proof and the executor's address map treat them alike: the CPU's L1 from 0,
-/// then each accelerator's activation memory and weight memory, each at a 16-byte aligned base
-/// past the previous one's capacity. The executor maps each range to its memory's own address.
-constexpr std::size_t local_base(const target_desc& t, int engine, bool weights) {
-  if (engine == 0) return 0;
-  std::size_t at = l1_aligned(t.levels[0].bytes);
-  for (int e = 1; e < engine; ++e)
-    at += l1_aligned(t.accelerator(e).activations.bytes) + l1_aligned(t.accelerator(e).weights.bytes);
-  return weights ? at + l1_aligned(t.accelerator(engine).activations.bytes) : at;
-}
 
 /// A range of the local space a plan uses: the CPU's L1 (index 0) or an accelerator memory.
 struct local_region {
@@ -94,46 +65,6 @@ struct target_plan {
 };
 
 namespace planning_detail {
-
-/// Lays out one layer's L1 buffers: inputs, outputs, filters (each twice when doubled), scratch.
-/// On an accelerator (engine > 0) the filters go to its weight memory and everything is placed
-/// at its memories' bases in the local space.
-constexpr layer_l1_plan lay_out_l1(const tile_solution& s, const target_desc* t = nullptr, int engine = 0) {
-  layer_l1_plan l{};
-  l.tiled = true;
-  l.solution = s;
-  l.engine = engine;
-  std::size_t at = engine > 0 ? local_base(*t, engine, false) : 0;
-  l.base = at;
-  const auto place = [&](std::array<std::size_t, 2>& slots, std::size_t bytes, bool doubled) {
-    slots[0] = at;
-    at += tiling_detail::aligned(bytes);
-    slots[1] = slots[0];
-    if (doubled) {
-      slots[1] = at;
-      at += tiling_detail::aligned(bytes);
-    }
-  };
-  place(l.input, s.cost.input_bytes, s.cost.activations_doubled);
-  place(l.output, s.cost.output_bytes, s.cost.activations_doubled);
-  if (engine > 0) {  // the weight memory
-    const std::size_t activations_end = at;
-    at = local_base(*t, engine, true);
-    place(l.weights, s.cost.constant_bytes, s.cost.constants_doubled);
-    at = activations_end;
-  } else {
-    place(l.weights, s.cost.constant_bytes, s.cost.constants_doubled);
-  }
-  l.scratch = at;
-  at += tiling_detail::aligned(s.cost.scratch_bytes);
-  l.bytes = at - l.base;
-  return l;
-}
-
-/// Whether two layers' L1 buffers are disjoint, so that one can load while the other computes.
-constexpr bool l1_disjoint(const layer_l1_plan& a, const layer_l1_plan& b) {
-  return a.base + a.bytes <= b.base || b.base + b.bytes <= a.base;
-}
 
 /// Cross-layer prefetch needs the next layer's buffers apart from the current one's: tiled
 /// layers sit alternately at the bottom and at the top of the L1 the plan uses, and that L1
@@ -550,6 +481,19 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   plan.spill_input_slot = {spill_base, spill_base + spill.input};
   plan.spill_output_slot = {spill_base + 2 * spill.input, spill_base + 2 * spill.input + spill.output};
   plan.l2_bytes = spill_base + plan.spill_staging_bytes;
+  return plan;
+}
+
+/// `plan` (of `g` on `t`) with L1 forwarding decided (planning/l1_forwarding.hpp): one-tile
+/// layers that read the previous layer's result where it was computed. A step of its own, which
+/// the tiled executor evaluates apart from plan_for, so that each stays within one constant
+/// evaluation's budget at a thousand layers (tests/static/test_planning_scale.cpp).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr target_plan<NT, NN> with_l1_forwarding(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
+                                                 target_plan<NT, NN> plan) {
+  if (!plan.fits || !t.l1_forwarding) return plan;
+  planning_detail::forward_in_l1(g, plan, t.levels[0].bytes);
+  plan.local[0].bytes = plan.l1_bytes;
   return plan;
 }
 

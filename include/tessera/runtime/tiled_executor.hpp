@@ -89,8 +89,11 @@ struct tiled_executor {
       plan_for(fused_summary<Net::summary, target>, target, layer_solutions<fused_summary<Net::summary, target>, target>);
   static constexpr const auto& summary = fused_plan.fits ? fused_summary<Net::summary, target> : Net::summary;
   static constexpr const auto& net_summary = summary;
-  static constexpr auto plan =
+  static constexpr auto memory_plan =
       fused_plan.fits ? fused_plan : plan_for(Net::summary, target, layer_solutions<Net::summary, target>);
+  /// The plan it runs: the memory plan with L1 forwarding (planning/l1_forwarding.hpp),
+  /// decided in a constant evaluation of its own.
+  static constexpr auto plan = with_l1_forwarding(summary, target, memory_plan);
   static constexpr bool fits = runtime_detail::plan_fits<plan, summary, target>();
   /// What the run-time loop reads of `summary` (schedule::wired_nodes): the rest of it stays a
   /// compile-time object, out of the firmware.

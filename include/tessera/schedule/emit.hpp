@@ -18,6 +18,10 @@
 // result it reads is stored; this layer's last stores complete beside the next layer's first
 // tile, and a load that reads them waits for exactly those.
 //
+// A layer that reads the previous layer's result in L1 (planning/l1_forwarding.hpp) has no load
+// for that operand, and the previous layer no store when nothing else reads the result; its other
+// operand, if any, loads at its start (its slot may lie over the previous layer's spent buffers).
+//
 // The emitter writes into a sink. An executor's program is emitted in chunks (`emission`): each
 // chunk resumes the emitter where the previous one stopped, in its own constant evaluation, so
 // that a long program stays within the compilers' per-evaluation limits; the chunks' steps are
@@ -189,9 +193,9 @@ class emitter {
     if (p < 0) return false;
     const layer_l1_plan& a = plan_.layers[static_cast<std::size_t>(p)];
     const layer_l1_plan& b = plan_.layers[static_cast<std::size_t>(m)];
-    if (!a.tiled || !b.tiled || !planning_detail::l1_disjoint(a, b)) return false;
     const node_summary& prev = net_.nodes[static_cast<std::size_t>(p)];
     const node_summary& next = net_.nodes[static_cast<std::size_t>(m)];
+    if (!a.tiled || !b.tiled || !planning_detail::apart(a, prev.geometry, b, next.geometry)) return false;
     if (plan_.in_l3[static_cast<std::size_t>(prev.outputs[0])]) return false;
     for (int k = 0; k < next.input_count; ++k)
       if (plan_.in_l3[static_cast<std::size_t>(next.inputs[static_cast<std::size_t>(k)])]) return false;
@@ -215,7 +219,7 @@ class emitter {
   /// Before tile `tile` of `layer` loads its inputs: waits for the deferred stores of the
   /// previous layer that wrote bytes those loads read.
   constexpr void settle(int layer, std::int64_t tile) {
-    if (deferred_layer_ < 0 || !reads_output_of(layer, deferred_layer_)) return;
+    if (deferred_layer_ < 0 || !loads_output_of(layer, deferred_layer_)) return;
     const std::int64_t needed = needed_tile(deferred_layer_, layer, tile);
     for (pending& d : deferred_)
       if (d.on && d.s.tile <= needed) {
@@ -234,13 +238,16 @@ class emitter {
     sink_.push(layer_done(deferred_layer_));
     deferred_layer_ = -1;
   }
-  /// Whether `layer` reads a tensor `producer` writes.
-  constexpr bool reads_output_of(int layer, int producer) const {
+  /// Whether `layer` loads a tensor `producer` writes (an operand it reads in L1 aside: see
+  /// layer_l1_plan::forwarded_operand).
+  constexpr bool loads_output_of(int layer, int producer) const {
     const node_summary& reader = net_.nodes[static_cast<std::size_t>(layer)];
     const node_summary& writer = net_.nodes[static_cast<std::size_t>(producer)];
+    const int forwarded = l1_of(layer).forwarded_operand;
     for (int k = 0; k < reader.input_count; ++k)
       for (int o = 0; o < writer.output_count; ++o)
-        if (reader.inputs[static_cast<std::size_t>(k)] == writer.outputs[static_cast<std::size_t>(o)]) return true;
+        if (k != forwarded &&
+            reader.inputs[static_cast<std::size_t>(k)] == writer.outputs[static_cast<std::size_t>(o)]) return true;
     return false;
   }
 
@@ -300,12 +307,15 @@ class emitter {
     }
     // Inputs: only when every result of this layer they read is stored (the current tile's is
     // not yet).
-    if (reads_output_of(m, layer)) {
+    if (loads_output_of(m, layer)) {
       const std::int64_t needed = needed_tile(layer, m, 0);
       if (needed >= plan_.layers[static_cast<std::size_t>(layer)].solution.cost.tiles - 1) return;
       for (const pending& o : stores)
         if (o.on && o.s.tile <= needed) return;  // still in flight: load it at the layer's start
     }
+    // A layer that reads this one's result in L1 loads its other operand at its start: its slot
+    // may lie over this layer's buffers (l1_forwarding.hpp place_forwarded).
+    if (l1_of(m).forwarded_operand >= 0) return;
     for (int k = 0; k < next.input_count && k < 2; ++k)
       opening_.in[static_cast<std::size_t>(k)] = start(transfer_role::input, m, 0, 0, k);
     opening_.has_inputs = true;
@@ -387,6 +397,7 @@ class emitter {
     } else {
       settle(layer, i);
       for (int k = 0; k < r.operands; ++k) {
+        if (k == l.forwarded_operand) continue;  // computed into this slot by the layer before
         if (r.spilled_in[static_cast<std::size_t>(k)]) wait(r.spill_in[static_cast<std::size_t>(i % 2)][static_cast<std::size_t>(k)]);
         r.in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)] = start(transfer_role::input, layer, i, s, k);
       }
@@ -461,7 +472,9 @@ class emitter {
     const tile_position p = position_of(i);
     const int s = slot(i);
     const int ws = weight_slot(p.block);
-    for (int k = 0; k < r.operands; ++k) wait(r.in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)]);
+    const int forwarded = l1_of(layer).forwarded_operand;
+    for (int k = 0; k < r.operands; ++k)
+      if (k != forwarded) wait(r.in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)]);
     if (r.has_weights && opens_block(i)) wait_filters(r.weights[static_cast<std::size_t>(ws)]);
     if (r.doubled && i + 1 < r.count) load(i + 1);  // prefetch into the other slots
     pending& o = r.out[static_cast<std::size_t>(s)];
@@ -489,7 +502,7 @@ class emitter {
       }
       r.staged_out[static_cast<std::size_t>(sl)] = {true, s, i};
     }
-    o = {start(transfer_role::output, layer, i, s), true};
+    if (!l1_of(layer).output_unstored) o = {start(transfer_role::output, layer, i, s), true};
     if (!r.doubled && i + 1 < r.count) load(i + 1);
   }
 

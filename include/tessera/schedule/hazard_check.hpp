@@ -302,10 +302,12 @@ class checker {
     *b = buffers_[static_cast<std::size_t>(--live_)];
   }
   /// A read of the slot holding `c`, expected at `where`; false (and a report) when it fails.
-  constexpr bool consume(const content& c, const region& where, int layer, std::int64_t tile) {
+  /// A missing result is a store before compute, unless a kernel reads it in L1 (`in_l1`).
+  constexpr bool consume(const content& c, const region& where, int layer, std::int64_t tile, bool in_l1 = false) {
     buffer_state* b = find(c);
     if (b == nullptr || b->where.where != where.where || b->where.lo != where.lo) {
-      fail(c.role == transfer_role::output ? hazard::store_before_compute : hazard::stale_read, layer, tile, where);
+      fail(c.role == transfer_role::output && !in_l1 ? hazard::store_before_compute : hazard::stale_read, layer, tile,
+           where);
       return false;
     }
     if (b->filling >= 0) {
@@ -474,7 +476,12 @@ class checker {
     int reads = 0;
     for (int k = 0; k < bufs.operands; ++k) {
       const region r = l1(bufs.inputs[static_cast<std::size_t>(k)]);
-      if (!consume({transfer_role::input, s.layer, s.tile, k}, r, s.layer, s.tile)) return;
+      // An operand read in L1 (l1_forwarding.hpp) is its producer's result tile, where it computed it.
+      const content what = k == l.forwarded_operand
+                               ? content{transfer_role::output,
+                                         producer_[static_cast<std::size_t>(nodes_[s.layer].inputs[static_cast<std::size_t>(k)])], 0, 0}
+                               : content{transfer_role::input, s.layer, s.tile, k};
+      if (!consume(what, r, s.layer, s.tile, k == l.forwarded_operand)) return;
       used[reads++] = r;
     }
     if (bufs.weights.bytes > 0) {
@@ -503,7 +510,9 @@ class checker {
         if (meets(used[a], flights_[active_[i]].dst)) return fail(hazard::read_before_wait, s.layer, s.tile, used[a]);
     for (int a = reads; a < count; ++a)
       if (!writable(used[a], hazard::write_in_flight, s.layer, s.tile)) return;
-    hold(out, {transfer_role::output, s.layer, s.tile, 0}, 1, -1);
+    // Its readers: the store, and the next layer when it reads the result in L1.
+    const int readers = (l.output_unstored ? 0 : 1) + (l.output_forwarded ? 1 : 0);
+    if (readers > 0) hold(out, {transfer_role::output, s.layer, s.tile, 0}, readers, -1);
   }
 
   constexpr void compute_whole(const step& s) {
@@ -528,7 +537,7 @@ class checker {
     const layer_l1_plan& l = layers_[s.layer];
     const node_summary& node = nodes_[s.layer];
     for (int o = 0; o < node.output_count; ++o)
-      if (!produced(node.outputs[static_cast<std::size_t>(o)], nullptr))
+      if (!l.output_unstored && !produced(node.outputs[static_cast<std::size_t>(o)], nullptr))
         return fail(hazard::incomplete_layer, s.layer, l.tiled ? l.solution.cost.tiles - 1 : -1,
                     tensor_region(node.outputs[static_cast<std::size_t>(o)], nullptr));
   }

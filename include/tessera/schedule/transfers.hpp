@@ -70,14 +70,6 @@ constexpr transfer_desc linear_transfer(endpoint src, endpoint dst, std::size_t 
 }
 }  // namespace detail
 
-/// Where operand `k`'s tile starts in an input slot (operands sit back to back; a whole
-/// operand after the first operand's largest tile, L1-aligned as cost_of counts it).
-constexpr std::size_t operand_offset(const layer_l1_plan& l, const tile_geometry& g, int k) {
-  if (k == 0) return 0;
-  if (g.whole_operand_bytes > 0) return l.solution.cost.input_bytes - g.whole_operand_bytes;
-  return static_cast<std::size_t>(k) * (l.solution.cost.input_bytes / static_cast<std::size_t>(g.in_operands));
-}
-
 /// Filter chunk `k` of a staged layer: its first output channel and channel count.
 struct filter_chunk {
   int c0 = 0, channels = 0;

@@ -77,6 +77,10 @@ struct target_desc {
   /// Whether the selector also weighs pointwise -> depthwise blocks (false: depthwise ->
   /// pointwise blocks only, for comparison).
   bool fuse_pointwise_first = true;
+  /// L1 forwarding (planning/l1_forwarding.hpp): a one-tile layer reads the previous one-tile
+  /// layer's result where it was computed instead of through L2 (false: every result is
+  /// stored and loaded, as DORY's schedule does; for comparison).
+  bool l1_forwarding = true;
   /// Accelerators (target/engine.hpp): engines 1 .. accelerator_count; engine 0 is the CPU
   /// described above. A layer goes to an engine by `dispatch` and `engine_overrides`
   /// (planning/dispatch.hpp); an override that breaks the engine's rules fails the build.

@@ -1,0 +1,244 @@
+// A layer's result kept in L1 for the next layer ("forwarding").
+//
+// When a layer runs as one tile, its whole output sits in one L1 slot after it computes. If
+// the next layer also runs as one tile and reads that tensor whole as one of its operands,
+// the bytes it would load are exactly those bytes: dense, in the same order (a whole box is
+// the tensor itself, whatever extents each side sees it under). The next layer then reads its
+// operand where the previous layer wrote it, and the store -> load round trip through L2 —
+// which a chain of one-tile layers cannot hide, since the load waits for the store and the
+// compute for the load — disappears. The store stays when anything else reads the tensor (a
+// later layer, the caller); otherwise it is dropped too.
+//
+// The plan carries the decision (layer_l1_plan::forwarded_operand, output_forwarded,
+// output_unstored); the step emitter skips the load (and the store), the hazard proof tracks
+// the slot from the producer's compute to the consumer's read, and the executor needs nothing:
+// the consumer's input slot is placed over the producer's output slot, so its operand address
+// is the one it always computes. The consumer's other buffers are placed first-fit around
+// both layers' slots and the next layer's (so that the loads of the layer after can still run
+// while it computes); a pair that cannot be placed so within L1 is left as it was.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include <tessera/graph/network.hpp>
+#include <tessera/planning/l1_layout.hpp>
+#include <tessera/schedule/tile_walk.hpp>  // input_box / operand_box: the one place for a tile's boxes
+
+namespace tessera::planning_detail {
+
+/// Bytes [lo, hi) of L1.
+struct l1_range {
+  std::size_t lo = 0, hi = 0;
+  constexpr bool meets(const l1_range& o) const { return lo < hi && o.lo < o.hi && lo < o.hi && o.lo < hi; }
+};
+
+/// L1 ranges that buffers occupy (exact bytes, not their aligned slots). A C array: the pass
+/// runs for every layer pair of a 1,500-layer chain inside GCC's constexpr budget, which counts
+/// every std::array::operator[] as a call.
+struct l1_ranges {
+  static constexpr int capacity = 24;
+  l1_range at[capacity]{};
+  int count = 0;
+  constexpr void add(std::size_t lo, std::size_t bytes) {
+    if (bytes > 0 && count < capacity) at[count++] = {lo, lo + bytes};
+  }
+  constexpr bool meets(const l1_range& r) const {
+    for (int i = 0; i < count; ++i)
+      if (at[i].meets(r)) return true;
+    return false;
+  }
+  constexpr bool meets(const l1_ranges& o) const {
+    for (int i = 0; i < o.count; ++i)
+      if (meets(o.at[i])) return true;
+    return false;
+  }
+};
+
+/// Bytes of operand `k` in a one-tile layer's input slot.
+constexpr std::size_t forwarded_bytes(const layer_l1_plan& l, const tile_geometry& g, int k) {
+  if (k > 0 && g.whole_operand_bytes > 0) return g.whole_operand_bytes;
+  return schedule::input_box(g, schedule::position(g, l.solution.tile, 0)).bytes();
+}
+
+/// Adds the L1 ranges of layer `l`'s buffers to `r`. `own_only`: a forwarded operand's bytes
+/// left out (they are the previous layer's output slot, which that layer owns); else every
+/// byte the layer's compute touches.
+constexpr void add_ranges(l1_ranges& r, const layer_l1_plan& l, const tile_geometry& g, bool own_only = false) {
+  const tile_cost& c = l.solution.cost;
+  const auto both = [&](const std::array<std::size_t, 2>& slots, std::size_t bytes) {
+    r.add(slots[0], bytes);
+    if (slots[1] != slots[0]) r.add(slots[1], bytes);
+  };
+  if (own_only && l.forwarded_operand >= 0) {  // the slot around the forwarded operand (one tile: slot 0 only)
+    const std::size_t from = operand_offset(l, g, l.forwarded_operand);
+    const std::size_t to = from + forwarded_bytes(l, g, l.forwarded_operand);
+    r.add(l.input[0], from);
+    if (c.input_bytes > to) r.add(l.input[0] + to, c.input_bytes - to);
+  } else {
+    both(l.input, c.input_bytes);
+  }
+  both(l.output, c.output_bytes);
+  both(l.weights, c.constant_bytes);
+  r.add(l.scratch, c.scratch_bytes);
+}
+
+/// Whether layer `b`, run right after layer `a`, can load while `a` computes: their buffers
+/// share no byte (`b`'s forwarded operand, which is `a`'s output, aside). Pairs without
+/// forwarding compare their contiguous blocks, as they were placed (place_for_prefetch).
+constexpr bool apart(const layer_l1_plan& a, const tile_geometry& ga, const layer_l1_plan& b, const tile_geometry& gb) {
+  if (a.forwarded_operand < 0 && b.forwarded_operand < 0) return l1_disjoint(a, b);
+  l1_ranges ra{}, rb{};
+  add_ranges(ra, a, ga);
+  add_ranges(rb, b, gb, true);
+  return !ra.meets(rb);
+}
+
+/// Whether the one tile of layer `m` reads operand `k` — tensor `t` — whole, as the one tile
+/// of the layer before wrote it.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN, class Plan>
+constexpr bool reads_whole(const graph_summary<NT, NI, NO, NN>& g, const Plan& plan, std::size_t m,
+                           int k, std::size_t t) {
+  const layer_l1_plan& l = plan.layers[m];
+  const tile_geometry& geometry = g.nodes[m].geometry;
+  const map_box box = schedule::operand_box(geometry, schedule::position(geometry, l.solution.tile, 0), k);
+  return box.offset() == 0 && box.bytes() == static_cast<std::size_t>(g.tensors[t].bytes()) &&
+         forwarded_bytes(l, geometry, k) == box.bytes();
+}
+
+/// The operand of layer `m` that can read layer `p`'s output in L1, or -1.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN, class Plan>
+constexpr int forwardable_operand(const graph_summary<NT, NI, NO, NN>& g, const Plan& plan,
+                                  std::size_t p, std::size_t m) {
+  const layer_l1_plan& a = plan.layers[p];
+  const layer_l1_plan& b = plan.layers[m];
+  const node_summary& producer = g.nodes[p];
+  const node_summary& consumer = g.nodes[m];
+  if (!a.tiled || !b.tiled || a.engine != 0 || b.engine != 0) return -1;
+  if (a.solution.cost.tiles != 1 || b.solution.cost.tiles != 1 || producer.output_count != 1) return -1;
+  // A layer that follows a run-time length computes and moves the live part of its boxes.
+  if (producer.growth.capacity > 0 || consumer.growth.capacity > 0) return -1;
+  const auto t = static_cast<std::size_t>(producer.outputs[0]);
+  if (plan.in_l3[t] || a.solution.cost.output_bytes != static_cast<std::size_t>(g.tensors[t].bytes())) return -1;
+  int operand = -1;
+  for (int k = 0; k < consumer.input_count && k < 2; ++k)
+    if (static_cast<std::size_t>(consumer.inputs[static_cast<std::size_t>(k)]) == t) {
+      if (operand >= 0) return -1;  // read twice (x * x): one slot cannot be both operands
+      operand = k;
+    }
+  for (int k = 2; k < consumer.input_count; ++k)
+    if (static_cast<std::size_t>(consumer.inputs[static_cast<std::size_t>(k)]) == t) return -1;
+  if (operand < 0 || !reads_whole(g, plan, m, operand, t)) return -1;
+  return operand;
+}
+
+/// Per tensor, how many reads of it there are: one per node input that names it, one more for
+/// a graph output (the caller reads it). Counted once for the whole pass: a 1,500-layer chain
+/// asks for every layer.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::array<int, NT> readers_of(const graph_summary<NT, NI, NO, NN>& g) {
+  std::array<int, NT> readers{};
+  for (tensor_id o : g.outputs) ++readers[static_cast<std::size_t>(o)];
+  for (const node_summary& n : g.nodes)
+    for (int k = 0; k < n.input_count; ++k) ++readers[static_cast<std::size_t>(n.inputs[static_cast<std::size_t>(k)])];
+  return readers;
+}
+
+/// The L1 bytes layer `l` occupies, coarsely: its block when its buffers are contiguous (as
+/// lay_out_l1 and place_for_prefetch leave them), else each buffer (a forwarded layer).
+constexpr void add_occupied(l1_ranges& r, const layer_l1_plan& l, const tile_geometry& g) {
+  if (l.forwarded_operand < 0) r.add(l.base, l.bytes);
+  else add_ranges(r, l, g);
+}
+
+/// Places layer `m`'s input slot so that operand `k` lies on layer `p`'s output slot, and its
+/// other buffers (output, filters, scratch: one block) at the lowest offset in [0, capacity)
+/// clear of both layers and of `next`, the layer that runs after `m` (so that it can still load
+/// while `m` computes); false, and `m` unchanged, when they do not fit. A handful of ranges and
+/// candidates: the pass stays cheap at a thousand layers.
+constexpr bool place_forwarded(layer_l1_plan& m, const tile_geometry& gm, int k, const layer_l1_plan& p,
+                               const tile_geometry& gp, const l1_range& next, std::size_t capacity,
+                               std::size_t& l1_end) {
+  using tiling_detail::aligned;
+  const tile_cost& c = m.solution.cost;
+  const std::size_t offset = operand_offset(m, gm, k);
+  if (p.output[0] < offset) return false;
+  const std::size_t in = p.output[0] - offset;
+  const std::size_t operand_end = p.output[0] + forwarded_bytes(m, gm, k);
+  const std::size_t input_end = in + c.input_bytes, slot_end = in + aligned(c.input_bytes);
+  if (slot_end > capacity) return false;
+  l1_ranges avoid{};
+  if (in < p.output[0] || operand_end < input_end) {
+    // The slot's other operand loads once p has computed (the emitter issues a forwarded
+    // layer's loads at its start), when only p's result (still being stored, perhaps) is live
+    // of p's buffers; the layer after loads while this one computes.
+    avoid.add(p.output[0], p.solution.cost.output_bytes);
+    avoid.add(next.lo, next.hi - next.lo);
+    if (avoid.meets(l1_range{in, p.output[0]}) || avoid.meets(l1_range{operand_end, input_end})) return false;
+    avoid.count = 0;
+  }
+  add_occupied(avoid, p, gp);
+  avoid.add(next.lo, next.hi - next.lo);
+  avoid.add(in, slot_end - in);
+  const std::size_t output = aligned(c.output_bytes), filters = aligned(c.constant_bytes);
+  const std::size_t size = output + filters + aligned(c.scratch_bytes);
+  std::size_t at = 0;
+  bool found = false;
+  for (int i = -1; i < avoid.count; ++i) {  // candidates: 0 and the end of each range
+    const std::size_t candidate = i < 0 ? 0 : aligned(avoid.at[i].hi);
+    if (candidate + size > capacity || (found && candidate >= at)) continue;
+    if (!avoid.meets(l1_range{candidate, candidate + size})) {
+      at = candidate;
+      found = true;
+    }
+  }
+  if (!found) return false;
+  m.forwarded_operand = static_cast<std::int8_t>(k);
+  m.input = {in, in};  // one tile: slot 0 only
+  m.output = {at, at};
+  m.weights = {at + output, at + output};
+  m.scratch = at + output + filters;
+  m.base = in < at ? in : at;
+  const std::size_t highest = slot_end > at + size ? slot_end : at + size;
+  m.bytes = highest - m.base;
+  if (highest > l1_end) l1_end = highest;
+  return true;
+}
+
+/// Decides, for every pair of consecutive CPU layers, whether the second reads the first's
+/// output in L1, and places it so (see the header comment). Runs on a plan whose layers are
+/// placed (place_for_prefetch) and whose spills to L3 are known.
+/// `Plan`: a target_plan (defined after this header, which it includes).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN, class Plan>
+constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan, std::size_t capacity) {
+  const auto next_run = [&](std::size_t n) {
+    std::size_t m = n + 1;
+    while (m < NN && g.nodes[m].absorbed) ++m;
+    return m;
+  };
+  const std::array<int, NT> readers = readers_of(g);
+  std::size_t p = 0;
+  while (p < NN && g.nodes[p].absorbed) ++p;
+  for (std::size_t m = next_run(p); m < NN; p = m, m = next_run(m)) {
+    const int k = forwardable_operand(g, plan, p, m);
+    if (k < 0) continue;
+    // The layer after keeps its prefetch: stay clear of it, if it was clear of this one.
+    const std::size_t n = next_run(m);
+    l1_range next{};
+    if (n < NN && plan.layers[n].tiled && plan.layers[n].engine == 0 &&
+        planning_detail::l1_disjoint(plan.layers[m], plan.layers[n]))
+      next = {plan.layers[n].base, plan.layers[n].base + plan.layers[n].bytes};
+    std::size_t l1_end = plan.l1_bytes;
+    if (!place_forwarded(plan.layers[m], g.nodes[m].geometry, k, plan.layers[p], g.nodes[p].geometry, next, capacity,
+                         l1_end))
+      continue;
+    plan.l1_bytes = l1_end;
+    plan.layers[p].output_forwarded = true;
+    // Stored when anything else reads it: another node, the caller, or the caller's buffer
+    // it lives in (state). Layer m reads it once (forwardable_operand).
+    const auto t = static_cast<std::size_t>(g.nodes[p].outputs[0]);
+    plan.layers[p].output_unstored = readers[t] == 1 && plan.l2.tensor_offset[t] >= 0;
+  }
+}
+
+}  // namespace tessera::planning_detail
