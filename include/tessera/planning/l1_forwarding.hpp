@@ -23,7 +23,7 @@
 
 #include <tessera/graph/network.hpp>
 #include <tessera/planning/l1_layout.hpp>
-#include <tessera/schedule/tile_walk.hpp>  // input_box / operand_box: the one place for a tile's boxes
+#include <tessera/schedule/tile_walk.hpp>  // operand_box: the one place for a tile's boxes
 
 namespace tessera::planning_detail {
 
@@ -55,10 +55,10 @@ struct l1_ranges {
   }
 };
 
-/// Bytes of operand `k` in a one-tile layer's input slot.
+/// Bytes of operand `k` in a one-tile layer's input slot: its box (schedule::operand_box, the
+/// box its load would move).
 constexpr std::size_t forwarded_bytes(const layer_l1_plan& l, const tile_geometry& g, int k) {
-  if (k > 0 && g.whole_operand_bytes > 0) return g.whole_operand_bytes;
-  return schedule::input_box(g, schedule::position(g, l.solution.tile, 0)).bytes();
+  return schedule::operand_box(g, schedule::position(g, l.solution.tile, 0), k).bytes();
 }
 
 /// Adds the L1 ranges of layer `l`'s buffers to `r`. `own_only`: a forwarded operand's bytes
@@ -99,11 +99,9 @@ constexpr bool apart(const layer_l1_plan& a, const tile_geometry& ga, const laye
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN, class Plan>
 constexpr bool reads_whole(const graph_summary<NT, NI, NO, NN>& g, const Plan& plan, std::size_t m,
                            int k, std::size_t t) {
-  const layer_l1_plan& l = plan.layers[m];
   const tile_geometry& geometry = g.nodes[m].geometry;
-  const map_box box = schedule::operand_box(geometry, schedule::position(geometry, l.solution.tile, 0), k);
-  return box.offset() == 0 && box.bytes() == static_cast<std::size_t>(g.tensors[t].bytes()) &&
-         forwarded_bytes(l, geometry, k) == box.bytes();
+  const map_box box = schedule::operand_box(geometry, schedule::position(geometry, plan.layers[m].solution.tile, 0), k);
+  return box.offset() == 0 && box.bytes() == static_cast<std::size_t>(g.tensors[t].bytes());
 }
 
 /// The operand of layer `m` that can read layer `p`'s output in L1, or -1.
@@ -226,7 +224,7 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
     const std::size_t n = next_run(m);
     l1_range next{};
     if (n < NN && plan.layers[n].tiled && plan.layers[n].engine == 0 &&
-        planning_detail::l1_disjoint(plan.layers[m], plan.layers[n]))
+        l1_disjoint(plan.layers[m], plan.layers[n]))
       next = {plan.layers[n].base, plan.layers[n].base + plan.layers[n].bytes};
     std::size_t l1_end = plan.l1_bytes;
     if (!place_forwarded(plan.layers[m], g.nodes[m].geometry, k, plan.layers[p], g.nodes[p].geometry, next, capacity,
