@@ -214,28 +214,75 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
     while (m < NN && g.nodes[m].absorbed) ++m;
     return m;
   };
+  // The block of layer n, which runs after m, when it was placed to load while m computes
+  // (empty otherwise): a forwarded m keeps clear of it, so that n keeps its prefetch.
+  const auto prefetch_block = [&](std::size_t m, std::size_t n) {
+    if (n >= NN || !plan.layers[n].tiled || plan.layers[n].engine != 0 || !l1_disjoint(plan.layers[m], plan.layers[n]))
+      return l1_range{};
+    return l1_range{plan.layers[n].base, plan.layers[n].base + plan.layers[n].bytes};
+  };
   const std::array<int, NT> readers = readers_of(g);
+  // A placement of layer m tried while deciding on the layer before (below), kept for m's turn,
+  // where it would be computed again from the same state: the pass stays at one placement per
+  // layer on a long chain (clang's constexpr step limit).
+  struct tried_placement {
+    bool valid = false;  // tried for this m, on the plan as it now is
+    int operand = -1;    // -1: m cannot read its input in L1
+    layer_l1_plan placed{};
+    std::size_t l1_end = 0;
+  };
+  tried_placement tried{};
   std::size_t p = 0;
   while (p < NN && g.nodes[p].absorbed) ++p;
   for (std::size_t m = next_run(p); m < NN; p = m, m = next_run(m)) {
-    const int k = forwardable_operand(g, plan, p, m);
-    if (k < 0) continue;
-    // The layer after keeps its prefetch: stay clear of it, if it was clear of this one.
     const std::size_t n = next_run(m);
-    l1_range next{};
-    if (n < NN && plan.layers[n].tiled && plan.layers[n].engine == 0 &&
-        l1_disjoint(plan.layers[m], plan.layers[n]))
-      next = {plan.layers[n].base, plan.layers[n].base + plan.layers[n].bytes};
-    std::size_t l1_end = plan.l1_bytes;
-    if (!place_forwarded(plan.layers[m], g.nodes[m].geometry, k, plan.layers[p], g.nodes[p].geometry, next, capacity,
-                         l1_end))
-      continue;
-    plan.l1_bytes = l1_end;
-    plan.layers[p].output_forwarded = true;
+    const l1_range next = prefetch_block(m, n);
+    int k = tried.operand;
+    layer_l1_plan placed = tried.placed;
+    std::size_t l1_end = tried.l1_end;
+    if (!tried.valid) {
+      k = forwardable_operand(g, plan, p, m);
+      placed = plan.layers[m];
+      l1_end = plan.l1_bytes;
+      if (k >= 0 && !place_forwarded(placed, g.nodes[m].geometry, k, plan.layers[p], g.nodes[p].geometry, next,
+                                     capacity, l1_end))
+        k = -1;
+    }
+    tried = {};
+    if (k < 0) continue;
     // Stored when anything else reads it: another node, the caller, or the caller's buffer
     // it lives in (state). Layer m reads it once (forwardable_operand).
     const auto t = static_cast<std::size_t>(g.nodes[p].outputs[0]);
-    plan.layers[p].output_unstored = readers[t] == 1 && plan.l2.tensor_offset[t] >= 0;
+    const bool unstored = readers[t] == 1 && plan.l2.tensor_offset[t] >= 0;
+    // The input slot lies where p's result is, which may be in the block of the layer after,
+    // n: then n's loads wait for m's compute, unless n in turn reads m's result in L1 (it is
+    // placed around m then: what the loop does next, tried here and kept for n's turn).
+    // Forwarding saves a load and perhaps a store of p's result; it costs, in that case, the
+    // overlap of n's filter load with m's compute. The larger number of bytes decides (both
+    // move on the same DMA path): an autoencoder's 128-byte codes are not worth its 80 kB
+    // layers' prefetch.
+    if (placed.input[0] < next.hi && next.lo < placed.input[0] + placed.solution.cost.input_bytes) {
+      const layer_l1_plan before = plan.layers[m];
+      plan.layers[m] = placed;
+      tried.valid = true;
+      tried.operand = forwardable_operand(g, plan, m, n);
+      tried.placed = plan.layers[n];
+      tried.l1_end = l1_end;
+      if (tried.operand >= 0 && !place_forwarded(tried.placed, g.nodes[n].geometry, tried.operand, placed,
+                                                 g.nodes[m].geometry, prefetch_block(n, next_run(n)), capacity,
+                                                 tried.l1_end))
+        tried.operand = -1;
+      const std::size_t saved = forwarded_bytes(placed, g.nodes[m].geometry, k) * (unstored ? 2 : 1);
+      if (tried.operand < 0 && plan.layers[n].solution.cost.constant_bytes > saved) {
+        plan.layers[m] = before;
+        tried = {};  // tried on a plan where m reads its input in L1, which it does not
+        continue;
+      }
+    }
+    plan.layers[m] = placed;
+    plan.l1_bytes = l1_end;
+    plan.layers[p].output_forwarded = true;
+    plan.layers[p].output_unstored = unstored;
   }
 }
 
