@@ -17,17 +17,20 @@ constexpr bool forwarding_keeps_prefetch() {
   const auto& before = Run::memory_plan;
   const auto& after = Run::plan;
   constexpr std::size_t count = g.nodes.size();
+  // The layers in the order they run (schedule/emit.hpp): fused-away nodes and aliases that
+  // run nothing have no steps.
+  const auto skipped = [&](std::size_t n) { return g.nodes[n].absorbed || planning_detail::runs_nothing(g, after, n); };
   for (std::size_t m = 0; m < count; ++m) {
     const auto& forwarded = after.layers[m];
     if (forwarded.forwarded_operand < 0) continue;
     std::size_t n = m + 1;
-    while (n < count && g.nodes[n].absorbed) ++n;
+    while (n < count && skipped(n)) ++n;
     if (n >= count || !before.layers[n].tiled || before.layers[n].engine != 0) continue;
     const bool could = planning_detail::apart(before.layers[m], g.nodes[m].geometry, before.layers[n], g.nodes[n].geometry);
     const bool can = planning_detail::apart(forwarded, g.nodes[m].geometry, after.layers[n], g.nodes[n].geometry);
     if (!could || can) continue;
     std::size_t p = m - 1;
-    while (g.nodes[p].absorbed) --p;
+    while (skipped(p)) --p;
     const std::size_t saved = planning_detail::forwarded_bytes(forwarded, g.nodes[m].geometry, forwarded.forwarded_operand) *
                               (after.layers[p].output_unstored ? 2 : 1);
     if (after.layers[n].solution.cost.constant_bytes > saved) return false;

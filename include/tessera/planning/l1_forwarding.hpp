@@ -23,6 +23,7 @@
 
 #include <tessera/graph/network.hpp>
 #include <tessera/planning/l1_layout.hpp>
+#include <tessera/planning/no_op_aliases.hpp>
 #include <tessera/schedule/tile_walk.hpp>  // operand_box: the one place for a tile's boxes
 
 namespace tessera::planning_detail {
@@ -104,10 +105,11 @@ constexpr bool reads_whole(const graph_summary<NT, NI, NO, NN>& g, const Plan& p
   return box.offset() == 0 && box.bytes() == static_cast<std::size_t>(g.tensors[t].bytes());
 }
 
-/// The operand of layer `m` that can read layer `p`'s output in L1, or -1.
+/// The operand of layer `m` that can read layer `p`'s output in L1, or -1. Through aliases
+/// that run nothing (`roots`): their bytes are the output's.
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN, class Plan>
 constexpr int forwardable_operand(const graph_summary<NT, NI, NO, NN>& g, const Plan& plan,
-                                  std::size_t p, std::size_t m) {
+                                  const tensor_roots<NT>& roots, std::size_t p, std::size_t m) {
   const layer_l1_plan& a = plan.layers[p];
   const layer_l1_plan& b = plan.layers[m];
   const node_summary& producer = g.nodes[p];
@@ -118,27 +120,36 @@ constexpr int forwardable_operand(const graph_summary<NT, NI, NO, NN>& g, const 
   if (producer.growth.capacity > 0 || consumer.growth.capacity > 0) return -1;
   const auto t = static_cast<std::size_t>(producer.outputs[0]);
   if (plan.in_l3[t] || a.solution.cost.output_bytes != static_cast<std::size_t>(g.tensors[t].bytes())) return -1;
+  const auto reads_t = [&](int k) {
+    return static_cast<std::size_t>(roots.root[static_cast<std::size_t>(consumer.inputs[static_cast<std::size_t>(k)])]) == t;
+  };
   int operand = -1;
   for (int k = 0; k < consumer.input_count && k < 2; ++k)
-    if (static_cast<std::size_t>(consumer.inputs[static_cast<std::size_t>(k)]) == t) {
+    if (reads_t(k)) {
       if (operand >= 0) return -1;  // read twice (x * x): one slot cannot be both operands
       operand = k;
     }
   for (int k = 2; k < consumer.input_count; ++k)
-    if (static_cast<std::size_t>(consumer.inputs[static_cast<std::size_t>(k)]) == t) return -1;
+    if (reads_t(k)) return -1;
   if (operand < 0 || !reads_whole(g, plan, m, operand, t)) return -1;
   return operand;
 }
 
-/// Per tensor, how many reads of it there are: one per node input that names it, one more for
-/// a graph output (the caller reads it). Counted once for the whole pass: a 1,500-layer chain
-/// asks for every layer.
-template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr std::array<int, NT> readers_of(const graph_summary<NT, NI, NO, NN>& g) {
+/// Per tensor, how many reads of its bytes there are: one per node input that names it or an
+/// alias of it (`roots`; the aliases that run nothing do not read), one more for a graph
+/// output (the caller reads it). Counted once for the whole pass: a 1,500-layer chain asks
+/// for every layer.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN, class Plan>
+constexpr std::array<int, NT> readers_of(const graph_summary<NT, NI, NO, NN>& g, const Plan& plan,
+                                         const tensor_roots<NT>& roots) {
   std::array<int, NT> readers{};
-  for (tensor_id o : g.outputs) ++readers[static_cast<std::size_t>(o)];
-  for (const node_summary& n : g.nodes)
-    for (int k = 0; k < n.input_count; ++k) ++readers[static_cast<std::size_t>(n.inputs[static_cast<std::size_t>(k)])];
+  const auto root = [&](tensor_id t) { return static_cast<std::size_t>(roots.root[static_cast<std::size_t>(t)]); };
+  for (tensor_id o : g.outputs) ++readers[root(o)];
+  for (std::size_t n = 0; n < NN; ++n) {
+    if (runs_nothing(g, plan, n)) continue;
+    const node_summary& node = g.nodes[n];
+    for (int k = 0; k < node.input_count; ++k) ++readers[root(node.inputs[static_cast<std::size_t>(k)])];
+  }
   return readers;
 }
 
@@ -209,9 +220,12 @@ constexpr bool place_forwarded(layer_l1_plan& m, const tile_geometry& gm, int k,
 /// `Plan`: a target_plan (defined after this header, which it includes).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN, class Plan>
 constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan, std::size_t capacity) {
+  // The layers in the order they run: absorbed nodes (fused blocks) and aliases that run
+  // nothing have no steps (schedule/emit.hpp).
+  const auto has_no_steps = [&](std::size_t n) { return g.nodes[n].absorbed || runs_nothing(g, plan, n); };
   const auto next_run = [&](std::size_t n) {
     std::size_t m = n + 1;
-    while (m < NN && g.nodes[m].absorbed) ++m;
+    while (m < NN && has_no_steps(m)) ++m;
     return m;
   };
   // The block of layer n, which runs after m, when it was placed to load while m computes
@@ -221,7 +235,8 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
       return l1_range{};
     return l1_range{plan.layers[n].base, plan.layers[n].base + plan.layers[n].bytes};
   };
-  const std::array<int, NT> readers = readers_of(g);
+  const tensor_roots<NT> roots = roots_of(g, plan);
+  const std::array<int, NT> readers = readers_of(g, plan, roots);
   // A placement of layer m tried while deciding on the layer before (below), kept for m's turn,
   // where it would be computed again from the same state: the pass stays at one placement per
   // layer on a long chain (clang's constexpr step limit).
@@ -233,7 +248,7 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
   };
   tried_placement tried{};
   std::size_t p = 0;
-  while (p < NN && g.nodes[p].absorbed) ++p;
+  while (p < NN && has_no_steps(p)) ++p;
   for (std::size_t m = next_run(p); m < NN; p = m, m = next_run(m)) {
     const std::size_t n = next_run(m);
     const l1_range next = prefetch_block(m, n);
@@ -241,7 +256,7 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
     layer_l1_plan placed = tried.placed;
     std::size_t l1_end = tried.l1_end;
     if (!tried.valid) {
-      k = forwardable_operand(g, plan, p, m);
+      k = forwardable_operand(g, plan, roots, p, m);
       placed = plan.layers[m];
       l1_end = plan.l1_bytes;
       if (k >= 0 && !place_forwarded(placed, g.nodes[m].geometry, k, plan.layers[p], g.nodes[p].geometry, next,
@@ -265,7 +280,7 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
       const layer_l1_plan before = plan.layers[m];
       plan.layers[m] = placed;
       tried.valid = true;
-      tried.operand = forwardable_operand(g, plan, m, n);
+      tried.operand = forwardable_operand(g, plan, roots, m, n);
       tried.placed = plan.layers[n];
       tried.l1_end = l1_end;
       if (tried.operand >= 0 && !place_forwarded(tried.placed, g.nodes[n].geometry, tried.operand, placed,

@@ -18,6 +18,10 @@
 // result it reads is stored; this layer's last stores complete beside the next layer's first
 // tile, and a load that reads them waits for exactly those.
 //
+// Aliases that run nothing (planning/no_op_aliases.hpp: a reshape or cast on the same L2 bytes)
+// have no steps: the layers on both sides of one are consecutive, and a load of the alias's
+// output waits for the stores of the layer that wrote its bytes.
+//
 // A layer that reads the previous layer's result in L1 (planning/l1_forwarding.hpp) has no load
 // for that operand, and the previous layer no store when nothing else reads the result; its other
 // operand, if any, loads at its start (its slot may lie over the previous layer's spent buffers).
@@ -34,6 +38,7 @@
 #include <utility>
 
 #include <tessera/graph/network.hpp>
+#include <tessera/planning/no_op_aliases.hpp>
 #include <tessera/planning/target_plan.hpp>
 #include <tessera/schedule/step.hpp>
 #include <tessera/schedule/tile_walk.hpp>
@@ -64,7 +69,7 @@ template <class Sink, std::size_t NT, std::size_t NI, std::size_t NO, std::size_
 class emitter {
  public:
   constexpr emitter(const graph_summary<NT, NI, NO, NN>& net, const target_plan<NT, NN>& plan)
-      : net_(net), plan_(plan) {}
+      : net_(net), plan_(plan), roots_(planning_detail::roots_of(net, plan)) {}
 
   /// Emits the whole program.
   constexpr void run() { resume(static_cast<std::size_t>(-1)); }
@@ -81,7 +86,7 @@ class emitter {
         if (run_.next_tile >= run_.count) end_layer();
       } else if (next_node_ < NN) {
         const std::size_t n = next_node_;
-        if (net_.nodes[n].absorbed) {  // runs inside the next node's tiles (fused block)
+        if (has_no_steps(n)) {
           ++next_node_;
         } else if (plan_.layers[n].tiled) {
           begin_layer(static_cast<int>(n));
@@ -169,15 +174,19 @@ class emitter {
     wait(f.own);
   }
 
-  /// The layers that run, in order: absorbed nodes (fused blocks) have no steps of their own.
+  /// The layers that run, in order: absorbed nodes (fused blocks) and aliases that run nothing
+  /// have no steps of their own.
+  constexpr bool has_no_steps(std::size_t n) const {
+    return net_.nodes[n].absorbed || planning_detail::runs_nothing(net_, plan_, n);
+  }
   constexpr int next_layer(int n) const {
     int m = n + 1;
-    while (m < static_cast<int>(NN) && net_.nodes[static_cast<std::size_t>(m)].absorbed) ++m;
+    while (m < static_cast<int>(NN) && has_no_steps(static_cast<std::size_t>(m))) ++m;
     return m;
   }
   constexpr int previous_layer(int m) const {
     int p = m - 1;
-    while (p >= 0 && net_.nodes[static_cast<std::size_t>(p)].absorbed) --p;
+    while (p >= 0 && has_no_steps(static_cast<std::size_t>(p))) --p;
     return p;
   }
 
@@ -204,7 +213,13 @@ class emitter {
 
   /// The highest tile of layer `producer` whose stored result tile `tile` of layer `layer` reads.
   constexpr std::int64_t needed_tile(int producer, int layer, std::int64_t tile) const {
-    const tile_geometry& g = net_.nodes[static_cast<std::size_t>(layer)].geometry;
+    // Through a reshape a box of the operand is no box of the producer's output: all of it.
+    const node_summary& reader = net_.nodes[static_cast<std::size_t>(layer)];
+    for (int k = 0; k < reader.input_count; ++k)
+      if (roots_.reshaped[static_cast<std::size_t>(reader.inputs[static_cast<std::size_t>(k)])] &&
+          reads_output_of(layer, k, producer))
+        return plan_.layers[static_cast<std::size_t>(producer)].solution.cost.tiles - 1;
+    const tile_geometry& g = reader.geometry;
     const tile_position p = position(g, plan_.layers[static_cast<std::size_t>(layer)].solution.tile, tile);
     const auto meeting = [&](int operand) {
       return last_tile_meeting(net_.nodes[static_cast<std::size_t>(producer)].geometry,
@@ -238,16 +253,20 @@ class emitter {
     sink_.push(layer_done(deferred_layer_));
     deferred_layer_ = -1;
   }
-  /// Whether `layer` loads a tensor `producer` writes (an operand it reads in L1 aside: see
-  /// layer_l1_plan::forwarded_operand).
-  constexpr bool loads_output_of(int layer, int producer) const {
-    const node_summary& reader = net_.nodes[static_cast<std::size_t>(layer)];
+  /// Whether operand `k` of `layer` is (an alias of) a tensor `producer` writes.
+  constexpr bool reads_output_of(int layer, int k, int producer) const {
     const node_summary& writer = net_.nodes[static_cast<std::size_t>(producer)];
+    const int root = roots_.root[static_cast<std::size_t>(net_.nodes[static_cast<std::size_t>(layer)].inputs[static_cast<std::size_t>(k)])];
+    for (int o = 0; o < writer.output_count; ++o)
+      if (root == writer.outputs[static_cast<std::size_t>(o)]) return true;
+    return false;
+  }
+  /// Whether `layer` loads a tensor `producer` writes, or an alias of one (an operand it reads
+  /// in L1 aside: see layer_l1_plan::forwarded_operand).
+  constexpr bool loads_output_of(int layer, int producer) const {
     const int forwarded = l1_of(layer).forwarded_operand;
-    for (int k = 0; k < reader.input_count; ++k)
-      for (int o = 0; o < writer.output_count; ++o)
-        if (k != forwarded &&
-            reader.inputs[static_cast<std::size_t>(k)] == writer.outputs[static_cast<std::size_t>(o)]) return true;
+    for (int k = 0; k < net_.nodes[static_cast<std::size_t>(layer)].input_count; ++k)
+      if (k != forwarded && reads_output_of(layer, k, producer)) return true;
     return false;
   }
 
@@ -528,6 +547,7 @@ class emitter {
 
   const graph_summary<NT, NI, NO, NN>& net_;
   const target_plan<NT, NN>& plan_;
+  planning_detail::tensor_roots<NT> roots_{};
   Sink sink_{};
   bool busy_[max_handles]{};  // a C array: cheaper for GCC to evaluate than std::array
   opening opening_{};

@@ -27,6 +27,7 @@
 #include <tessera/core/fixed_name.hpp>
 #include <tessera/diagnostics/errors.hpp>
 #include <tessera/graph/network.hpp>
+#include <tessera/planning/no_op_aliases.hpp>
 #include <tessera/planning/target_plan.hpp>
 #include <tessera/schedule/emit.hpp>
 #include <tessera/schedule/step.hpp>
@@ -161,6 +162,15 @@ class checker {
     for (std::size_t n = 0; n < NN; ++n)
       for (int o = 0; o < net.nodes[n].output_count; ++o)
         producer_[static_cast<std::size_t>(net.nodes[n].outputs[static_cast<std::size_t>(o)])] = static_cast<int>(n);
+    // An alias that runs nothing (planning/no_op_aliases.hpp) has no steps: its output's bytes
+    // are produced by whatever produced its input's.
+    for (std::size_t n = 0; n < NN; ++n)
+      if (planning_detail::runs_nothing(net, plan, n)) {
+        const auto in = static_cast<std::size_t>(net.nodes[n].inputs[0]);
+        const auto out = static_cast<std::size_t>(net.nodes[n].outputs[0]);
+        producer_[out] = producer_[in];
+        reshaped_[out] = reshaped_[in] || (producer_[in] >= 0 && net.tensors[out].dims != net.tensors[in].dims);
+      }
   }
 
   hazard_report report{};
@@ -348,6 +358,7 @@ class checker {
   /// Whether every byte of `box` (null: the whole tensor) of tensor `t` has been produced.
   constexpr bool produced(int t, const map_box* box) const {
     const int p = producer_[static_cast<std::size_t>(t)];
+    if (reshaped_[static_cast<std::size_t>(t)]) box = nullptr;  // a box of a reshape: the whole tensor
     if (p < 0) return true;  // a graph input
     const progress& done = progress_[static_cast<std::size_t>(p)];
     if (done.prefix >= whole) return true;
@@ -557,6 +568,7 @@ class checker {
   int live_ = 0;
   progress progress_[NN]{};
   int producer_[NT]{};
+  bool reshaped_[NT]{};  ///< seen through a reshape that runs nothing: a box of it is no box of its producer
   /// The scratch the last tile computed on, while nothing else has written it.
   struct kept_scratch {
     bool on = false;
