@@ -39,26 +39,63 @@ constexpr int issues(const tessera::schedule::step_program<N>& p, transfer_role 
   return n;
 }
 
+/// Steps of any kind for `layer`.
+template <std::size_t N>
+constexpr int steps_of(const tessera::schedule::step_program<N>& p, int layer) {
+  int n = 0;
+  for (const auto& s : p.steps) n += s.layer == layer ? 1 : 0;
+  return n;
+}
+
 // --- features: conv -> dw -> pool -> flatten -> fc, each one tile at 8 kB ---------------------
 using features = tiled<tiny::features::network, roomy>;
 constexpr auto& fplan = features::plan;
-// dw reads conv's result and pool dw's, where they were computed; nothing else reads either, so
-// neither is stored. fc reads flatten's output (an untiled reshape between): loaded as before.
-static_assert(fplan.layers[1].forwarded_operand == 0 && fplan.layers[2].forwarded_operand == 0);
-static_assert(fplan.layers[0].output_forwarded && fplan.layers[1].output_forwarded && !fplan.layers[2].output_forwarded);
-static_assert(fplan.layers[0].output_unstored && fplan.layers[1].output_unstored && !fplan.layers[2].output_unstored);
-static_assert(fplan.layers[4].forwarded_operand == -1);
-static_assert(fplan.layers[1].input[0] == fplan.layers[0].output[0] && fplan.layers[2].input[0] == fplan.layers[1].output[0]);
+// dw reads conv's result, pool dw's and fc pool's, where they were computed; nothing else reads
+// any of them, so none is stored. Between pool and fc, flatten (a reshape on the same L2 bytes)
+// runs nothing (planning/no_op_aliases.hpp): fc reads pool's bytes, dense, under other extents.
+static_assert(fplan.layers[1].forwarded_operand == 0 && fplan.layers[2].forwarded_operand == 0 &&
+              fplan.layers[4].forwarded_operand == 0);
+static_assert(fplan.layers[0].output_forwarded && fplan.layers[1].output_forwarded && fplan.layers[2].output_forwarded);
+static_assert(fplan.layers[0].output_unstored && fplan.layers[1].output_unstored && fplan.layers[2].output_unstored);
+static_assert(fplan.layers[1].input[0] == fplan.layers[0].output[0] && fplan.layers[2].input[0] == fplan.layers[1].output[0] &&
+              fplan.layers[4].input[0] == fplan.layers[2].output[0]);
 static_assert(fplan.l1_bytes <= roomy.levels[0].bytes);
-// The program: no load for dw and pool, no store for conv and dw.
-static_assert(issues(features::program, transfer_role::input, 1) == 0 && issues(features::program, transfer_role::input, 2) == 0);
-static_assert(issues(features::program, transfer_role::output, 0) == 0 && issues(features::program, transfer_role::output, 1) == 0);
-static_assert(issues(features::program, transfer_role::output, 2) == 1 && issues(features::program, transfer_role::input, 4) == 1);
-// What moves between L2 and L1, from the tensor table: the image (12x10x3) and the flattened
-// pool (160) in, the pool (5x4x8) and the logits (6 x int32) out.
+// The program: no load for dw, pool and fc, no store for conv, dw and pool; no step at all for
+// flatten.
+static_assert(issues(features::program, transfer_role::input, 1) == 0 && issues(features::program, transfer_role::input, 2) == 0 &&
+              issues(features::program, transfer_role::input, 4) == 0);
+static_assert(issues(features::program, transfer_role::output, 0) == 0 && issues(features::program, transfer_role::output, 1) == 0 &&
+              issues(features::program, transfer_role::output, 2) == 0);
+static_assert(steps_of(features::program, 3) == 0);
+// What moves between L2 and L1, from the tensor table: the image (12x10x3) in, the logits
+// (6 x int32) out.
 constexpr auto ftotals = tessera::schedule::totals(features::summary, fplan, features::program);
-static_assert(ftotals.bytes_by_role[static_cast<std::size_t>(transfer_role::input)] == 12 * 10 * 3 + 160);
-static_assert(ftotals.bytes_by_role[static_cast<std::size_t>(transfer_role::output)] == 5 * 4 * 8 + 6 * 4);
+static_assert(ftotals.bytes_by_role[static_cast<std::size_t>(transfer_role::input)] == 12 * 10 * 3);
+static_assert(ftotals.bytes_by_role[static_cast<std::size_t>(transfer_role::output)] == 6 * 4);
+// With the result stored, fc loads it through the flatten: the proof follows the bytes to pool.
+constexpr auto stored_pool = [] {
+  auto p = fplan;
+  p.layers[2].output_unstored = false;
+  p.layers[4].forwarded_operand = -1;
+  p.layers[2].output_forwarded = false;
+  return p;
+}();
+constexpr auto stored_pool_program =
+    tessera::schedule::emit_program<tessera::schedule::count_steps(features::summary, stored_pool)>(features::summary,
+                                                                                                  stored_pool);
+static_assert(issues(stored_pool_program, transfer_role::output, 2) == 1 && issues(stored_pool_program, transfer_role::input, 4) == 1);
+static_assert(steps_of(stored_pool_program, 3) == 0);
+static_assert(tessera::schedule::check(features::summary, stored_pool, stored_pool_program).kind == hazard::none);
+// ... and when that store is dropped, fc's load of `flat` reads bytes pool never stored.
+constexpr auto unstored_pool = [] {
+  auto p = stored_pool;
+  p.layers[2].output_unstored = true;
+  return p;
+}();
+constexpr auto unstored_pool_program =
+    tessera::schedule::emit_program<tessera::schedule::count_steps(features::summary, unstored_pool)>(features::summary,
+                                                                                                    unstored_pool);
+static_assert(tessera::schedule::check(features::summary, unstored_pool, unstored_pool_program).kind == hazard::read_unproduced);
 
 // Several tiles: nothing is forwarded (a layer's result is whole in L1 only when it is one tile).
 using features_small = tiled<tiny::features::network, small>;
@@ -74,9 +111,19 @@ static_assert(residual::plan.layers[1].forwarded_operand == 0 && residual::plan.
 static_assert(!residual::plan.layers[0].output_unstored);  // the add reads it too: still stored
 static_assert(issues(residual::program, transfer_role::output, 0) == 1 && issues(residual::program, transfer_role::input, 1) == 0);
 
-// --- separable: the fused depthwise -> pointwise block reads dw1's result in L1 -------------
+// --- separable: conv -> dw1 -> [pw1 -> dw2] -> cast -> pw2 -> pool -> flatten -> fc -----------
+// dw1 reads conv's result in L1. The fused block does not read dw1's: it would have to be
+// placed clear of pw2's block too, which then loads while the block computes, and 8 kB does not
+// hold all three. pw2 reads the block's result through the cast, pool pw2's, fc pool's through
+// the flatten.
 using separable = tiled<tiny::separable::network, roomy>;
-static_assert(separable::plan.layers[3].forwarded_operand == 0 && separable::plan.layers[1].output_unstored);
+constexpr auto& splan = separable::plan;
+static_assert(splan.layers[1].forwarded_operand == 0 && splan.layers[0].output_unstored);
+static_assert(splan.layers[3].forwarded_operand == -1 && !splan.layers[1].output_forwarded);
+static_assert(splan.layers[5].forwarded_operand == 0 && splan.layers[6].forwarded_operand == 0 &&
+              splan.layers[8].forwarded_operand == 0);
+static_assert(splan.layers[3].output_unstored && splan.layers[5].output_unstored && splan.layers[6].output_unstored);
+static_assert(steps_of(separable::program, 4) == 0 && steps_of(separable::program, 7) == 0);
 
 // --- what the hazard proof names when the chain is broken ------------------------------------
 constexpr auto kind_of = [](const auto& plan, const auto& program) {
