@@ -112,17 +112,17 @@ static_assert(!residual::plan.layers[0].output_unstored);  // the add reads it t
 static_assert(issues(residual::program, transfer_role::output, 0) == 1 && issues(residual::program, transfer_role::input, 1) == 0);
 
 // --- separable: conv -> dw1 -> [pw1 -> dw2] -> cast -> pw2 -> pool -> flatten -> fc -----------
-// dw1 reads conv's result in L1. The fused block does not read dw1's: it would have to be
-// placed clear of pw2's block too, which then loads while the block computes, and 8 kB does not
-// hold all three. pw2 reads the block's result through the cast, pool pw2's, fc pool's through
-// the flatten.
+// Every layer reads its input where the layer before computed it: the fused block dw1's result,
+// pw2 the block's through the cast, fc pool's through the flatten. (The block's buffers do not
+// all fit clear of both dw1's and pw2's at 8 kB: it lies over pw2's block, and pw2, reading the
+// block's result in L1 in turn, is placed around it, so no filter load loses its overlap.)
 using separable = tiled<tiny::separable::network, roomy>;
 constexpr auto& splan = separable::plan;
-static_assert(splan.layers[1].forwarded_operand == 0 && splan.layers[0].output_unstored);
-static_assert(splan.layers[3].forwarded_operand == -1 && !splan.layers[1].output_forwarded);
-static_assert(splan.layers[5].forwarded_operand == 0 && splan.layers[6].forwarded_operand == 0 &&
+static_assert(splan.layers[1].forwarded_operand == 0 && splan.layers[3].forwarded_operand == 0 &&
+              splan.layers[5].forwarded_operand == 0 && splan.layers[6].forwarded_operand == 0 &&
               splan.layers[8].forwarded_operand == 0);
-static_assert(splan.layers[3].output_unstored && splan.layers[5].output_unstored && splan.layers[6].output_unstored);
+static_assert(splan.layers[0].output_unstored && splan.layers[1].output_unstored && splan.layers[3].output_unstored &&
+              splan.layers[5].output_unstored && splan.layers[6].output_unstored);
 static_assert(steps_of(separable::program, 4) == 0 && steps_of(separable::program, 7) == 0);
 
 // --- what the hazard proof names when the chain is broken ------------------------------------

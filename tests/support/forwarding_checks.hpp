@@ -1,6 +1,7 @@
 // A property of L1 forwarding (planning/l1_forwarding.hpp) that every tiled corpus case checks
 // on its presets: keeping a result in L1 never takes the overlap of a layer's loads with the
-// compute of the layer before, unless what that layer loads (its filters) is at most what the
+// compute of the layer before, unless what that layer loads then (its first filters, and its
+// first inputs when it does not read that layer's result: prefetched_bytes) is at most what the
 // forwarding saved (the load, and the store when nothing else reads the result). Compared
 // between the plan before forwarding (tiled_executor::memory_plan) and after (::plan).
 #pragma once
@@ -17,6 +18,7 @@ constexpr bool forwarding_keeps_prefetch() {
   const auto& before = Run::memory_plan;
   const auto& after = Run::plan;
   constexpr std::size_t count = g.nodes.size();
+  const auto roots = planning_detail::roots_of(g, after);
   // The layers in the order they run (schedule/emit.hpp): fused-away nodes and aliases that
   // run nothing have no steps.
   const auto skipped = [&](std::size_t n) { return g.nodes[n].absorbed || planning_detail::runs_nothing(g, after, n); };
@@ -33,7 +35,7 @@ constexpr bool forwarding_keeps_prefetch() {
     while (skipped(p)) --p;
     const std::size_t saved = planning_detail::forwarded_bytes(forwarded, g.nodes[m].geometry, forwarded.forwarded_operand) *
                               (after.layers[p].output_unstored ? 2 : 1);
-    if (after.layers[n].solution.cost.constant_bytes > saved) return false;
+    if (planning_detail::prefetched_bytes(g, roots, after.layers[n], n, m) > saved) return false;
   }
   return true;
 }

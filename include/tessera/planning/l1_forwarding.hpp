@@ -214,6 +214,25 @@ constexpr bool place_forwarded(layer_l1_plan& m, const tile_geometry& gm, int k,
   return true;
 }
 
+/// The bytes layer `n` loads while the layer before it, `m`, computes, when their buffers sit
+/// apart (schedule/emit.hpp open_next): its first filter block, and its first input tile unless
+/// it reads m's result (a one-tile layer stores its result after computing it: that load waits).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::size_t prefetched_bytes(const graph_summary<NT, NI, NO, NN>& g, const tensor_roots<NT>& roots,
+                                       const layer_l1_plan& l, std::size_t n, std::size_t m) {
+  const node_summary& node = g.nodes[n];
+  for (int k = 0; k < node.input_count; ++k)
+    if (roots.root[static_cast<std::size_t>(node.inputs[static_cast<std::size_t>(k)])] == g.nodes[m].outputs[0])
+      return l.solution.cost.constant_bytes;
+  const schedule::tile_position first = schedule::position(node.geometry, l.solution.tile, 0);
+  std::size_t bytes = l.solution.cost.constant_bytes;
+  for (int k = 0; k < node.input_count && k < 2; ++k) bytes += schedule::operand_box(node.geometry, first, k).bytes();
+  return bytes;
+}
+
+/// The L1 bytes of a one-tile layer's input slot.
+constexpr l1_range input_slot(const layer_l1_plan& l) { return {l.input[0], l.input[0] + l.solution.cost.input_bytes}; }
+
 /// Decides, for every pair of consecutive CPU layers, whether the second reads the first's
 /// output in L1, and places it so (see the header comment). Runs on a plan whose layers are
 /// placed (place_for_prefetch) and whose spills to L3 are known.
@@ -241,8 +260,8 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
   // where it would be computed again from the same state: the pass stays at one placement per
   // layer on a long chain (clang's constexpr step limit).
   struct tried_placement {
-    bool valid = false;  // tried for this m, on the plan as it now is
-    int operand = -1;    // -1: m cannot read its input in L1
+    bool valid = false;  // m can read its input in L1, placed so (its block clear of the layer after it)
+    int operand = -1;
     layer_l1_plan placed{};
     std::size_t l1_end = 0;
   };
@@ -255,13 +274,21 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
     int k = tried.operand;
     layer_l1_plan placed = tried.placed;
     std::size_t l1_end = tried.l1_end;
+    bool over_next = false;  // some buffer of m on n's block (place_forwarded keeps the rest clear)
     if (!tried.valid) {
       k = forwardable_operand(g, plan, roots, p, m);
       placed = plan.layers[m];
       l1_end = plan.l1_bytes;
       if (k >= 0 && !place_forwarded(placed, g.nodes[m].geometry, k, plan.layers[p], g.nodes[p].geometry, next,
-                                     capacity, l1_end))
-        k = -1;
+                                     capacity, l1_end)) {
+        // Not clear of n's block: placed over it, n's prefetch is weighed below.
+        placed = plan.layers[m];
+        l1_end = plan.l1_bytes;
+        if (next.hi == next.lo || !place_forwarded(placed, g.nodes[m].geometry, k, plan.layers[p], g.nodes[p].geometry,
+                                                   l1_range{}, capacity, l1_end))
+          k = -1;
+        over_next = true;
+      }
     }
     tried = {};
     if (k < 0) continue;
@@ -270,26 +297,33 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
     const auto t = static_cast<std::size_t>(g.nodes[p].outputs[0]);
     const bool unstored = readers[t] == 1 && plan.l2.tensor_offset[t] >= 0;
     // The input slot lies where p's result is, which may be in the block of the layer after,
-    // n: then n's loads wait for m's compute, unless n in turn reads m's result in L1 (it is
-    // placed around m then: what the loop does next, tried here and kept for n's turn).
-    // Forwarding saves a load and perhaps a store of p's result; it costs, in that case, the
-    // overlap of n's filter load with m's compute. The larger number of bytes decides (both
-    // move on the same DMA path): an autoencoder's 128-byte codes are not worth its 80 kB
-    // layers' prefetch.
-    if (placed.input[0] < next.hi && next.lo < placed.input[0] + placed.solution.cost.input_bytes) {
+    // n (and m's other buffers may not fit clear of it): then n's loads wait for m's compute,
+    // unless n in turn reads m's result in L1 and is placed around m (what the loop does on
+    // n's turn: tried here, and kept for it), and that turn keeps it (by the same rule, taken
+    // without looking further ahead). Forwarding saves a load and perhaps a store of p's
+    // result; it costs, in that case, the overlap of n's first loads with m's compute
+    // (prefetched_bytes). The larger number of bytes decides (both move on the same DMA path):
+    // an autoencoder's 128-byte codes are not worth its 80 kB layers' prefetch.
+    const std::size_t saved = forwarded_bytes(placed, g.nodes[m].geometry, k) * (unstored ? 2 : 1);
+    if (over_next || input_slot(placed).meets(next)) {
       const layer_l1_plan before = plan.layers[m];
       plan.layers[m] = placed;
-      tried.valid = true;
+      const std::size_t after = next_run(n);
+      const l1_range after_next = prefetch_block(n, after);
       tried.operand = forwardable_operand(g, plan, roots, m, n);
       tried.placed = plan.layers[n];
       tried.l1_end = l1_end;
-      if (tried.operand >= 0 && !place_forwarded(tried.placed, g.nodes[n].geometry, tried.operand, placed,
-                                                 g.nodes[m].geometry, prefetch_block(n, next_run(n)), capacity,
-                                                 tried.l1_end))
-        tried.operand = -1;
-      const std::size_t saved = forwarded_bytes(placed, g.nodes[m].geometry, k) * (unstored ? 2 : 1);
-      if (tried.operand < 0 && plan.layers[n].solution.cost.constant_bytes > saved) {
-        plan.layers[m] = before;
+      tried.valid = tried.operand >= 0 && place_forwarded(tried.placed, g.nodes[n].geometry, tried.operand, placed,
+                                                          g.nodes[m].geometry, after_next, capacity, tried.l1_end);
+      plan.layers[m] = before;
+      bool follows = tried.valid && !input_slot(tried.placed).meets(after_next);
+      if (tried.valid && !follows) {
+        const auto u = static_cast<std::size_t>(g.nodes[m].outputs[0]);
+        const std::size_t saved_next = forwarded_bytes(tried.placed, g.nodes[n].geometry, tried.operand) *
+                                       (readers[u] == 1 && plan.l2.tensor_offset[u] >= 0 ? 2 : 1);
+        follows = prefetched_bytes(g, roots, plan.layers[after], after, n) <= saved_next;
+      }
+      if (!follows && prefetched_bytes(g, roots, plan.layers[n], n, m) > saved) {
         tried = {};  // tried on a plan where m reads its input in L1, which it does not
         continue;
       }
