@@ -1,5 +1,8 @@
 // Running a tile on a cluster: the cores of a team share every compute step of the tiled
-// executor by output rows (planning/row_split.hpp), as DORY's PULP-NN backend does.
+// executor by output rows (planning/row_split.hpp), as DORY's PULP-NN backend does. A tile of
+// one output pixel (a fully connected layer, a decoder's one-token projection) has one row to
+// share: its cores share its output channels instead, each computing its band of channels from
+// its band of filters (splits_channels, channel_band_args).
 //
 // A team is what the platform offers to fork work over its cores and join:
 //
@@ -73,6 +76,30 @@ constexpr tile_args band_args(const tile_geometry& g, const schedule::tile_posit
   b.output = static_cast<std::byte*>(tile.output) + band.begin * out_row_bytes;
   b.y0 = q.y0;
   b.h = q.h;
+  return b;
+}
+
+/// Whether the cores share tile `p` of a layer with geometry `g` by output channels: one output
+/// pixel (a row band would be the whole tile), filters per output channel (a band's filters are
+/// its channels' rows of the tile's [c][...] block), and nothing that ties an input to an output
+/// channel (depthwise, pools, elementwise: channel_lockstep) or reads a second operand by
+/// channel (MatMul's B). Each output channel is computed as the whole tile computes it (its
+/// filters, bias and requantization entry), so a split is bit-exact.
+constexpr bool splits_channels(const tile_geometry& g, const schedule::tile_position& p) {
+  return p.h == 1 && p.w == 1 && p.c > 1 && g.weight_bytes_per_channel > 0 && !g.channel_lockstep &&
+         g.channel_step == 1 && !g.fused() && g.whole_operand_bytes == 0 && g.in_operands == 1;
+}
+
+/// The arguments of the band of output channels `band` (relative to the tile) of a one-pixel
+/// tile (splits_channels): the same input, the band's filter rows and output elements, its
+/// channel origin (which the kernels index bias and requantization by).
+constexpr tile_args channel_band_args(const tile_geometry& g, const tile_args& tile, row_band band) {
+  tile_args b = tile;
+  b.c0 = tile.c0 + band.begin;
+  b.c = band.rows();
+  b.weights = static_cast<const std::byte*>(tile.weights) +
+              static_cast<std::ptrdiff_t>(band.begin) * static_cast<std::ptrdiff_t>(g.weight_bytes_per_channel);
+  b.output = static_cast<std::byte*>(tile.output) + static_cast<std::ptrdiff_t>(band.begin) * g.out_elem_bytes;
   return b;
 }
 

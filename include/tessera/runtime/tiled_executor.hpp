@@ -407,6 +407,8 @@ struct tiled_executor {
     }
     if (g.fused()) {
       macs += fused_tile(s, m, dma, team, cores, b, args);
+    } else if (cores > 1 && splits_channels(g, p)) {  // one pixel: the cores share its channels
+      share_rows(team, s.layer, p.c, cores, [&](row_band c) { node.tile(channel_band_args(g, args, c)); });
     } else {
       share_rows(team, s.layer, p.h, cores, [&](row_band r) { node.tile(band_args(g, p, args, r)); });
     }
@@ -458,7 +460,7 @@ struct tiled_executor {
   }
 
   /// Runs `band(rows)` for the tile's `h` output rows: shared by rows over `cores` cores of the
-  /// team, or whole on one.
+  /// team, or whole on one. (The same split serves a one-pixel tile's `h` output channels.)
   template <class T, class Band>
   static void share_rows(T& team, int layer, int h, int cores, Band&& band) {
     if (cores > 1 && h > 1) {

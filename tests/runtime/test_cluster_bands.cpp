@@ -1,0 +1,155 @@
+// How a cluster's cores share a tile of one output pixel (runtime/cluster.hpp): by output
+// channels, each core its band of channels from its band of filter rows. Which tiles split so,
+// the band's arguments, and a fully connected chain run on eight emulated cores (serial_team),
+// bit-exact with the flat executor, with a team that records how many parts each layer's
+// compute steps were forked into (so the split is seen to happen, not only to be harmless).
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include <catch2/catch.hpp>
+
+#include <tessera/dma/simulated_policy.hpp>
+#include <tessera/runtime/cluster.hpp>
+#include <tessera/tessera.hpp>
+
+#include "../support/tiny_networks.hpp"
+
+namespace {
+
+// --- which tiles split by channels, and the band's arguments ----------------------------------
+constexpr tessera::tile_geometry fully_connected = [] {
+  tessera::tile_geometry g{};
+  g.kind = tessera::tiling_kind::tiled;
+  g.out_c = 128;
+  g.in_c = 640;
+  g.weight_bytes_per_channel = 640;
+  g.out_elem_bytes = 1;
+  return g;
+}();
+constexpr tessera::schedule::tile_position one_pixel{.h = 1, .w = 1, .c = 128};
+static_assert(tessera::splits_channels(fully_connected, one_pixel));
+static_assert(!tessera::splits_channels(fully_connected, {.h = 2, .w = 1, .c = 128}));  // rows to share
+static_assert(!tessera::splits_channels(fully_connected, {.h = 1, .w = 1, .c = 1}));
+static_assert(![] {  // a depthwise layer's input channel is its output channel
+  auto g = fully_connected;
+  g.channel_lockstep = true;
+  return tessera::splits_channels(g, one_pixel);
+}());
+static_assert(![] {  // MatMul's B is read by output column
+  auto g = fully_connected;
+  g.whole_operand_bytes = 640 * 128;
+  return tessera::splits_channels(g, one_pixel);
+}());
+static_assert(![] {  // nothing per channel to split (a pool, an activation)
+  auto g = fully_connected;
+  g.weight_bytes_per_channel = 0;
+  return tessera::splits_channels(g, one_pixel);
+}());
+
+// --- a fully connected chain on eight cores ---------------------------------------------------
+// input (64, s8) -> fc1 (64 -> 40, requant per channel, s8) -> fc2 (40 -> 24, per tensor, s8)
+// -> fc3 (24 -> 7, bias, s32). Pseudo-random constants: a band reading another band's filters
+// or requantization entries changes the result.
+namespace mlp {
+using tiny::features::pseudo_random;
+using tiny::features::requant;
+inline constexpr auto fc1_weights = pseudo_random<std::int8_t, 40 * 64>(11, -128, 127);
+inline constexpr auto fc1_bias = pseudo_random<std::int32_t, 40>(12, -3000, 3000);
+inline constexpr auto fc1_requant = requant<40>(13, 10, -128, 127);
+inline constexpr auto fc2_weights = pseudo_random<std::int8_t, 24 * 40>(14, -128, 127);
+inline constexpr auto fc2_requant = requant<1>(15, 9, -128, 127);
+inline constexpr auto fc3_weights = pseudo_random<std::int8_t, 7 * 24>(16, -128, 127);
+inline constexpr auto fc3_bias = pseudo_random<std::int32_t, 7>(17, -5000, 5000);
+
+inline constexpr tessera::tensor_table<4> tensors{{{
+    {"input", tessera::dtype::s8, {1, 64}},
+    {"h1", tessera::dtype::s8, {1, 40}},
+    {"h2", tessera::dtype::s8, {1, 24}},
+    {"logits", tessera::dtype::s32, {1, 7}},
+}}};
+
+using network = tessera::network<
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<3>,
+    tessera::op::gemm<"fc1", {.input = 0, .output = 1, .n = 40, .k = 64}, fc1_weights, fc1_bias, fc1_requant>,
+    tessera::op::gemm<"fc2", {.input = 1, .output = 2, .n = 24, .k = 40}, fc2_weights, tessera::none, fc2_requant>,
+    tessera::op::gemm<"fc3", {.input = 2, .output = 3, .n = 7, .k = 24}, fc3_weights, fc3_bias>>;
+}  // namespace mlp
+
+/// serial_team<8> that records, per layer, the most parts one of its compute steps was forked
+/// into.
+struct recording_team : tessera::serial_team<8> {
+  std::array<int, 8> parts{};
+  template <class F>
+  void fork(int layer, int cores, F& f) {
+    if (cores > parts[static_cast<std::size_t>(layer)]) parts[static_cast<std::size_t>(layer)] = cores;
+    tessera::serial_team<8>::fork(layer, cores, f);
+  }
+};
+
+std::array<std::int32_t, 7> run_flat(const std::array<std::uint8_t, 64>& in) {
+  alignas(16) static std::byte arena[tessera::executor<mlp::network>::arena_bytes];
+  std::array<std::int32_t, 7> out{};
+  tessera::executor<mlp::network>::run(arena, {in.data()}, {out.data()});
+  return out;
+}
+
+template <std::size_t L1>
+struct eight_core_run {
+  using run = tessera::tiled_executor<mlp::network, tessera::target<tiny::sweep_target<L1>>>;
+  std::array<std::int32_t, 7> out{};
+  std::uint64_t hazards = 0;
+  recording_team team;
+  explicit eight_core_run(const std::array<std::uint8_t, 64>& in) {
+    alignas(16) static std::byte l2[run::l2_bytes];
+    alignas(16) static std::byte l1[run::l1_bytes];
+    tessera::dma::simulated_policy<> dma(tiny::sweep_target<L1>);
+    run::run(team, l2, l1, {in.data()}, {out.data()}, dma);
+    dma.finish();
+    hazards = dma.hazard_count();
+  }
+};
+
+// At 8 kB every layer is one tile of one pixel; at 1 kB fc1's filters come in channel blocks
+// (several one-pixel tiles of several channels), each block still split over the cores.
+using roomy = eight_core_run<8192>;
+using tight = eight_core_run<1024>;
+static_assert(roomy::run::plan.layers[0].solution.cost.tiles == 1);
+static_assert(tight::run::plan.layers[0].solution.cost.tiles > 1 && tight::run::plan.layers[0].solution.tile.c > 1);
+
+}  // namespace
+
+TEST_CASE("a channel band enters the tile at its channels' filter rows and outputs", "[cluster]") {
+  static std::array<std::byte, 128 * 640> filters{};
+  static std::array<std::int8_t, 128> outputs{};
+  tessera::tile_args tile{};
+  tile.c0 = 256;  // the tile's first channel in the layer
+  tile.c = 128;
+  tile.h = tile.w = 1;
+  tile.weights = filters.data();
+  tile.output = outputs.data();
+  const tessera::tile_args band = tessera::channel_band_args(fully_connected, tile, tessera::row_band_of(128, 8, 3));
+  CHECK(band.c0 == 256 + 48);
+  CHECK(band.c == 16);
+  CHECK(band.h == 1);
+  CHECK(static_cast<const std::byte*>(band.weights) == filters.data() + 48 * 640);
+  CHECK(static_cast<std::int8_t*>(band.output) == outputs.data() + 48);
+}
+
+TEST_CASE("one-pixel tiles are shared by output channels, bit-exact", "[cluster]") {
+  for (std::uint32_t seed : {1u, 2u, 3u}) {
+    const auto in = tiny::random_bytes<64>(seed);
+    const auto expected = run_flat(in);
+    roomy r(in);
+    CHECK(r.hazards == 0);
+    CHECK(r.out == expected);
+    // fc1: 40 channels in bands of 5; fc2: 24 in bands of 3; fc3: 7 in bands of 1.
+    CHECK(r.team.parts[0] == 8);
+    CHECK(r.team.parts[1] == 8);
+    CHECK(r.team.parts[2] == 7);
+    tight t(in);
+    CHECK(t.hazards == 0);
+    CHECK(t.out == expected);
+    CHECK(t.team.parts[0] > 1);
+  }
+}
