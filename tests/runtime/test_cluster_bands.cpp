@@ -24,6 +24,7 @@ constexpr tessera::tile_geometry fully_connected = [] {
   g.out_c = 128;
   g.in_c = 640;
   g.weight_bytes_per_channel = 640;
+  g.macs_per_output = 640;
   g.out_elem_bytes = 1;
   return g;
 }();
@@ -47,33 +48,40 @@ static_assert(![] {  // nothing per channel to split (a pool, an activation)
   return tessera::splits_channels(g, one_pixel);
 }());
 
+// How many cores a one-pixel tile is worth (min_band_macs each, at most the team's).
+static_assert(tessera::channel_cores(fully_connected, one_pixel, 8) == 8);  // 81,920 MACs
+static_assert(tessera::channel_cores(fully_connected, {.h = 1, .w = 1, .c = 3}, 8) == 1);  // 1,920 MACs: 1 core
+static_assert(tessera::channel_cores(fully_connected, {.h = 1, .w = 1, .c = 4}, 8) == 2);
+static_assert(tessera::channel_cores(fully_connected, one_pixel, 1) == 1);
+
 // --- a fully connected chain on eight cores ---------------------------------------------------
-// input (64, s8) -> fc1 (64 -> 40, requant per channel, s8) -> fc2 (40 -> 24, per tensor, s8)
-// -> fc3 (24 -> 7, bias, s32). Pseudo-random constants: a band reading another band's filters
-// or requantization entries changes the result.
+// input (256, s8) -> fc1 (256 -> 64, requant per channel, s8: 16,384 MACs, 8 cores) -> fc2
+// (64 -> 40, per tensor, s8: 2,560 MACs, 2 cores) -> fc3 (40 -> 7, bias, s32: 280 MACs, one
+// core). Pseudo-random constants: a band reading another band's filters or requantization
+// entries changes the result.
 namespace mlp {
 using tiny::features::pseudo_random;
 using tiny::features::requant;
-inline constexpr auto fc1_weights = pseudo_random<std::int8_t, 40 * 64>(11, -128, 127);
-inline constexpr auto fc1_bias = pseudo_random<std::int32_t, 40>(12, -3000, 3000);
-inline constexpr auto fc1_requant = requant<40>(13, 10, -128, 127);
-inline constexpr auto fc2_weights = pseudo_random<std::int8_t, 24 * 40>(14, -128, 127);
-inline constexpr auto fc2_requant = requant<1>(15, 9, -128, 127);
-inline constexpr auto fc3_weights = pseudo_random<std::int8_t, 7 * 24>(16, -128, 127);
+inline constexpr auto fc1_weights = pseudo_random<std::int8_t, 64 * 256>(11, -128, 127);
+inline constexpr auto fc1_bias = pseudo_random<std::int32_t, 64>(12, -3000, 3000);
+inline constexpr auto fc1_requant = requant<64>(13, 12, -128, 127);
+inline constexpr auto fc2_weights = pseudo_random<std::int8_t, 40 * 64>(14, -128, 127);
+inline constexpr auto fc2_requant = requant<1>(15, 10, -128, 127);
+inline constexpr auto fc3_weights = pseudo_random<std::int8_t, 7 * 40>(16, -128, 127);
 inline constexpr auto fc3_bias = pseudo_random<std::int32_t, 7>(17, -5000, 5000);
 
 inline constexpr tessera::tensor_table<4> tensors{{{
-    {"input", tessera::dtype::s8, {1, 64}},
-    {"h1", tessera::dtype::s8, {1, 40}},
-    {"h2", tessera::dtype::s8, {1, 24}},
+    {"input", tessera::dtype::s8, {1, 256}},
+    {"h1", tessera::dtype::s8, {1, 64}},
+    {"h2", tessera::dtype::s8, {1, 40}},
     {"logits", tessera::dtype::s32, {1, 7}},
 }}};
 
 using network = tessera::network<
     tensors, tessera::graph_inputs<0>, tessera::graph_outputs<3>,
-    tessera::op::gemm<"fc1", {.input = 0, .output = 1, .n = 40, .k = 64}, fc1_weights, fc1_bias, fc1_requant>,
-    tessera::op::gemm<"fc2", {.input = 1, .output = 2, .n = 24, .k = 40}, fc2_weights, tessera::none, fc2_requant>,
-    tessera::op::gemm<"fc3", {.input = 2, .output = 3, .n = 7, .k = 24}, fc3_weights, fc3_bias>>;
+    tessera::op::gemm<"fc1", {.input = 0, .output = 1, .n = 64, .k = 256}, fc1_weights, fc1_bias, fc1_requant>,
+    tessera::op::gemm<"fc2", {.input = 1, .output = 2, .n = 40, .k = 64}, fc2_weights, tessera::none, fc2_requant>,
+    tessera::op::gemm<"fc3", {.input = 2, .output = 3, .n = 7, .k = 40}, fc3_weights, fc3_bias>>;
 }  // namespace mlp
 
 /// serial_team<8> that records, per layer, the most parts one of its compute steps was forked
@@ -87,7 +95,7 @@ struct recording_team : tessera::serial_team<8> {
   }
 };
 
-std::array<std::int32_t, 7> run_flat(const std::array<std::uint8_t, 64>& in) {
+std::array<std::int32_t, 7> run_flat(const std::array<std::uint8_t, 256>& in) {
   alignas(16) static std::byte arena[tessera::executor<mlp::network>::arena_bytes];
   std::array<std::int32_t, 7> out{};
   tessera::executor<mlp::network>::run(arena, {in.data()}, {out.data()});
@@ -100,7 +108,7 @@ struct eight_core_run {
   std::array<std::int32_t, 7> out{};
   std::uint64_t hazards = 0;
   recording_team team;
-  explicit eight_core_run(const std::array<std::uint8_t, 64>& in) {
+  explicit eight_core_run(const std::array<std::uint8_t, 256>& in) {
     alignas(16) static std::byte l2[run::l2_bytes];
     alignas(16) static std::byte l1[run::l1_bytes];
     tessera::dma::simulated_policy<> dma(tiny::sweep_target<L1>);
@@ -110,12 +118,12 @@ struct eight_core_run {
   }
 };
 
-// At 8 kB every layer is one tile of one pixel; at 1 kB fc1's filters come in channel blocks
-// (several one-pixel tiles of several channels), each block still split over the cores.
-using roomy = eight_core_run<8192>;
-using tight = eight_core_run<1024>;
+// At 32 kB every layer is one tile of one pixel; at 8 kB fc1's filters come in channel blocks
+// (several one-pixel tiles of several channels), each block still split over cores.
+using roomy = eight_core_run<32768>;
+using tight = eight_core_run<8192>;
 static_assert(roomy::run::plan.layers[0].solution.cost.tiles == 1);
-static_assert(tight::run::plan.layers[0].solution.cost.tiles > 1 && tight::run::plan.layers[0].solution.tile.c > 1);
+static_assert(tight::run::plan.layers[0].solution.cost.tiles > 1 && tight::run::plan.layers[0].solution.tile.c >= 8);
 
 }  // namespace
 
@@ -138,15 +146,15 @@ TEST_CASE("a channel band enters the tile at its channels' filter rows and outpu
 
 TEST_CASE("one-pixel tiles are shared by output channels, bit-exact", "[cluster]") {
   for (std::uint32_t seed : {1u, 2u, 3u}) {
-    const auto in = tiny::random_bytes<64>(seed);
+    const auto in = tiny::random_bytes<256>(seed);
     const auto expected = run_flat(in);
     roomy r(in);
     CHECK(r.hazards == 0);
     CHECK(r.out == expected);
-    // fc1: 40 channels in bands of 5; fc2: 24 in bands of 3; fc3: 7 in bands of 1.
+    // fc1: 64 channels in 8 bands of 8; fc2: 40 in 2 bands of 20; fc3 (280 MACs) on one core.
     CHECK(r.team.parts[0] == 8);
-    CHECK(r.team.parts[1] == 8);
-    CHECK(r.team.parts[2] == 7);
+    CHECK(r.team.parts[1] == 2);
+    CHECK(r.team.parts[2] == 1);
     tight t(in);
     CHECK(t.hazards == 0);
     CHECK(t.out == expected);

@@ -2,7 +2,8 @@
 // executor by output rows (planning/row_split.hpp), as DORY's PULP-NN backend does. A tile of
 // one output pixel (a fully connected layer, a decoder's one-token projection) has one row to
 // share: its cores share its output channels instead, each computing its band of channels from
-// its band of filters (splits_channels, channel_band_args).
+// its band of filters (splits_channels, channel_band_args), as many cores as the tile has work
+// for (channel_cores: a one-token projection of a small decoder is not worth a fork).
 //
 // A team is what the platform offers to fork work over its cores and join:
 //
@@ -21,6 +22,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 
 #include <tessera/planning/row_split.hpp>
 #include <tessera/planning/tile_geometry.hpp>
@@ -88,6 +90,22 @@ constexpr tile_args band_args(const tile_geometry& g, const schedule::tile_posit
 constexpr bool splits_channels(const tile_geometry& g, const schedule::tile_position& p) {
   return p.h == 1 && p.w == 1 && p.c > 1 && g.weight_bytes_per_channel > 0 && !g.channel_lockstep &&
          g.channel_step == 1 && !g.fused() && g.whole_operand_bytes == 0 && g.in_operands == 1;
+}
+
+/// The fewest MACs worth a core of a channel split: below, the fork and join cost more than the
+/// core saves. Measured on QEMU's riscv32 cluster (rv32 family, about 3 instructions a MAC): a
+/// fork/join costs hart 0 about 1,200 instructions, and splitting the benchmark decoder's
+/// one-token projections (1,024-2,048 MACs) over 8 harts made its step 50,000 instructions
+/// dearer, where AnomalyDetection's 16,384- and 81,920-MAC layers gain 6-8x.
+inline constexpr std::int64_t min_band_macs = 1024;
+
+/// The cores that share a one-pixel tile `p` by channels (splits_channels): at most `cores`,
+/// each with at least min_band_macs of work; 1: the tile runs on one core.
+constexpr int channel_cores(const tile_geometry& g, const schedule::tile_position& p, int cores) {
+  if (cores <= 1 || !splits_channels(g, p)) return 1;
+  const std::int64_t macs = static_cast<std::int64_t>(p.c) * (g.macs_per_output > 0 ? g.macs_per_output : 1);
+  const std::int64_t worth = macs / min_band_macs;
+  return worth < 1 ? 1 : worth < cores ? static_cast<int>(worth) : cores;
 }
 
 /// The arguments of the band of output channels `band` (relative to the tile) of a one-pixel

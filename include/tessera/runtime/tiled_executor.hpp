@@ -407,8 +407,8 @@ struct tiled_executor {
     }
     if (g.fused()) {
       macs += fused_tile(s, m, dma, team, cores, b, args);
-    } else if (cores > 1 && splits_channels(g, p)) {  // one pixel: the cores share its channels
-      share_rows(team, s.layer, p.c, cores, [&](row_band c) { node.tile(channel_band_args(g, args, c)); });
+    } else if (const int shares = channel_cores(g, p, cores); shares > 1) {  // one pixel: its channels are shared
+      share_rows(team, s.layer, p.c, shares, [&](row_band c) { node.tile(channel_band_args(g, args, c)); });
     } else {
       share_rows(team, s.layer, p.h, cores, [&](row_band r) { node.tile(band_args(g, p, args, r)); });
     }
