@@ -50,13 +50,18 @@ static_assert(![] {  // nothing per channel to split (a pool, an activation)
 
 // How many cores a one-pixel tile is worth (min_band_macs each, at most the team's).
 static_assert(tessera::channel_cores(fully_connected, one_pixel, 8) == 8);  // 81,920 MACs
-static_assert(tessera::channel_cores(fully_connected, {.h = 1, .w = 1, .c = 3}, 8) == 1);  // 1,920 MACs: 1 core
-static_assert(tessera::channel_cores(fully_connected, {.h = 1, .w = 1, .c = 4}, 8) == 2);
+static_assert(tessera::channel_cores(fully_connected, {.h = 1, .w = 1, .c = 2}, 8) == 2);  // 1,280 MACs
+static_assert(tessera::channel_cores(fully_connected, {.h = 1, .w = 1, .c = 5}, 8) == 6);  // 3,200 MACs
+static_assert([] {  // 8 x 60 = 480 MACs: not worth a second core
+  auto g = fully_connected;
+  g.macs_per_output = 60;
+  return tessera::channel_cores(g, {.h = 1, .w = 1, .c = 8}, 8) == 1;
+}());
 static_assert(tessera::channel_cores(fully_connected, one_pixel, 1) == 1);
 
 // --- a fully connected chain on eight cores ---------------------------------------------------
 // input (256, s8) -> fc1 (256 -> 64, requant per channel, s8: 16,384 MACs, 8 cores) -> fc2
-// (64 -> 40, per tensor, s8: 2,560 MACs, 2 cores) -> fc3 (40 -> 7, bias, s32: 280 MACs, one
+// (64 -> 40, per tensor, s8: 2,560 MACs, 5 cores) -> fc3 (40 -> 7, bias, s32: 280 MACs, one
 // core). Pseudo-random constants: a band reading another band's filters or requantization
 // entries changes the result.
 namespace mlp {
@@ -151,9 +156,9 @@ TEST_CASE("one-pixel tiles are shared by output channels, bit-exact", "[cluster]
     roomy r(in);
     CHECK(r.hazards == 0);
     CHECK(r.out == expected);
-    // fc1: 64 channels in 8 bands of 8; fc2: 40 in 2 bands of 20; fc3 (280 MACs) on one core.
+    // fc1: 64 channels in 8 bands of 8; fc2: 40 in 5 bands of 8; fc3 (280 MACs) on one core.
     CHECK(r.team.parts[0] == 8);
-    CHECK(r.team.parts[1] == 2);
+    CHECK(r.team.parts[1] == 5);
     CHECK(r.team.parts[2] == 1);
     tight t(in);
     CHECK(t.hazards == 0);

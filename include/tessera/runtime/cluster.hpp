@@ -94,10 +94,12 @@ constexpr bool splits_channels(const tile_geometry& g, const schedule::tile_posi
 
 /// The fewest MACs worth a core of a channel split: below, the fork and join cost more than the
 /// core saves. Measured on QEMU's riscv32 cluster (rv32 family, about 3 instructions a MAC): a
-/// fork/join costs hart 0 about 1,200 instructions, and splitting the benchmark decoder's
-/// one-token projections (1,024-2,048 MACs) over 8 harts made its step 50,000 instructions
-/// dearer, where AnomalyDetection's 16,384- and 81,920-MAC layers gain 6-8x.
-inline constexpr std::int64_t min_band_macs = 1024;
+/// fork/join costs hart 0 about 1,200 instructions. The benchmark decoder's step on 8 harts
+/// (hart 0's instructions, its one-token projections of 1,024-2,048 MACs): 549,677 split over
+/// every core, 513,343 at 512 MACs a core, 503,295 at 1,024, 460,682 on one hart; the critical
+/// path of AnomalyDetection's layers (16,384 to 81,920 MACs, and two of 1,024) on gap8: 6.85x,
+/// 6.52x, 6.09x the one-hart count. 512 keeps most of the one and gives up little of the other.
+inline constexpr std::int64_t min_band_macs = 512;
 
 /// The cores that share a one-pixel tile `p` by channels (splits_channels): at most `cores`,
 /// each with at least min_band_macs of work; 1: the tile runs on one core.
