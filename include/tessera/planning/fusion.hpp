@@ -238,9 +238,12 @@ constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT
 /// modelled time, which the solver already computed (tile_solution::cycles is layer_cycles of
 /// its tile): recomputing it for every layer and candidate in the selector's one evaluation
 /// took a 1,500-layer chain past clang's constexpr step limit.
+/// Without what L1 forwarding saves a one-tile layer (forwarding_saving): the selector weighs a
+/// block's kept intermediate against the unfused pair's round trip, which the forwarding pass
+/// may or may not remove (it places layers after the blocks are chosen).
 constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p, const tile_solution& s) {
   if (policy == fusion_policy::by_traffic) return layer_traffic(p, s.tile);
-  return s.cycles;
+  return s.cycles + (s.cost.tiles == 1 ? forwarding_saving(p, s.tile) : 0);
 }
 
 /// The blocks to fuse, marked at their last node with the distance to their first node (see

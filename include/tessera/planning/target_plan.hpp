@@ -217,6 +217,7 @@ constexpr tile_problem engine_problem_of(const graph_summary<NT, NI, NO, NN>& g,
   p.micro_w = !e.naive_tiling && cost.width_granule > 1 ? cost.width_granule : 1;
   p.objective = e.naive_tiling ? tiling_objective::dory_l1 : t.objective;
   p.latency.compute = cost;  // the modelled time; transfers: the target's L2 DMA (tile_problem_for)
+  p.latency.forwarding = false;  // accelerator layers keep their results in their own memories
   return p;
 }
 
@@ -227,6 +228,7 @@ constexpr tile_problem node_problem(const target_desc& t, const node_summary& no
   const auto family = static_cast<std::size_t>(t.kernels);
   tile_problem p = tile_problem_for(t, node.geometry, capacity, node.tile_scratch[family]);
   if (node.geometry.fused() && producer != nullptr) p.producer_scratch = producer->tile_scratch[family];
+  if (node.growth.capacity > 0) p.latency.forwarding = false;  // a run-time length: not forwarded
   return p;
 }
 

@@ -92,6 +92,10 @@ struct latency_model {
   std::uint32_t macs_per_cycle_x16 = 16;  ///< fallback rate of `compute` (see cost_model.hpp)
   memory_level transfer{"L2", 0, 8, 10, 30};
   bool first_load_hidden = false;  ///< cross-layer prefetch: the fill costs nothing
+  /// L1 forwarding (l1_forwarding.hpp): a one-tile layer may read its input where the layer
+  /// before computed it and leave its result where the layer after reads it; the model then
+  /// charges one tile neither its input's load nor its store (layer_cycles).
+  bool forwarding = false;
 };
 
 struct tile_problem {
@@ -121,6 +125,7 @@ constexpr tile_problem tile_problem_for(const target_desc& t, const tile_geometr
   p.latency.macs_per_cycle_x16 = t.macs_per_cycle_x16;
   if (t.level_count > 1) p.latency.transfer = t.levels[1];
   p.latency.first_load_hidden = t.first_load_hidden;
+  p.latency.forwarding = t.l1_forwarding;
   return p;
 }
 
@@ -397,8 +402,24 @@ constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds&
 }  // namespace tiling_detail
 
 /// Modelled cycles of the layer with tile `t` (its `cost` from cost_of), see above.
+/// What L1 forwarding saves a layer run as one tile `t`, as the latency model counts it: the
+/// load of its input (unless the target's model hides the first load anyway) and the store of
+/// its result (l1_forwarding.hpp: both stay in L1 between one-tile neighbours). 0 without it.
+constexpr std::uint64_t forwarding_saving(const tile_problem& p, const tile_shape& t) {
+  if (!p.latency.forwarding) return 0;
+  const memory_level& m = p.latency.transfer;
+  return (p.latency.first_load_hidden ? 0 : m.transfer_cycles(input_box_bytes(p.layer, t))) +
+         m.transfer_cycles(output_box_bytes(p.layer, t));
+}
+
 constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t, const tile_cost& cost) {
-  return tiling_detail::cycles_of_kinds(p, tiling_detail::kinds_of(p, t), cost);
+  const std::uint64_t cycles = tiling_detail::cycles_of_kinds(p, tiling_detail::kinds_of(p, t), cost);
+  if (cost.tiles != 1) return cycles;
+  // One tile, between layers that are one tile too: the round trip through L2 on both sides is
+  // gone. Optimistic where a neighbour tiles; it is what lets this objective keep a chain of
+  // layers whole, as DORY's objective does, where that is faster than tiling them.
+  const std::uint64_t saved = forwarding_saving(p, t);
+  return cycles > saved ? cycles - saved : 0;
 }
 
 /// A lower bound of layer_cycles over the tiles `low` .. `high` along dimension `z`, the two
