@@ -47,6 +47,11 @@ constexpr int steps_of(const tessera::schedule::step_program<N>& p, int layer) {
   return n;
 }
 
+/// The program the emitter writes for `Plan`, a plan the test changed.
+template <const auto& Summary, const auto& Plan>
+constexpr auto program_of =
+    tessera::schedule::emit_program<tessera::schedule::count_steps(Summary, Plan)>(Summary, Plan);
+
 // --- features: conv -> dw -> pool -> flatten -> fc, each one tile at 8 kB ---------------------
 using features = tiled<tiny::features::network, roomy>;
 constexpr auto& fplan = features::plan;
@@ -80,9 +85,7 @@ constexpr auto stored_pool = [] {
   p.layers[2].output_forwarded = false;
   return p;
 }();
-constexpr auto stored_pool_program =
-    tessera::schedule::emit_program<tessera::schedule::count_steps(features::summary, stored_pool)>(features::summary,
-                                                                                                  stored_pool);
+constexpr auto& stored_pool_program = program_of<features::summary, stored_pool>;
 static_assert(issues(stored_pool_program, transfer_role::output, 2) == 1 && issues(stored_pool_program, transfer_role::input, 4) == 1);
 static_assert(steps_of(stored_pool_program, 3) == 0);
 static_assert(tessera::schedule::check(features::summary, stored_pool, stored_pool_program).kind == hazard::none);
@@ -92,9 +95,7 @@ constexpr auto unstored_pool = [] {
   p.layers[2].output_unstored = true;
   return p;
 }();
-constexpr auto unstored_pool_program =
-    tessera::schedule::emit_program<tessera::schedule::count_steps(features::summary, unstored_pool)>(features::summary,
-                                                                                                    unstored_pool);
+constexpr auto& unstored_pool_program = program_of<features::summary, unstored_pool>;
 static_assert(tessera::schedule::check(features::summary, unstored_pool, unstored_pool_program).kind == hazard::read_unproduced);
 
 // Several tiles: nothing is forwarded (a layer's result is whole in L1 only when it is one tile).
@@ -155,9 +156,7 @@ constexpr auto dropped_store = [] {
   p.layers[0].output_unstored = true;
   return p;
 }();
-constexpr auto dropped_program =
-    tessera::schedule::emit_program<tessera::schedule::count_steps(residual::summary, dropped_store)>(residual::summary,
-                                                                                                   dropped_store);
+constexpr auto& dropped_program = program_of<residual::summary, dropped_store>;
 static_assert(tessera::schedule::check(residual::summary, dropped_store, dropped_program).kind == hazard::read_unproduced);
 // pool no longer marked as reading dw's result in L1, in a program that does not load it: its
 // operand slot holds no loaded tile.
