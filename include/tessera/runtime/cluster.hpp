@@ -92,13 +92,14 @@ constexpr bool splits_channels(const tile_geometry& g, const schedule::tile_posi
          g.channel_step == 1 && !g.fused() && g.whole_operand_bytes == 0 && g.in_operands == 1;
 }
 
-/// The fewest MACs worth a core of a channel split: below, the fork and join cost more than the
-/// core saves. Measured on QEMU's riscv32 cluster (rv32 family, about 3 instructions a MAC): a
-/// fork/join costs hart 0 about 1,200 instructions. The benchmark decoder's step on 8 harts
-/// (hart 0's instructions, its one-token projections of 1,024-2,048 MACs): 549,677 split over
-/// every core, 513,343 at 512 MACs a core, 503,295 at 1,024, 460,682 on one hart; the critical
-/// path of AnomalyDetection's layers (16,384 to 81,920 MACs, and two of 1,024) on gap8: 6.85x,
-/// 6.52x, 6.09x the one-hart count. 512 keeps most of the one and gives up little of the other.
+/// The fewest MACs worth a core of a channel split. On QEMU's riscv32 cluster (rv32 family,
+/// about 3 instructions a MAC) a fork/join costs about 1,200 instructions, so a band of fewer
+/// than about 500 MACs keeps a hart busier being forked than computing. Measured there (machine
+/// instructions, every hart's, of the benchmark decoder's step on 8 harts, whose one-token
+/// projections have 1,024-2,048 MACs; and the 8-hart critical path of AnomalyDetection's layers,
+/// 16,384 to 81,920 MACs and two of 1,024, on gap8): split over every core, 549,677 and 6.85x
+/// the one-hart count; 512 MACs a core, 513,343 and 6.52x; 1,024, 503,295 and 6.09x (one hart:
+/// 460,682). 512 keeps most of the speed-up for a tenth of the added work.
 inline constexpr std::int64_t min_band_macs = 512;
 
 /// The cores that share a one-pixel tile `p` by channels (splits_channels): at most `cores`,
