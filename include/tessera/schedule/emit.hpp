@@ -283,8 +283,20 @@ class emitter {
   /// or it stages none): the next layer's first filter chunk moves L3 -> L2 behind this whole
   /// layer, or, on two-level targets, its first filter block moves straight into its L1 slot.
   constexpr void open_next_filters(int layer, bool layer_staged) {
-    const int m = next_layer(layer);
+    int m = next_layer(layer);
     if (m >= static_cast<int>(NN) || !plan_.layers[static_cast<std::size_t>(m)].tiled) return;
+    // Staging reaches past tiled layers without filters (a residual Add, a requantization, a
+    // pool): they need no staging slot, and their compute is short, so the next filtered
+    // layer's first chunk (1 B/cycle from L3 on gap8) starts behind this layer already.
+    const auto filterless = [&](int k) {
+      return k < static_cast<int>(NN) && plan_.layers[static_cast<std::size_t>(k)].tiled &&
+             net_.nodes[static_cast<std::size_t>(k)].geometry.weight_bytes_per_channel == 0;
+    };
+    int ahead = m;
+    while (filterless(ahead)) ahead = next_layer(ahead);
+    if (ahead != m && ahead < static_cast<int>(NN) && plan_.layers[static_cast<std::size_t>(ahead)].tiled &&
+        plan_.layers[static_cast<std::size_t>(ahead)].stage_channels > 0)
+      m = ahead;
     const layer_l1_plan& l = plan_.layers[static_cast<std::size_t>(m)];
     if (net_.nodes[static_cast<std::size_t>(m)].geometry.weight_bytes_per_channel == 0) return;
     if ((early_chunk_.on && early_chunk_.layer == m) || (opening_.layer == m && opening_.has_filters)) return;
