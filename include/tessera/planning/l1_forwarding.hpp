@@ -256,6 +256,14 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
   };
   const tensor_roots<NT> roots = roots_of(g, plan);
   const std::array<int, NT> readers = readers_of(g, plan, roots);
+  // Whether result `t` needs no store once the next layer reads it in L1: nothing
+  // else reads it (another node, the caller, or the caller's buffer it lives in: state).
+  const auto unstored_if_forwarded = [&](std::size_t t) { return readers[t] == 1 && plan.l2.tensor_offset[t] >= 0; };
+  // The bytes forwarding operand `k` of layer `l` (placed, with geometry `gl`) saves: its load,
+  // and the store of its producer's result `t` when that store is dropped.
+  const auto saved_bytes = [&](const layer_l1_plan& l, const tile_geometry& gl, int k, std::size_t t) {
+    return forwarded_bytes(l, gl, k) * (unstored_if_forwarded(t) ? 2 : 1);
+  };
   // A placement of layer m tried while deciding on the layer before (below), kept for m's turn,
   // where it would be computed again from the same state: the pass stays at one placement per
   // layer on a long chain (clang's constexpr step limit).
@@ -292,10 +300,8 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
     }
     tried = {};
     if (k < 0) continue;
-    // Stored when anything else reads it: another node, the caller, or the caller's buffer
-    // it lives in (state). Layer m reads it once (forwardable_operand).
+    // Layer m reads p's result once (forwardable_operand).
     const auto t = static_cast<std::size_t>(g.nodes[p].outputs[0]);
-    const bool unstored = readers[t] == 1 && plan.l2.tensor_offset[t] >= 0;
     // The input slot lies where p's result is, which may be in the block of the layer after,
     // n (and m's other buffers may not fit clear of it): then n's loads wait for m's compute,
     // unless n in turn reads m's result in L1 and is placed around m (what the loop does on
@@ -304,7 +310,7 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
     // result; it costs, in that case, the overlap of n's first loads with m's compute
     // (prefetched_bytes). The larger number of bytes decides (both move on the same DMA path):
     // an autoencoder's 128-byte codes are not worth its 80 kB layers' prefetch.
-    const std::size_t saved = forwarded_bytes(placed, g.nodes[m].geometry, k) * (unstored ? 2 : 1);
+    const std::size_t saved = saved_bytes(placed, g.nodes[m].geometry, k, t);
     if (over_next || input_slot(placed).meets(next)) {
       const layer_l1_plan before = plan.layers[m];
       plan.layers[m] = placed;
@@ -317,12 +323,9 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
                                                           g.nodes[m].geometry, after_next, capacity, tried.l1_end);
       plan.layers[m] = before;
       bool follows = tried.valid && !input_slot(tried.placed).meets(after_next);
-      if (tried.valid && !follows) {
-        const auto u = static_cast<std::size_t>(g.nodes[m].outputs[0]);
-        const std::size_t saved_next = forwarded_bytes(tried.placed, g.nodes[n].geometry, tried.operand) *
-                                       (readers[u] == 1 && plan.l2.tensor_offset[u] >= 0 ? 2 : 1);
-        follows = prefetched_bytes(g, roots, plan.layers[after], after, n) <= saved_next;
-      }
+      if (tried.valid && !follows)
+        follows = prefetched_bytes(g, roots, plan.layers[after], after, n) <=
+                  saved_bytes(tried.placed, g.nodes[n].geometry, tried.operand, static_cast<std::size_t>(g.nodes[m].outputs[0]));
       if (!follows && prefetched_bytes(g, roots, plan.layers[n], n, m) > saved) {
         tried = {};  // tried on a plan where m reads its input in L1, which it does not
         continue;
@@ -331,7 +334,7 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
     plan.layers[m] = placed;
     plan.l1_bytes = l1_end;
     plan.layers[p].output_forwarded = true;
-    plan.layers[p].output_unstored = unstored;
+    plan.layers[p].output_unstored = unstored_if_forwarded(t);
   }
 }
 

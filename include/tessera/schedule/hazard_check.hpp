@@ -163,14 +163,12 @@ class checker {
       for (int o = 0; o < net.nodes[n].output_count; ++o)
         producer_[static_cast<std::size_t>(net.nodes[n].outputs[static_cast<std::size_t>(o)])] = static_cast<int>(n);
     // An alias that runs nothing (planning/no_op_aliases.hpp) has no steps: its output's bytes
-    // are produced by whatever produced its input's.
-    for (std::size_t n = 0; n < NN; ++n)
-      if (planning_detail::runs_nothing(net, plan, n)) {
-        const auto in = static_cast<std::size_t>(net.nodes[n].inputs[0]);
-        const auto out = static_cast<std::size_t>(net.nodes[n].outputs[0]);
-        producer_[out] = producer_[in];
-        reshaped_[out] = reshaped_[in] || (producer_[in] >= 0 && net.tensors[out].dims != net.tensors[in].dims);
-      }
+    // are produced by whatever produced the tensor it aliases.
+    const planning_detail::tensor_roots<NT> roots = planning_detail::roots_of(net, plan);
+    for (std::size_t t = 0; t < NT; ++t) {
+      producer_[t] = producer_[static_cast<std::size_t>(roots.root[t])];
+      reshaped_[t] = roots.reshaped[t];
+    }
   }
 
   hazard_report report{};
