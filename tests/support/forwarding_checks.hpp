@@ -21,7 +21,7 @@ constexpr bool forwarding_keeps_prefetch() {
   const auto roots = planning_detail::roots_of(g, after);
   // The layers in the order they run (schedule/emit.hpp): fused-away nodes and aliases that
   // run nothing have no steps.
-  const auto skipped = [&](std::size_t n) { return g.nodes[n].absorbed || planning_detail::runs_nothing(g, after, n); };
+  const auto skipped = [&](std::size_t n) { return planning_detail::has_no_steps(g, after, n); };
   for (std::size_t m = 0; m < count; ++m) {
     const auto& forwarded = after.layers[m];
     if (forwarded.forwarded_operand < 0) continue;

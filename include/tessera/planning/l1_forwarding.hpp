@@ -239,12 +239,11 @@ constexpr l1_range input_slot(const layer_l1_plan& l) { return {l.input[0], l.in
 /// `Plan`: a target_plan (defined after this header, which it includes).
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN, class Plan>
 constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan, std::size_t capacity) {
-  // The layers in the order they run: absorbed nodes (fused blocks) and aliases that run
-  // nothing have no steps (schedule/emit.hpp).
-  const auto has_no_steps = [&](std::size_t n) { return g.nodes[n].absorbed || runs_nothing(g, plan, n); };
+  // The layers in the order they run (has_no_steps: fused-away nodes and aliases that run
+  // nothing have no steps).
   const auto next_run = [&](std::size_t n) {
     std::size_t m = n + 1;
-    while (m < NN && has_no_steps(m)) ++m;
+    while (m < NN && has_no_steps(g, plan, m)) ++m;
     return m;
   };
   // The block of layer n, which runs after m, when it was placed to load while m computes
@@ -275,7 +274,7 @@ constexpr void forward_in_l1(const graph_summary<NT, NI, NO, NN>& g, Plan& plan,
   };
   tried_placement tried{};
   std::size_t p = 0;
-  while (p < NN && has_no_steps(p)) ++p;
+  while (p < NN && has_no_steps(g, plan, p)) ++p;
   for (std::size_t m = next_run(p); m < NN; p = m, m = next_run(m)) {
     const std::size_t n = next_run(m);
     const l1_range next = prefetch_block(m, n);

@@ -31,6 +31,14 @@ constexpr bool runs_nothing(const graph_summary<NT, NI, NO, NN>& g, const Plan& 
          plan.l2.tensor_offset[in] == plan.l2.tensor_offset[out];
 }
 
+/// Whether node `n` has no steps of its own in the tiled program: absorbed into a fused block
+/// (it runs inside the next node's tiles) or an alias that runs nothing. The layers that run,
+/// in order, are the others (schedule/emit.hpp, l1_forwarding.hpp).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN, class Plan>
+constexpr bool has_no_steps(const graph_summary<NT, NI, NO, NN>& g, const Plan& plan, std::size_t n) {
+  return g.nodes[n].absorbed || runs_nothing(g, plan, n);
+}
+
 /// Per tensor, the tensor whose bytes it is (itself, or through aliases that run nothing the
 /// first tensor of the chain), and whether it sees them under other extents than that tensor
 /// (a reshape: a box of it is not a box of the root).

@@ -176,9 +176,7 @@ class emitter {
 
   /// The layers that run, in order: absorbed nodes (fused blocks) and aliases that run nothing
   /// have no steps of their own.
-  constexpr bool has_no_steps(std::size_t n) const {
-    return net_.nodes[n].absorbed || planning_detail::runs_nothing(net_, plan_, n);
-  }
+  constexpr bool has_no_steps(std::size_t n) const { return planning_detail::has_no_steps(net_, plan_, n); }
   constexpr int next_layer(int n) const {
     int m = n + 1;
     while (m < static_cast<int>(NN) && has_no_steps(static_cast<std::size_t>(m))) ++m;
