@@ -94,6 +94,7 @@ class emitter {
         } else {
           settle_all();
           sink_.push(compute(static_cast<int>(n), -1));
+          ++computes_;
           sink_.push(layer_done(static_cast<int>(n)));
           ++next_node_;
         }
@@ -301,7 +302,7 @@ class emitter {
     if (l.stage_channels > 0) {
       if (layer_staged && !two_staging_slots()) return;  // the one slot still feeds this layer
       const int slot = take_staging_slot();
-      early_chunk_ = {m, start_stage(m, 0, slot), slot, true};
+      early_chunk_ = {m, start_stage(m, 0, slot), slot, true, computes_};
     } else if (overlaps_previous(m) && deferred_layer_ < 0) {  // L1 bytes of the layer before may still drain
       if (opening_.layer != m) opening_ = {};
       opening_.layer = m;
@@ -322,7 +323,10 @@ class emitter {
     const node_summary& next = net_.nodes[static_cast<std::size_t>(m)];
     if (opening_.layer != m) opening_ = {};
     opening_.layer = m;
-    if (early_chunk_.on && early_chunk_.layer == m) {  // staged behind this layer: into L1 now
+    // A chunk issued since the last compute (this one-tile layer's own start) has had no time to
+    // land: waiting for it here would stall the CPU for a whole L3 transfer. It moves into L1 at
+    // layer m's start instead, after this layer's compute.
+    if (early_chunk_.on && early_chunk_.layer == m && early_chunk_.issued_after < computes_) {  // into L1 now
       wait_filters(early_chunk_.s);
       early_chunk_.on = false;
       opening_.chunk_landed = true;
@@ -434,19 +438,23 @@ class emitter {
     if (r.any_spilled_in && i + 1 < r.count) stage_in(i + 1);
     if (r.has_weights && opens_block(i)) {
       int staging_slot = 0;
+      bool last_chunk_landed = false;
       if (r.staged) {
         const int k = p.c0 / l.stage_channels;
         if (k != r.current_chunk) {  // the chunk must have landed before L1 reads it
           wait_filters(r.chunk[static_cast<std::size_t>(k % 2)]);
           r.current_chunk = k;
           if (k + 1 < l.stage_chunks) stage(k + 1);
-          else open_next_filters(layer, true);
+          else last_chunk_landed = true;
         }
         staging_slot = r.chunk_at[static_cast<std::size_t>(k % 2)];
       }
       const int ws = weight_slot(p.block);
       if (i == 0 && mine.has_filters) r.weights[0] = mine.filters;
       else r.weights[static_cast<std::size_t>(ws)] = start_filters(layer, i, ws, staging_slot);
+      // The next layer's first chunk queues behind this tile's filters, not in front of them:
+      // the engine serves transfers in issue order, and this tile waits for its filters.
+      if (last_chunk_landed) open_next_filters(layer, true);
     }
   }
 
@@ -517,6 +525,7 @@ class emitter {
     c.prepared = r.keeps && p.block == r.previous_block;
     r.previous_block = p.block;
     sink_.push(c);
+    ++computes_;
     if (i == 0) {
       settle_all();  // the previous layer's last stores ran beside this first tile
       if (!r.staged) open_next_filters(layer, false);
@@ -566,8 +575,10 @@ class emitter {
     filter_load s{};
     int slot = 0;
     bool on = false;
+    int issued_after = 0;  ///< compute steps emitted before its issue
   };
   early_chunk early_chunk_{};
+  int computes_ = 0;  ///< compute steps emitted so far
   int next_staging_slot_ = 0;
   std::array<pending, 2> deferred_{};
   int deferred_layer_ = -1;
