@@ -229,7 +229,7 @@ TEST_CASE("svg: the timeline of a traced run is the trace, one rectangle per eve
   REQUIRE(dma.hazard_count() == 0);
   const std::vector<trace_event>& trace = dma.trace();
   const tessera::report::timeline tl = tessera::report::timeline_of(trace, targets::gap8);
-  CHECK(tl.lanes == std::vector<std::string>{"core 0", "DMA L2<->L1", "DMA L3<->L2"});
+  CHECK(tl.lanes == std::vector<std::string>{"core 0", "DMA L2<->L1", "DMA1 L3<->L2"});  // L3: its own engine
   CHECK(tl.title == "Timeline on gap8");
 
   const xml_document doc = parse_xml(tessera::report::svg_timeline(tl));

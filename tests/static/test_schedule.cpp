@@ -142,6 +142,45 @@ static_assert(staged_totals.bytes_in[2] == 8 * 27 + 8 * 9 + 6 * 160);
 static_assert(staged::plan.layers[4].stage_chunks > 1);  // the fc filters come in chunks
 static_assert(schedule::check(net::summary, staged::plan, staged::program).ok());
 
+// L3 chunks do not hold up the CPU: (1) a layer's first L1 filter load is issued before the
+// next layer's first L3 chunk, which one DMA engine would serve first; (2) no layer waits for
+// another layer's L3 chunk before its own compute when nothing has computed since that chunk
+// was issued (it moves into L1 at its own layer's start instead).
+template <class Run>
+constexpr bool l3_chunks_queue_behind_the_current_work() {
+  const auto& steps = Run::program.steps;
+  const auto is_chunk = [](const schedule::step& s) { return s.role == transfer_role::stage_filters && s.tile == 0; };
+  const auto next_compute = [&](std::size_t i) {
+    while (i < steps.size() && steps[i].kind != step_kind::compute) ++i;
+    return i < steps.size() ? static_cast<int>(steps[i].layer) : -1;
+  };
+  std::array<bool, net::node_count> first_filters_issued{};
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const schedule::step& s = steps[i];
+    if (s.kind == step_kind::issue && s.role == transfer_role::filters && s.tile == 0)
+      first_filters_issued[s.layer] = true;
+    const int layer = next_compute(i);
+    if (s.kind == step_kind::issue && is_chunk(s) && s.layer != layer && layer >= 0 &&
+        Run::plan.layers[static_cast<std::size_t>(layer)].stage_channels > 0 &&
+        !first_filters_issued[static_cast<std::size_t>(layer)])
+      return false;  // (1)
+    if (s.kind == step_kind::wait && is_chunk(s) && s.layer != layer) {
+      bool computed_since_issue = false;
+      for (std::size_t j = i; j-- > 0;) {
+        if (steps[j].kind == step_kind::issue && steps[j].handle == s.handle) break;
+        computed_since_issue = computed_since_issue || steps[j].kind == step_kind::compute;
+      }
+      if (!computed_since_issue) return false;  // (2)
+    }
+  }
+  return true;
+}
+static_assert(l3_chunks_queue_behind_the_current_work<staged>());
+// Untiled at gap8's L1 (one tile per layer): each layer's chunk stages during the layer before.
+using staged_gap8 = tiled_executor<net, target<targets::gap8>>;
+static_assert(schedule::totals(net::summary, staged_gap8::plan, staged_gap8::program).bytes_in[2] > 0);
+static_assert(l3_chunks_queue_behind_the_current_work<staged_gap8>());
+
 // Emission in chunks (each chunk resumes the emitter in its own constant evaluation) gives the
 // program of one evaluation, wherever the chunks end: after every tile (limit 1), after a few,
 // and the executor's default, on two- and three-level plans, with and without prefetch across

@@ -10,8 +10,10 @@
 // row-by-row footprints of the transfers in flight (not bounding boxes: two stores writing
 // adjacent column tiles of one tensor interleave but do not overlap).
 //
-// Time model: one DMA engine serving transfers in issue order. A transfer begins when the CPU
-// has issued it and the engine is free, and lasts `levels[outer_level].transfer_cycles(bytes)`.
+// Time model: DMA engines serving transfers in issue order, each its own queue (the engine of a
+// transfer is its outer level's `dma_engine`: on gap8 L3 <-> L2 runs beside L2 <-> L1). A
+// transfer begins when the CPU has issued it and its engine is free, and lasts
+// `levels[outer_level].transfer_cycles(bytes)`.
 // compute() advances the CPU clock; wait() advances it to the transfer's completion, and the
 // difference is stall time. Example (gap8 L2: 8 B/cycle, latency 10, setup 30): a 100-byte load
 // takes 30 + 10 + ceil(100 / 8) = 53 cycles; issued at 0 and waited after 40 cycles of
@@ -39,6 +41,9 @@
 #include <tessera/target/target.hpp>
 
 namespace tessera::dma {
+
+/// DMA engines the simulator keeps apart (memory_level::dma_engine; higher ones share the last).
+inline constexpr std::size_t max_dma_engines = 4;
 
 enum class hazard_kind : std::uint8_t {
   overlapping_transfers,  ///< a started transfer's footprint meets one still in flight
@@ -74,8 +79,17 @@ struct dma_stats {
   std::array<level_traffic, 3> levels{};  ///< indexed by outer level: [1] = L2, [2] = L3; [0] unused
   std::uint64_t total_cycles = 0;         ///< CPU clock (cycles); final after finish()
   std::uint64_t compute_cycles = 0;       ///< cycles spent in compute()
-  std::uint64_t dma_busy_cycles = 0;      ///< cycles the engine spent transferring
-  std::uint64_t stall_cycles = 0;         ///< cycles the CPU spent in wait() for the engine
+  std::uint64_t dma_busy_cycles = 0;      ///< cycles the engines spent transferring, summed
+  std::uint64_t stall_cycles = 0;         ///< cycles the CPU spent in wait() for an engine
+  std::array<std::uint64_t, max_dma_engines> engine_busy_cycles{};  ///< dma_busy_cycles per engine
+
+  /// The busiest engine's transfer cycles: no schedule ends before that engine is done, so a
+  /// run takes at least max(compute_cycles, busiest_engine_cycles()).
+  constexpr std::uint64_t busiest_engine_cycles() const {
+    std::uint64_t most = 0;
+    for (const std::uint64_t c : engine_busy_cycles) most = c > most ? c : most;
+    return most;
+  }
 
   /// Fraction of DMA busy time hidden behind compute, in [0, 1]; 1 when nothing was transferred.
   /// A stall happens only while the engine is busy (on the awaited transfer or those before it),
@@ -180,10 +194,12 @@ class simulated_policy {
     }
     if (t.bytes() > 0) {
       const std::uint64_t duration = desc_.levels[static_cast<std::size_t>(level)].transfer_cycles(t.bytes());
-      const std::uint64_t begin = std::max(cpu_, engine_free_);
+      const std::size_t engine = engine_of(level);
+      const std::uint64_t begin = std::max(cpu_, engine_free_[engine]);
       s.done = begin + duration;
-      engine_free_ = s.done;
+      engine_free_[engine] = s.done;
       stats_.dma_busy_cycles += duration;
+      stats_.engine_busy_cycles[engine] += duration;
       if (tracing_) trace_.push_back(transfer_event(s, level, begin));
     } else {
       s.done = cpu_;  // an empty transfer is complete at once and costs nothing
@@ -258,7 +274,8 @@ class simulated_policy {
     for (slot& s : slots_) s.used = false;
     in_flight_ = 0;
     states_.clear();
-    cpu_ = engine_free_ = 0;
+    cpu_ = 0;
+    engine_free_ = {};
     stats_ = {};
     hazard_counts_ = {};
     log_.clear();
@@ -330,7 +347,7 @@ class simulated_policy {
 
   /// `level`: the level whose cost model timed it (a bad level is clamped to 1 or 2, as timed).
   trace_event transfer_event(const slot& s, int level, std::uint64_t begin) const {
-    return {.kind = event_kind::transfer, .begin = begin, .end = s.done, .id = s.id, .outer_level = level,
+    return {.kind = event_kind::transfer, .engine = static_cast<int>(engine_of(level)), .begin = begin, .end = s.done, .id = s.id, .outer_level = level,
             .inbound = s.t.inbound, .bytes = s.t.bytes(), .dst = s.t.dst, .src = s.t.src, .tag = tag_};
   }
 
@@ -438,7 +455,12 @@ class simulated_policy {
   std::size_t in_flight_ = 0;
   std::vector<state> states_;  ///< by handle: lets wait() tell "waited twice" from "unknown"
   std::uint64_t cpu_ = 0;          ///< CPU clock (cycles)
-  std::uint64_t engine_free_ = 0;  ///< when the DMA engine finishes its queue (cycles)
+  std::array<std::uint64_t, max_dma_engines> engine_free_{};  ///< when each DMA engine finishes its queue (cycles)
+  /// The engine that serves transfers to and from `level` (clamped into the engines modelled).
+  std::size_t engine_of(int level) const {
+    const std::size_t e = desc_.levels[static_cast<std::size_t>(level)].dma_engine;
+    return e < max_dma_engines ? e : max_dma_engines - 1;
+  }
   dma_stats stats_{};
   std::array<std::uint64_t, hazard_kind_count> hazard_counts_{};
   std::array<detail::byte_range, 2> inner_{};  ///< bind_memories: L1, L2 (empty: not bound)

@@ -40,6 +40,8 @@ inline dma::dma_stats minus(const dma::dma_stats& a, const dma::dma_stats& b) {
   d.total_cycles = a.total_cycles - b.total_cycles;
   d.compute_cycles = a.compute_cycles - b.compute_cycles;
   d.dma_busy_cycles = a.dma_busy_cycles - b.dma_busy_cycles;
+  for (std::size_t e = 0; e < a.engine_busy_cycles.size(); ++e)
+    d.engine_busy_cycles[e] = a.engine_busy_cycles[e] - b.engine_busy_cycles[e];
   d.stall_cycles = a.stall_cycles - b.stall_cycles;
   return d;
 }

@@ -139,7 +139,8 @@ inline constexpr std::size_t kib = 1024;
 /// GAP8-like (DORY's case study): 64 kB shared L1 for 8 cores, 512 kB L2, 8 MB HyperRAM L3.
 inline constexpr target_desc gap8{
     .name = "gap8",
-    .levels = {{{"L1", 64 * kib, 8, 10, 30}, {"L2", 512 * kib, 8, 10, 30}, {"L3", 8 * 1024 * kib, 1, 150, 100}}},
+    // L3 (HyperRAM) <-> L2 runs on the fabric's micro-DMA, L2 <-> L1 on the cluster DMA: two engines.
+    .levels = {{{"L1", 64 * kib, 8, 10, 30}, {"L2", 512 * kib, 8, 10, 30}, {"L3", 8 * 1024 * kib, 1, 150, 100, 1}}},
     .level_count = 3,
     .cores = 8,
     .kernels = kernel_set::rv32,

@@ -3,8 +3,8 @@
 //
 // Lanes: one per core seen in the trace ("core 0", at least that one; a compute event whose
 // engine is -k ran on accelerator k of the target, its lane named after it), then one per DMA engine
-// and outer level of the target ("DMA L2<->L1", "DMA L3<->L2"; with several engines
-// "DMA1 L2<->L1", ...). Compute and stalls go on their core's lane, each transfer on its
+// and outer level of the target ("DMA L2<->L1", "DMA L3<->L2"; a level on engine k > 0, or a
+// transfer the trace puts there, "DMAk L3<->L2": gap8's L3 has an engine of its own). Compute and stalls go on their core's lane, each transfer on its
 // engine's lane for its outer level. The spans are the trace's events one for one, in trace
 // order, with the same times, so the picture adds up to the simulator's counters.
 //
@@ -54,7 +54,8 @@ timeline timeline_of(const std::vector<dma::trace_event>& trace, const target_de
   // Lane keys: cores first, then (engine, outer level) pairs, each sorted.
   std::vector<int> cores{0};
   std::vector<std::pair<int, int>> dmas;
-  for (int level = 1; level < target.level_count; ++level) dmas.emplace_back(0, level);
+  for (int level = 1; level < target.level_count; ++level)
+    dmas.emplace_back(target.levels[static_cast<std::size_t>(level)].dma_engine, level);
   for (const dma::trace_event& e : trace) {
     if (e.kind == dma::event_kind::transfer) {
       const std::pair<int, int> key{e.engine, e.outer_level};
