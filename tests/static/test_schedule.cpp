@@ -176,6 +176,36 @@ constexpr bool l3_chunks_queue_behind_the_current_work() {
   return true;
 }
 static_assert(l3_chunks_queue_behind_the_current_work<staged>());
+
+// With L3 on a DMA engine of its own, a layer whose filters take longer to come from L3 than
+// the layer computes streams them one L1 filter block per chunk (its first block computes while
+// the rest arrive); with one engine, or a layer its compute hides, they come whole (L2 permitting).
+template <std::uint8_t L3Engine>
+inline constexpr target_desc roomy_three_levels{
+    .name = "three-roomy",
+    .levels = {{{"L1", 1024, 8, 2, 10}, {"L2", 64 * 1024, 8, 2, 10}, {"L3", 1 << 20, 1, 150, 40, L3Engine}}},
+    .level_count = 3,
+    .cores = 2};
+template <class Run>
+constexpr int streamed_layers() {
+  const target_desc& t = Run::target;
+  int streamed = 0;
+  for (std::size_t n = 0; n < net::node_count; ++n) {
+    const layer_l1_plan& l = Run::plan.layers[n];
+    const tile_geometry& g = net::summary.nodes[n].geometry;
+    if (!l.tiled || g.weight_bytes_per_channel == 0) continue;
+    const bool streams = t.levels[2].dma_engine != t.levels[1].dma_engine && l.solution.tile.c < g.out_c &&
+                         t.levels[2].transfer_cycles(g.weight_bytes_per_channel * static_cast<std::size_t>(g.out_c)) >
+                             l.solution.cycles;
+    const int chunks = streams ? (g.out_c + l.solution.tile.c - 1) / l.solution.tile.c : 1;
+    if (l.stage_chunks != chunks) return -1;
+    streamed += streams ? 1 : 0;
+  }
+  return schedule::check(net::summary, Run::plan, Run::program).ok() ? streamed : -1;
+}
+static_assert(streamed_layers<tiled_executor<net, target<roomy_three_levels<0>>>>() == 0);
+static_assert(streamed_layers<tiled_executor<net, target<roomy_three_levels<1>>>>() > 0);
+static_assert(l3_chunks_queue_behind_the_current_work<tiled_executor<net, target<roomy_three_levels<1>>>>());
 // Untiled at gap8's L1 (one tile per layer): each layer's chunk stages during the layer before.
 using staged_gap8 = tiled_executor<net, target<targets::gap8>>;
 static_assert(schedule::totals(net::summary, staged_gap8::plan, staged_gap8::program).bytes_in[2] > 0);

@@ -443,6 +443,7 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   // what L2 has left, whole when they fit, else in double-buffered chunks of output channels
   // (a multiple of the L1 tile's channels, so an L1 filter tile never straddles two chunks).
   const std::size_t budget = t.levels[1].bytes - l2_needed;
+  const bool l3_streams = t.levels[2].dma_engine != t.levels[1].dma_engine;
   std::size_t slot_bytes = 0;
   bool doubled = false;
   for (std::size_t n = 0; n < NN; ++n) {
@@ -452,7 +453,14 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     const std::size_t per_channel = geometry.weight_bytes_per_channel;
     const std::size_t front = consumer_filter_offset(geometry);  // a fused block's first-layer filters
     const int tile_c = layer.solution.tile.c;
-    if (front + aligned(per_channel * static_cast<std::size_t>(geometry.out_c)) <= budget) {
+    if (l3_streams && tile_c < geometry.out_c &&
+        t.levels[2].transfer_cycles(front + per_channel * static_cast<std::size_t>(geometry.out_c)) >
+            layer.solution.cycles &&
+        2 * (front + aligned(per_channel * static_cast<std::size_t>(tile_c))) <= budget) {
+      layer.stage_channels = tile_c;
+      layer.stage_chunks = (geometry.out_c + tile_c - 1) / tile_c;
+      doubled = true;
+    } else if (front + aligned(per_channel * static_cast<std::size_t>(geometry.out_c)) <= budget) {
       layer.stage_channels = geometry.out_c;
       layer.stage_chunks = 1;
     } else {

@@ -418,6 +418,12 @@ class emitter {
     run_.l3_store[static_cast<std::size_t>(sl)] = {start(transfer_role::spill_output, run_.layer, so.tile, sl), true};
     so.on = false;
   }
+  /// Whether tile `i` of the current layer opens a filter block in a staging chunk it has not
+  /// waited for.
+  constexpr bool needs_new_chunk(std::int64_t i) const {
+    if (!run_.staged || !opens_block(i)) return false;
+    return position_of(i).c0 / l1_of(run_.layer).stage_channels != run_.current_chunk;
+  }
   /// Issues the loads of tile `i` (`mine`: what the previous layer already moved for this one).
   constexpr void load(std::int64_t i, const opening& mine = {}) {
     layer_run& r = run_;
@@ -513,7 +519,10 @@ class emitter {
     for (int k = 0; k < r.operands; ++k)
       if (k != forwarded) wait(r.in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)]);
     if (r.has_weights && opens_block(i)) wait_filters(r.weights[static_cast<std::size_t>(ws)]);
-    if (r.doubled && i + 1 < r.count) load(i + 1);  // prefetch into the other slots
+    // Prefetch into the other slots, unless tile i + 1 needs a filter chunk that has not landed
+    // yet: waiting for it here would hold this tile's compute; it loads after the compute.
+    const bool early = r.doubled && i + 1 < r.count && !needs_new_chunk(i + 1);
+    if (early) load(i + 1);
     pending& o = r.out[static_cast<std::size_t>(s)];
     if (o.on) {  // the store of tile i-2 (or i-1) still reads this slot
       wait(o.s);
@@ -541,7 +550,7 @@ class emitter {
       r.staged_out[static_cast<std::size_t>(sl)] = {true, s, i};
     }
     if (!l1_of(layer).output_unstored) o = {start(transfer_role::output, layer, i, s), true};
-    if (!r.doubled && i + 1 < r.count) load(i + 1);
+    if (!early && i + 1 < r.count) load(i + 1);
   }
 
   /// The steps after a tiled layer's last tile.
