@@ -85,23 +85,30 @@ inline constexpr tessera::target_desc three_levels{
     .cores = 2};
 constexpr std::size_t l2_activations = 1200 + 384;  // arena + caller buffers (see plan below)
 
+/// Runs the network on three-level target `T` over the simulated DMA: bit-exact, no hazard, and
+/// every filter byte crosses L3 -> L2 exactly once. Returns the simulated cycles.
+template <const tessera::target_desc& T>
+std::uint64_t run_staged(const decltype(random_image(0))& image) {
+  using run = tessera::tiled_executor<net, tessera::target<T>>;
+  alignas(16) static std::byte l2[run::l2_bytes];
+  alignas(16) static std::byte l1[run::l1_bytes];
+  std::array<std::int32_t, 6> logits{};
+  tessera::dma::simulated_policy<> dma(T);
+  run::run(l2, l1, {image.data()}, {logits.data()}, dma);
+  dma.finish();
+  CHECK(logits == run_flat(image));
+  CHECK(dma.hazard_count() == 0);
+  CHECK(dma.stats().levels[2].bytes_in == net::summary.nodes[0].constant_bytes - 8 * 4 - 8 * 8 +
+                                              net::summary.nodes[1].constant_bytes - 8 * 8 + 6 * 160);
+  return dma.stats().total_cycles;
+}
+
 TEMPLATE_TEST_CASE_SIG("three-level targets stage filters through L2, in chunks when L2 is short", "[tiling][l3]",
                        ((std::size_t L2), L2), l2_activations + 2 * 320, l2_activations + 1300,
                        l2_activations + 2048) {
   using run = tessera::tiled_executor<net, tessera::target<three_levels<L2>>>;
   static_assert(run::plan.l2.arena_bytes + run::plan.io_bytes == l2_activations);
-  alignas(16) static std::byte l2[run::l2_bytes];
-  alignas(16) static std::byte l1[run::l1_bytes];
-  const auto image = random_image(11);
-  std::array<std::int32_t, 6> logits{};
-  tessera::dma::simulated_policy<> dma(three_levels<L2>);
-  run::run(l2, l1, {image.data()}, {logits.data()}, dma);
-  dma.finish();
-  CHECK(logits == run_flat(image));
-  CHECK(dma.hazard_count() == 0);
-  // Every filter byte crosses L3 -> L2 exactly once.
-  CHECK(dma.stats().levels[2].bytes_in == net::summary.nodes[0].constant_bytes - 8 * 4 - 8 * 8 +
-                                              net::summary.nodes[1].constant_bytes - 8 * 8 + 6 * 160);
+  run_staged<three_levels<L2>>(random_image(11));
   const auto& fc = run::plan.layers[4];
   if (L2 < l2_activations + 960) CHECK(fc.stage_chunks > 1);
   else CHECK(fc.stage_chunks == 1);
@@ -116,26 +123,11 @@ inline constexpr tessera::target_desc slow_l3{
     .levels = {{{"L1", 1024, 8, 2, 10}, {"L2", 64 * 1024, 8, 2, 10}, {"L3", 1 << 20, 1, 150, 40, L3Engine}}},
     .level_count = 3,
     .cores = 2};
-template <std::uint8_t L3Engine>
-std::uint64_t run_slow_l3(const decltype(random_image(0))& image) {
-  using run = tessera::tiled_executor<net, tessera::target<slow_l3<L3Engine>>>;
-  alignas(16) static std::byte l2[run::l2_bytes];
-  alignas(16) static std::byte l1[run::l1_bytes];
-  std::array<std::int32_t, 6> logits{};
-  tessera::dma::simulated_policy<> dma(slow_l3<L3Engine>);
-  run::run(l2, l1, {image.data()}, {logits.data()}, dma);
-  dma.finish();
-  CHECK(logits == run_flat(image));
-  CHECK(dma.hazard_count() == 0);
-  CHECK(dma.stats().levels[2].bytes_in == net::summary.nodes[0].constant_bytes - 8 * 4 - 8 * 8 +
-                                              net::summary.nodes[1].constant_bytes - 8 * 8 + 6 * 160);
-  return dma.stats().total_cycles;
-}
 TEST_CASE("L3 on an engine of its own streams an L3-bound layer's filters block by block", "[tiling][l3]") {
   static_assert(tessera::tiled_executor<net, tessera::target<slow_l3<1>>>::plan.layers[4].stage_chunks == 3);
   static_assert(tessera::tiled_executor<net, tessera::target<slow_l3<0>>>::plan.layers[4].stage_chunks == 1);
   const auto image = random_image(12);
-  CHECK(run_slow_l3<1>(image) < run_slow_l3<0>(image));
+  CHECK(run_staged<slow_l3<1>>(image) < run_staged<slow_l3<0>>(image));
 }
 
 // Activations that do not fit L2 spill to L3 (DORY's "L3-tile x/y"): with a 1800-byte L2 the
