@@ -347,8 +347,17 @@ class simulated_policy {
 
   /// `level`: the level whose cost model timed it (a bad level is clamped to 1 or 2, as timed).
   trace_event transfer_event(const slot& s, int level, std::uint64_t begin) const {
-    return {.kind = event_kind::transfer, .engine = static_cast<int>(engine_of(level)), .begin = begin, .end = s.done, .id = s.id, .outer_level = level,
-            .inbound = s.t.inbound, .bytes = s.t.bytes(), .dst = s.t.dst, .src = s.t.src, .tag = tag_};
+    return {.kind = event_kind::transfer,
+            .engine = static_cast<int>(engine_of(level)),
+            .begin = begin,
+            .end = s.done,
+            .id = s.id,
+            .outer_level = level,
+            .inbound = s.t.inbound,
+            .bytes = s.t.bytes(),
+            .dst = s.t.dst,
+            .src = s.t.src,
+            .tag = tag_};
   }
 
   std::string describe(const slot& s) const {

@@ -7,10 +7,11 @@
 // box, bytes) follows from the plan and is computed by `describe()` (schedule/transfers.hpp),
 // the same constexpr function at compile time (checker, tests, reports) and at run time.
 //
-// Engines: steps carry the engine that executes them (a DMA channel for transfers, the compute
-// engine for computes: 0 the CPU, whose cores share the tile, k accelerator k of the target,
-// planning/dispatch.hpp). Today's targets have one DMA engine; the field is where
-// multi-channel DMA plugs in.
+// Engines: computes carry the engine that executes them (0 the CPU, whose cores share the
+// tile, k accelerator k of the target, planning/dispatch.hpp). A transfer runs on the DMA engine
+// of its outer memory level (memory_level::dma_engine: gap8 moves L3 <-> L2 on an engine of its
+// own), which follows from its role; its `engine` field stays 0, where several channels for one
+// level would plug in.
 #pragma once
 
 #include <cstddef>
@@ -62,7 +63,7 @@ inline constexpr std::size_t constexpr_budget_factor = 8;
 struct step {
   step_kind kind = step_kind::compute;
   transfer_role role = transfer_role::input;
-  std::uint8_t engine = 0;   ///< DMA engine (issue, wait) or compute engine (compute: 0 the CPU, k accelerator k)
+  std::uint8_t engine = 0;   ///< compute engine (compute: 0 the CPU, k accelerator k); 0 for transfers (see above)
   std::uint8_t operand = 0;  ///< input operand (input, spill_input); compute: the filter slot
   std::uint8_t slot = 0;     ///< buffer slot the transfer fills or drains, or the compute's activation slot
   /// compute: the CPU ran this layer's previous tile, with the same filter block, just before on

@@ -19,8 +19,9 @@ struct memory_level {
   std::uint32_t setup_cycles = 0;
   /// The DMA engine that moves data between this level and the next-inner one. Transfers on
   /// one engine run in issue order; transfers on different engines run at the same time (GAP8:
-  /// the micro-DMA moves L3 <-> L2 while the cluster DMA moves L2 <-> L1). The planner and the
-  /// hazard proof do not depend on it: every transfer is in flight until its wait.
+  /// the micro-DMA moves L3 <-> L2 while the cluster DMA moves L2 <-> L1). The hazard proof does
+  /// not depend on it (every transfer is in flight until its wait); the planner streams an
+  /// L3-bound layer's filters block by block when L3 has an engine of its own (target_plan.hpp).
   std::uint8_t dma_engine = 0;
 
   /// The one cost formula of a transfer, for the simulator and the tile solver alike: an empty

@@ -2,11 +2,12 @@
 // Host only ({fmt}).
 //
 // Lanes: one per core seen in the trace ("core 0", at least that one; a compute event whose
-// engine is -k ran on accelerator k of the target, its lane named after it), then one per DMA engine
-// and outer level of the target ("DMA L2<->L1", "DMA L3<->L2"; a level on engine k > 0, or a
-// transfer the trace puts there, "DMAk L3<->L2": gap8's L3 has an engine of its own). Compute and stalls go on their core's lane, each transfer on its
-// engine's lane for its outer level. The spans are the trace's events one for one, in trace
-// order, with the same times, so the picture adds up to the simulator's counters.
+// engine is -k ran on accelerator k of the target, its lane named after it), then one per DMA
+// engine and outer level of the target ("DMA L2<->L1", "DMA L3<->L2"; a level on engine k > 0,
+// or a transfer the trace puts there, "DMAk L3<->L2": gap8's L3 has an engine of its own).
+// Compute and stalls go on their core's lane, each transfer on its engine's lane for its outer
+// level. The spans are the trace's events one for one, in trace order, with the same times, so
+// the picture adds up to the simulator's counters.
 //
 // Usage:
 //   tessera::dma::simulated_policy<> dma{tessera::targets::gap8};
