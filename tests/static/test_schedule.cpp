@@ -211,6 +211,29 @@ using staged_gap8 = tiled_executor<net, target<targets::gap8>>;
 static_assert(schedule::totals(net::summary, staged_gap8::plan, staged_gap8::program).bytes_in[2] > 0);
 static_assert(l3_chunks_queue_behind_the_current_work<staged_gap8>());
 
+// With L3 on an engine of its own (gap8), once a layer's last filter block has left its staging
+// slot, that slot takes the chunk of the filtered layer after the next one: two chunks stream at
+// once. With one engine for every level it would queue in front of the next layer's first loads:
+// one chunk at a time.
+template <class Run>
+constexpr int most_chunks_in_flight() {
+  int in_flight = 0, most = 0;
+  for (const schedule::step& s : Run::program.steps) {
+    if (s.role != transfer_role::stage_filters && s.role != transfer_role::stage_producer_filters) continue;
+    in_flight += s.kind == step_kind::issue ? 1 : s.kind == step_kind::wait ? -1 : 0;
+    most = in_flight > most ? in_flight : most;
+  }
+  return most;
+}
+inline constexpr target_desc gap8_one_engine = [] {
+  target_desc t = targets::gap8;
+  t.levels[2].dma_engine = 0;
+  return t;
+}();
+static_assert(most_chunks_in_flight<staged_gap8>() == 2);
+static_assert(most_chunks_in_flight<tiled_executor<net, target<gap8_one_engine>>>() == 1);
+static_assert(schedule::check(net::summary, staged_gap8::plan, staged_gap8::program).ok());
+
 // Emission in chunks (each chunk resumes the emitter in its own constant evaluation) gives the
 // program of one evaluation, wherever the chunks end: after every tile (limit 1), after a few,
 // and the executor's default, on two- and three-level plans, with and without prefetch across

@@ -42,6 +42,9 @@ struct target_plan {
   std::array<std::size_t, 2> staging_slot{};
   std::size_t staging_bytes = 0;
   std::size_t l2_bytes = 0;  ///< arena + staging: the L2 buffer the caller provides
+  /// L3 has a DMA engine of its own (memory_level::dma_engine): L3 transfers run beside L2's.
+  bool l3_streams = false;
+  memory_level l3_level{};  ///< the target's L3 (three-level targets): the emitter's cost of a chunk
   /// Three-level targets whose activations do not fit L2: the tensors spilled to L3 (DORY's
   /// "L3-tile x/y" stages), their L3 arena, and the L2 slots their tiles pass through
   /// (inputs L3 -> L2 -> L1, outputs L1 -> L2 -> L3, each double-buffered).
@@ -444,6 +447,8 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   // (a multiple of the L1 tile's channels, so an L1 filter tile never straddles two chunks).
   const std::size_t budget = t.levels[1].bytes - l2_needed;
   const bool l3_streams = t.levels[2].dma_engine != t.levels[1].dma_engine;
+  plan.l3_streams = l3_streams;
+  plan.l3_level = t.levels[2];
   std::size_t slot_bytes = 0;
   bool doubled = false;
   for (std::size_t n = 0; n < NN; ++n) {

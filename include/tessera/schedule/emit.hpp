@@ -94,7 +94,7 @@ class emitter {
         } else {
           settle_all();
           sink_.push(compute(static_cast<int>(n), -1));
-          ++computes_;
+          clock_ += plan_.layers[n].solution.cycles;
           sink_.push(layer_done(static_cast<int>(n)));
           ++next_node_;
         }
@@ -278,15 +278,13 @@ class emitter {
     return slot;
   }
 
-  /// As soon as `layer` needs no more L2 staging of its own (its last filter chunk has landed,
-  /// or it stages none): the next layer's first filter chunk moves L3 -> L2 behind this whole
-  /// layer, or, on two-level targets, its first filter block moves straight into its L1 slot.
-  constexpr void open_next_filters(int layer, bool layer_staged) {
+  /// The tiled layer with filters whose first filters load next after `layer`'s, or -1.
+  /// Staging reaches past tiled layers without filters (a residual Add, a requantization, a
+  /// pool): they need no staging slot, and their compute is short, so the next filtered layer's
+  /// first chunk (1 B/cycle from L3 on gap8) starts behind `layer` already.
+  constexpr int next_filters_of(int layer) const {
     int m = next_layer(layer);
-    if (m >= static_cast<int>(NN) || !plan_.layers[static_cast<std::size_t>(m)].tiled) return;
-    // Staging reaches past tiled layers without filters (a residual Add, a requantization, a
-    // pool): they need no staging slot, and their compute is short, so the next filtered
-    // layer's first chunk (1 B/cycle from L3 on gap8) starts behind this layer already.
+    if (m >= static_cast<int>(NN) || !plan_.layers[static_cast<std::size_t>(m)].tiled) return -1;
     const auto filterless = [&](int k) {
       return k < static_cast<int>(NN) && plan_.layers[static_cast<std::size_t>(k)].tiled &&
              net_.nodes[static_cast<std::size_t>(k)].geometry.weight_bytes_per_channel == 0;
@@ -296,13 +294,26 @@ class emitter {
     if (ahead != m && ahead < static_cast<int>(NN) && plan_.layers[static_cast<std::size_t>(ahead)].tiled &&
         plan_.layers[static_cast<std::size_t>(ahead)].stage_channels > 0)
       m = ahead;
+    return net_.nodes[static_cast<std::size_t>(m)].geometry.weight_bytes_per_channel > 0 ? m : -1;
+  }
+
+  /// As soon as `layer` needs no more L2 staging of its own (its last filter chunk has landed,
+  /// or it stages none): the next layer's first filter chunk moves L3 -> L2 behind this whole
+  /// layer, or, on two-level targets, its first filter block moves straight into its L1 slot.
+  constexpr void open_next_filters(int layer, bool layer_staged) {
+    const int m = next_filters_of(layer);
+    if (m < 0) return;
+    if (second_chunk_.on && second_chunk_.layer == m) {  // staged two layers ahead already
+      early_chunk_ = second_chunk_;
+      second_chunk_.on = false;
+      return;
+    }
     const layer_l1_plan& l = plan_.layers[static_cast<std::size_t>(m)];
-    if (net_.nodes[static_cast<std::size_t>(m)].geometry.weight_bytes_per_channel == 0) return;
     if ((early_chunk_.on && early_chunk_.layer == m) || (opening_.layer == m && opening_.has_filters)) return;
     if (l.stage_channels > 0) {
       if (layer_staged && !two_staging_slots()) return;  // the one slot still feeds this layer
       const int slot = take_staging_slot();
-      early_chunk_ = {m, start_stage(m, 0, slot), slot, true, computes_};
+      early_chunk_ = {m, start_stage(m, 0, slot), slot, true, landing_of(m)};
     } else if (overlaps_previous(m) && deferred_layer_ < 0) {  // L1 bytes of the layer before may still drain
       if (opening_.layer != m) opening_ = {};
       opening_.layer = m;
@@ -323,10 +334,10 @@ class emitter {
     const node_summary& next = net_.nodes[static_cast<std::size_t>(m)];
     if (opening_.layer != m) opening_ = {};
     opening_.layer = m;
-    // A chunk issued since the last compute (this one-tile layer's own start) has had no time to
-    // land: waiting for it here would stall the CPU for a whole L3 transfer. It moves into L1 at
-    // layer m's start instead, after this layer's compute.
-    if (early_chunk_.on && early_chunk_.layer == m && early_chunk_.issued_after < computes_) {  // into L1 now
+    // Only a chunk that has landed by now on the modelled clock moves into L1 during this tile:
+    // one issued at this one-tile layer's own start, say, would stall the CPU for a whole L3
+    // transfer here. It moves into L1 at layer m's start instead, after this layer's compute.
+    if (early_chunk_.on && early_chunk_.layer == m && early_chunk_.lands_at <= clock_) {  // into L1 now
       wait_filters(early_chunk_.s);
       early_chunk_.on = false;
       opening_.chunk_landed = true;
@@ -417,6 +428,19 @@ class emitter {
     }
     run_.l3_store[static_cast<std::size_t>(sl)] = {start(transfer_role::spill_output, run_.layer, so.tile, sl), true};
     so.on = false;
+  }
+  /// The current layer's last filter block has moved out of its staging slot, while the next
+  /// filtered layer's (one) chunk waits in the other: when L3 has a DMA engine of its own, the
+  /// freed slot takes the first chunk of the filtered layer after that one, so that L3 keeps
+  /// streaming during this layer's remaining compute (one engine would serve it before the next
+  /// layer's first loads instead).
+  constexpr void stage_second_ahead() {
+    if (!plan_.l3_streams || !two_staging_slots() || !early_chunk_.on || second_chunk_.on) return;
+    if (l1_of(early_chunk_.layer).stage_chunks != 1) return;
+    const int m = next_filters_of(early_chunk_.layer);
+    if (m < 0 || l1_of(m).stage_channels == 0) return;
+    const int slot = take_staging_slot();
+    second_chunk_ = {m, start_stage(m, 0, slot), slot, true, landing_of(m)};
   }
   /// Whether tile `i` of the current layer opens a filter block in a staging chunk it has not
   /// waited for.
@@ -518,7 +542,10 @@ class emitter {
     const int forwarded = l1_of(layer).forwarded_operand;
     for (int k = 0; k < r.operands; ++k)
       if (k != forwarded) wait(r.in[static_cast<std::size_t>(s)][static_cast<std::size_t>(k)]);
-    if (r.has_weights && opens_block(i)) wait_filters(r.weights[static_cast<std::size_t>(ws)]);
+    if (r.has_weights && opens_block(i)) {
+      wait_filters(r.weights[static_cast<std::size_t>(ws)]);
+      if (r.staged && p.c0 + p.c >= node_of(layer).geometry.out_c) stage_second_ahead();
+    }
     // Prefetch into the other slots, unless tile i + 1 needs a filter chunk that has not landed
     // yet: waiting for it here would hold this tile's compute; it loads after the compute.
     const bool early = r.doubled && i + 1 < r.count && !needs_new_chunk(i + 1);
@@ -534,7 +561,7 @@ class emitter {
     c.prepared = r.keeps && p.block == r.previous_block;
     r.previous_block = p.block;
     sink_.push(c);
-    ++computes_;
+    clock_ += l1_of(layer).solution.cycles / static_cast<std::uint64_t>(r.count);
     if (i == 0) {
       settle_all();  // the previous layer's last stores ran beside this first tile
       if (!r.staged) open_next_filters(layer, false);
@@ -584,10 +611,23 @@ class emitter {
     filter_load s{};
     int slot = 0;
     bool on = false;
-    int issued_after = 0;  ///< compute steps emitted before its issue
+    std::uint64_t lands_at = 0;  ///< when it lands on the modelled clock (landing_of)
   };
   early_chunk early_chunk_{};
-  int computes_ = 0;  ///< compute steps emitted so far
+  early_chunk second_chunk_{};  ///< the first chunk of the filtered layer after early_chunk_'s
+  /// Modelled compute time of the steps emitted so far (the layers' modelled cycles, a tile's
+  /// share each): a lower bound of when the CPU gets there, since stalls only add to it.
+  std::uint64_t clock_ = 0;
+  /// When the first filter chunk of `layer`, issued now, lands on the modelled clock: its L3
+  /// transfers (a fused block's first-layer filters, then its own) from now, ignoring transfers
+  /// queued before it.
+  constexpr std::uint64_t landing_of(int layer) const {
+    const tile_geometry& g = node_of(layer).geometry;
+    const layer_l1_plan& l = l1_of(layer);
+    const int channels = l.stage_channels < g.out_c ? l.stage_channels : g.out_c;
+    return clock_ + plan_.l3_level.transfer_cycles(g.producer_weight_bytes) +
+           plan_.l3_level.transfer_cycles(g.weight_bytes_per_channel * static_cast<std::size_t>(channels));
+  }
   int next_staging_slot_ = 0;
   std::array<pending, 2> deferred_{};
   int deferred_layer_ = -1;
