@@ -128,6 +128,34 @@ using network = tessera::network<
     tessera::op::gemm<"fc", {.input = 4, .output = 5, .n = 6, .k = 160}, fc_weights, fc_bias>>;
 }  // namespace features
 
+// Three dense layers (the autoencoders' shape): 64 -> 96 -> 96 (requantised to s8) -> 10 (s32).
+// Their filters (6-9 kB) take far longer to come from a slow L3 than the layers compute: what
+// streaming filters from L3 block by block is for (planning/target_plan.hpp).
+namespace dense {
+using features::pseudo_random;
+using features::requant;
+inline constexpr auto fc1_weights = pseudo_random<std::int8_t, 96 * 64>(11, -128, 127);
+inline constexpr auto fc1_bias = pseudo_random<std::int32_t, 96>(12, -3000, 3000);
+inline constexpr auto fc1_requant = requant<96>(13, 14, -128, 127);
+inline constexpr auto fc2_weights = pseudo_random<std::int8_t, 96 * 96>(14, -128, 127);
+inline constexpr auto fc2_requant = requant<96>(15, 14, -128, 127);
+inline constexpr auto fc3_weights = pseudo_random<std::int8_t, 10 * 96>(16, -128, 127);
+inline constexpr auto fc3_bias = pseudo_random<std::int32_t, 10>(17, -5000, 5000);
+
+inline constexpr tessera::tensor_table<4> tensors{{{
+    {"x", tessera::dtype::u8, {1, 64}},
+    {"h1", tessera::dtype::s8, {1, 96}},
+    {"h2", tessera::dtype::s8, {1, 96}},
+    {"y", tessera::dtype::s32, {1, 10}},
+}}};
+
+using network = tessera::network<
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<3>,
+    tessera::op::gemm<"fc1", {.input = 0, .output = 1, .n = 96, .k = 64}, fc1_weights, fc1_bias, fc1_requant>,
+    tessera::op::gemm<"fc2", {.input = 1, .output = 2, .n = 96, .k = 96}, fc2_weights, tessera::none, fc2_requant>,
+    tessera::op::gemm<"fc3", {.input = 2, .output = 3, .n = 10, .k = 96}, fc3_weights, fc3_bias>>;
+}  // namespace dense
+
 // Two depthwise-separable blocks (the MobileNet pattern the planner fuses, planning/fusion.hpp):
 // conv 3x3 (3->8), depthwise 3x3 (8) + pointwise (8->12), depthwise 3x3 stride 2 with
 // asymmetric padding (12) + a Cast-like alias (as torch's exports have) + pointwise (12->16,

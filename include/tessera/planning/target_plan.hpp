@@ -332,6 +332,24 @@ inline constexpr tile_solution solved_layer = [] {
 }();
 
 namespace planning_detail {
+/// Whether a layer's filters (`front` bytes of a fused block's first layer, then `per_channel`
+/// bytes for each of `out_c` channels) arrive sooner streamed from L3 one L1 filter block
+/// (`tile_c` channels) per chunk than staged whole, by the L3 time each leaves exposed: staged
+/// whole, what the `window` of compute before the layer does not hide; streamed, the first
+/// chunk's excess over that window plus the other chunks' (each paying the transfer's setup and
+/// latency again) over the layer's own compute before its last block (`cycles` modelled).
+constexpr bool streams_filters(const memory_level& l3, std::size_t front, std::size_t per_channel, int out_c,
+                               int tile_c, std::uint64_t cycles, std::uint64_t window) {
+  const auto beyond = [](std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; };
+  const std::uint64_t blocks = static_cast<std::uint64_t>((out_c + tile_c - 1) / tile_c);
+  if (blocks < 2) return false;
+  const std::uint64_t whole = l3.transfer_cycles(front + per_channel * static_cast<std::size_t>(out_c));
+  const std::uint64_t first = l3.transfer_cycles(front + per_channel * static_cast<std::size_t>(tile_c));
+  const std::uint64_t rest = l3.transfer_cycles(per_channel * static_cast<std::size_t>(out_c - tile_c)) +
+                             (blocks - 2) * (l3.setup_cycles + l3.latency_cycles);
+  return beyond(first, window) + beyond(rest, cycles - cycles / blocks) < beyond(whole, window);
+}
+
 constexpr layer_problem without_scratch(layer_problem p) {
   p.problem.scratch = nullptr;
   p.problem.producer_scratch = nullptr;
@@ -445,22 +463,36 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
   // L3 -> L2 (DORY's "L3-tile w" stage): filters live in L3; each layer's filters are staged in
   // what L2 has left, whole when they fit, else in double-buffered chunks of output channels
   // (a multiple of the L1 tile's channels, so an L1 filter tile never straddles two chunks).
+  // With L3 on a DMA engine of its own, one L1 block per chunk when streaming them exposes less
+  // L3 time than staging them whole (streams_filters).
   const std::size_t budget = t.levels[1].bytes - l2_needed;
   const bool l3_streams = t.levels[2].dma_engine != t.levels[1].dma_engine;
   plan.l3_streams = l3_streams;
   plan.l3_level = t.levels[2];
   std::size_t slot_bytes = 0;
   bool doubled = false;
+  // The modelled time that hides a layer's filters staged whole (schedule/emit.hpp): its first
+  // chunk moves L3 -> L2 from the start of the previous layer with filters, p (once p's chunk has
+  // landed), or, when p stages one chunk, from the last filter block of the filtered layer
+  // before p (stage_second_ahead). So: the layers since p began, plus that last block's share.
+  std::uint64_t since_previous = 0;   // modelled cycles since p began
+  std::uint64_t last_block_of_p = 0;  // p's cycles / its filter blocks
+  std::uint64_t last_block_before_p = 0;
+  int chunks_of_p = 0;
   for (std::size_t n = 0; n < NN; ++n) {
     layer_l1_plan& layer = plan.layers[n];
     const tile_geometry& geometry = g.nodes[n].geometry;
-    if (!layer.tiled || geometry.weight_bytes_per_channel == 0) continue;
+    if (!layer.tiled || geometry.weight_bytes_per_channel == 0) {
+      since_previous += layer.tiled ? layer.solution.cycles : 0;
+      continue;
+    }
+    const std::uint64_t window = since_previous + (chunks_of_p == 1 ? last_block_before_p : 0);
     const std::size_t per_channel = geometry.weight_bytes_per_channel;
     const std::size_t front = consumer_filter_offset(geometry);  // a fused block's first-layer filters
     const int tile_c = layer.solution.tile.c;
-    if (l3_streams && tile_c < geometry.out_c &&
-        t.levels[2].transfer_cycles(front + per_channel * static_cast<std::size_t>(geometry.out_c)) >
-            layer.solution.cycles &&
+    if (l3_streams &&
+        planning_detail::streams_filters(t.levels[2], front, per_channel, geometry.out_c, tile_c,
+                                         layer.solution.cycles, window) &&
         2 * (front + aligned(per_channel * static_cast<std::size_t>(tile_c))) <= budget) {
       layer.stage_channels = tile_c;
       layer.stage_chunks = (geometry.out_c + tile_c - 1) / tile_c;
@@ -484,6 +516,10 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     }
     const std::size_t chunk = front + aligned(per_channel * static_cast<std::size_t>(layer.stage_channels));
     if (chunk > slot_bytes) slot_bytes = chunk;
+    since_previous = layer.solution.cycles;
+    last_block_before_p = last_block_of_p;
+    last_block_of_p = layer.solution.cycles / static_cast<std::uint64_t>((geometry.out_c + tile_c - 1) / tile_c);
+    chunks_of_p = layer.stage_chunks;
   }
   // Two slots whenever L2 has room: the next layer's first chunk then stages while this
   // layer's last one still feeds L1 (cross-layer prefetch, schedule/emit.hpp).

@@ -329,8 +329,10 @@ class emitter {
     if (!overlaps_previous(m)) return;
     // Layer m shares L1's side with layer - 1, whose last stores may still drain (a one-tile
     // layer has not settled them yet). Issued before this layer's loads, they have landed by
-    // now: waiting costs nothing and frees the bytes.
-    settle_all();
+    // now: waiting costs nothing and frees the bytes. A store held behind this layer's loads
+    // (holds_last_store) has not: it is waited only if layer m needs it (loads its result, or
+    // has buffers on its slot).
+    if (needs_deferred_stores(m)) settle_all();
     const node_summary& next = net_.nodes[static_cast<std::size_t>(m)];
     if (opening_.layer != m) opening_ = {};
     opening_.layer = m;
@@ -442,6 +444,29 @@ class emitter {
     const int slot = take_staging_slot();
     second_chunk_ = {m, start_stage(m, 0, slot), slot, true, landing_of(m)};
   }
+  /// Whether layer `m` loads the result of the layer whose stores are deferred, or has buffers
+  /// on the L1 slot of one still in flight.
+  constexpr bool needs_deferred_stores(int m) const {
+    if (deferred_layer_ < 0) return false;
+    if (loads_output_of(m, deferred_layer_)) return true;
+    planning_detail::l1_ranges mine{};
+    planning_detail::add_ranges(mine, l1_of(m), node_of(m).geometry, true);
+    const layer_l1_plan& p = l1_of(deferred_layer_);
+    for (const pending& d : deferred_)
+      if (d.on && mine.meets(planning_detail::l1_range{p.output[d.s.slot], p.output[d.s.slot] + p.solution.cost.output_bytes}))
+        return true;
+    return false;
+  }
+  /// Whether `layer`'s last store waits to be issued until the next layer's first loads are: the
+  /// next layer reads the result in L1 (forwarding) and loads none of it, so nothing it does
+  /// needs the store, while its first loads, queued behind the store on the same engine, would
+  /// hold its first tile back (the store lands while that tile computes, as deferred stores do).
+  constexpr bool holds_last_store(int layer) const {
+    const int m = next_layer(layer);
+    if (m >= static_cast<int>(NN) || loads_output_of(m, layer)) return false;
+    const int forwarded = l1_of(m).forwarded_operand;
+    return forwarded >= 0 && reads_output_of(m, forwarded, layer) && !(opening_.layer == m && opening_.has_filters);
+  }
   /// Whether tile `i` of the current layer opens a filter block in a staging chunk it has not
   /// waited for.
   constexpr bool needs_new_chunk(std::int64_t i) const {
@@ -526,6 +551,11 @@ class emitter {
     if (r.any_spilled_in) stage_in(0);
     load(0, mine);
     if (!r.staged || (mine.chunk_landed && l.stage_chunks == 1)) open_next_filters(layer, r.staged);
+    if (held_store_.on) {  // the previous layer's last store, behind this layer's first loads
+      deferred_[static_cast<std::size_t>(held_store_.slot)] = {
+          start(transfer_role::output, held_store_.layer, held_store_.tile, held_store_.slot), true};
+      held_store_.on = false;
+    }
     // Whether a tile may keep its kernel's preparation (step::prepared): the layer's kind (the
     // cost model's rule, on the CPU), and the previous tile's filter block (tracked here: a
     // position() per tile is what long programs spend their constexpr budget on).
@@ -576,7 +606,10 @@ class emitter {
       }
       r.staged_out[static_cast<std::size_t>(sl)] = {true, s, i};
     }
-    if (!l1_of(layer).output_unstored) o = {start(transfer_role::output, layer, i, s), true};
+    if (!l1_of(layer).output_unstored) {
+      if (i + 1 == r.count && holds_last_store(layer)) held_store_ = {layer, s, i, true};
+      else o = {start(transfer_role::output, layer, i, s), true};
+    }
     if (!early && i + 1 < r.count) load(i + 1);
   }
 
@@ -590,7 +623,9 @@ class emitter {
       for (pending& l3 : r.l3_store)
         if (l3.on) wait(l3.s);
     }
-    if (overlaps_previous(next_layer(r.layer))) {  // the next layer's first tile computes while these land
+    // The next layer's first tile computes while these land (when it reads this layer's result
+    // in L1, its buffers lie off that result's slot, which the stores read).
+    if (overlaps_previous(next_layer(r.layer)) || (held_store_.on && held_store_.layer == r.layer)) {
       deferred_ = r.out;
       deferred_layer_ = r.layer;
       return;
@@ -615,6 +650,12 @@ class emitter {
   };
   early_chunk early_chunk_{};
   early_chunk second_chunk_{};  ///< the first chunk of the filtered layer after early_chunk_'s
+  struct held_output {  ///< a layer's last store, issued behind the next layer's first loads
+    int layer = -1, slot = 0;
+    std::int64_t tile = 0;
+    bool on = false;
+  };
+  held_output held_store_{};
   /// Modelled compute time of the steps emitted so far (the layers' modelled cycles, a tile's
   /// share each): a lower bound of when the CPU gets there, since stalls only add to it.
   std::uint64_t clock_ = 0;
