@@ -60,34 +60,9 @@ static_assert([] {  // 8 x 60 = 480 MACs: not worth a second core
 static_assert(tessera::channel_cores(fully_connected, one_pixel, 1) == 1);
 
 // --- a fully connected chain on eight cores ---------------------------------------------------
-// input (256, s8) -> fc1 (256 -> 64, requant per channel, s8: 16,384 MACs, 8 cores) -> fc2
-// (64 -> 40, per tensor, s8: 2,560 MACs, 5 cores) -> fc3 (40 -> 7, bias, s32: 280 MACs, one
-// core). Pseudo-random constants: a band reading another band's filters or requantization
-// entries changes the result.
-namespace mlp {
-using tiny::features::pseudo_random;
-using tiny::features::requant;
-inline constexpr auto fc1_weights = pseudo_random<std::int8_t, 64 * 256>(11, -128, 127);
-inline constexpr auto fc1_bias = pseudo_random<std::int32_t, 64>(12, -3000, 3000);
-inline constexpr auto fc1_requant = requant<64>(13, 12, -128, 127);
-inline constexpr auto fc2_weights = pseudo_random<std::int8_t, 40 * 64>(14, -128, 127);
-inline constexpr auto fc2_requant = requant<1>(15, 10, -128, 127);
-inline constexpr auto fc3_weights = pseudo_random<std::int8_t, 7 * 40>(16, -128, 127);
-inline constexpr auto fc3_bias = pseudo_random<std::int32_t, 7>(17, -5000, 5000);
-
-inline constexpr tessera::tensor_table<4> tensors{{{
-    {"input", tessera::dtype::s8, {1, 256}},
-    {"h1", tessera::dtype::s8, {1, 64}},
-    {"h2", tessera::dtype::s8, {1, 40}},
-    {"logits", tessera::dtype::s32, {1, 7}},
-}}};
-
-using network = tessera::network<
-    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<3>,
-    tessera::op::gemm<"fc1", {.input = 0, .output = 1, .n = 64, .k = 256}, fc1_weights, fc1_bias, fc1_requant>,
-    tessera::op::gemm<"fc2", {.input = 1, .output = 2, .n = 40, .k = 64}, fc2_weights, tessera::none, fc2_requant>,
-    tessera::op::gemm<"fc3", {.input = 2, .output = 3, .n = 7, .k = 40}, fc3_weights, fc3_bias>>;
-}  // namespace mlp
+// tiny::mlp: fc1 (16,384 MACs) splits over 8 cores, fc2 (2,560 MACs) over 5, fc3 (280 MACs)
+// runs on one.
+namespace mlp = tiny::mlp;
 
 /// serial_team<8> that records, per layer, the most parts one of its compute steps was forked
 /// into.

@@ -113,10 +113,10 @@ TEMPLATE_TEST_CASE_SIG("three-level targets stage filters through L2, in chunks 
   else CHECK(fc.stage_chunks == 1);
 }
 
-// L3 on a DMA engine of its own (gap8's micro-DMA): the dense network's first two layers, whose
-// filters (6-9 kB at 1 B/cycle) take far longer to come from L3 than they compute, stream them
-// one L1 filter block per chunk; bit-exact, no hazard, sooner than with one engine for every
-// level (where they come whole), and no sooner than L3 can deliver the filters.
+// L3 on a DMA engine of its own (gap8's micro-DMA): the MLP's fc1, whose 16 kB of filters (at
+// 1 B/cycle) take far longer to come from L3 than it computes, streams them one L1 filter block
+// per chunk; bit-exact, no hazard, sooner than with one engine for every level (where they come
+// whole), and no sooner than L3 can deliver the filters.
 template <std::uint8_t L3Engine>
 inline constexpr tessera::target_desc slow_l3{
     .name = "slow-l3",
@@ -125,29 +125,28 @@ inline constexpr tessera::target_desc slow_l3{
     .cores = 8,
     .macs_per_cycle_x16 = 128};
 template <std::uint8_t L3Engine>
-tessera::dma::dma_stats run_dense(const std::array<std::uint8_t, 64>& x) {
-  using dense = tiny::dense::network;
-  using run = tessera::tiled_executor<dense, tessera::target<slow_l3<L3Engine>>>;
+tessera::dma::dma_stats run_mlp(const std::array<std::uint8_t, 256>& x) {
+  using mlp = tiny::mlp::network;
+  using run = tessera::tiled_executor<mlp, tessera::target<slow_l3<L3Engine>>>;
   alignas(16) static std::byte l2[run::l2_bytes];
   alignas(16) static std::byte l1[run::l1_bytes];
-  std::array<std::int32_t, 10> tiled{}, flat{};
+  std::array<std::int32_t, 7> tiled{}, flat{};
   tessera::dma::simulated_policy<> dma(slow_l3<L3Engine>);
   run::run(l2, l1, {x.data()}, {tiled.data()}, dma);
   dma.finish();
-  alignas(16) static std::byte arena[tessera::executor<dense>::arena_bytes];
-  tessera::executor<dense>::run(arena, {x.data()}, {flat.data()});
+  alignas(16) static std::byte arena[tessera::executor<mlp>::arena_bytes];
+  tessera::executor<mlp>::run(arena, {x.data()}, {flat.data()});
   CHECK(tiled == flat);
   CHECK(dma.hazard_count() == 0);
-  CHECK(dma.stats().levels[2].bytes_in == 96 * 64 + 96 * 96 + 10 * 96);  // each filter byte from L3 once
+  CHECK(dma.stats().levels[2].bytes_in == 64 * 256 + 40 * 64 + 7 * 40);  // each filter byte from L3 once
   return dma.stats();
 }
 TEST_CASE("L3 on an engine of its own streams an L3-bound layer's filters block by block", "[tiling][l3]") {
-  using streamed = tessera::tiled_executor<tiny::dense::network, tessera::target<slow_l3<1>>>;
-  using whole = tessera::tiled_executor<tiny::dense::network, tessera::target<slow_l3<0>>>;
-  static_assert(streamed::plan.layers[0].stage_chunks > 1 && streamed::plan.layers[1].stage_chunks > 1);
-  static_assert(whole::plan.layers[0].stage_chunks == 1 && whole::plan.layers[1].stage_chunks == 1);
-  const auto x = tiny::random_bytes<64>(21);
-  const auto two_engines = run_dense<1>(x), one_engine = run_dense<0>(x);
+  using streamed = tessera::tiled_executor<tiny::mlp::network, tessera::target<slow_l3<1>>>;
+  using whole = tessera::tiled_executor<tiny::mlp::network, tessera::target<slow_l3<0>>>;
+  static_assert(streamed::plan.layers[0].stage_chunks > 1 && whole::plan.layers[0].stage_chunks == 1);
+  const auto x = tiny::random_bytes<256>(21);
+  const auto two_engines = run_mlp<1>(x), one_engine = run_mlp<0>(x);
   CHECK(two_engines.total_cycles < one_engine.total_cycles);
   CHECK(two_engines.total_cycles >= two_engines.busiest_engine_cycles());
 }

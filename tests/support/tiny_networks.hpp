@@ -128,33 +128,36 @@ using network = tessera::network<
     tessera::op::gemm<"fc", {.input = 4, .output = 5, .n = 6, .k = 160}, fc_weights, fc_bias>>;
 }  // namespace features
 
-// Three dense layers (the autoencoders' shape): 64 -> 96 -> 96 (requantised to s8) -> 10 (s32).
-// Their filters (6-9 kB) take far longer to come from a slow L3 than the layers compute: what
-// streaming filters from L3 block by block is for (planning/target_plan.hpp).
-namespace dense {
+// A fully connected chain (the autoencoders' shape): input (256, s8) -> fc1 (256 -> 64,
+// requant per channel, s8: 16,384 MACs) -> fc2 (64 -> 40, per tensor, s8: 2,560 MACs) -> fc3
+// (40 -> 7, bias, s32: 280 MACs). Pseudo-random constants: a core reading another's filters or
+// requantization entries changes the result (runtime/cluster.hpp's channel bands), and fc1's
+// 16 kB of filters take far longer to come from a slow L3 than it computes (streaming filters
+// block by block, planning/target_plan.hpp).
+namespace mlp {
 using features::pseudo_random;
 using features::requant;
-inline constexpr auto fc1_weights = pseudo_random<std::int8_t, 96 * 64>(11, -128, 127);
-inline constexpr auto fc1_bias = pseudo_random<std::int32_t, 96>(12, -3000, 3000);
-inline constexpr auto fc1_requant = requant<96>(13, 14, -128, 127);
-inline constexpr auto fc2_weights = pseudo_random<std::int8_t, 96 * 96>(14, -128, 127);
-inline constexpr auto fc2_requant = requant<96>(15, 14, -128, 127);
-inline constexpr auto fc3_weights = pseudo_random<std::int8_t, 10 * 96>(16, -128, 127);
-inline constexpr auto fc3_bias = pseudo_random<std::int32_t, 10>(17, -5000, 5000);
+inline constexpr auto fc1_weights = pseudo_random<std::int8_t, 64 * 256>(11, -128, 127);
+inline constexpr auto fc1_bias = pseudo_random<std::int32_t, 64>(12, -3000, 3000);
+inline constexpr auto fc1_requant = requant<64>(13, 12, -128, 127);
+inline constexpr auto fc2_weights = pseudo_random<std::int8_t, 40 * 64>(14, -128, 127);
+inline constexpr auto fc2_requant = requant<1>(15, 10, -128, 127);
+inline constexpr auto fc3_weights = pseudo_random<std::int8_t, 7 * 40>(16, -128, 127);
+inline constexpr auto fc3_bias = pseudo_random<std::int32_t, 7>(17, -5000, 5000);
 
 inline constexpr tessera::tensor_table<4> tensors{{{
-    {"x", tessera::dtype::u8, {1, 64}},
-    {"h1", tessera::dtype::s8, {1, 96}},
-    {"h2", tessera::dtype::s8, {1, 96}},
-    {"y", tessera::dtype::s32, {1, 10}},
+    {"input", tessera::dtype::s8, {1, 256}},
+    {"h1", tessera::dtype::s8, {1, 64}},
+    {"h2", tessera::dtype::s8, {1, 40}},
+    {"logits", tessera::dtype::s32, {1, 7}},
 }}};
 
 using network = tessera::network<
     tensors, tessera::graph_inputs<0>, tessera::graph_outputs<3>,
-    tessera::op::gemm<"fc1", {.input = 0, .output = 1, .n = 96, .k = 64}, fc1_weights, fc1_bias, fc1_requant>,
-    tessera::op::gemm<"fc2", {.input = 1, .output = 2, .n = 96, .k = 96}, fc2_weights, tessera::none, fc2_requant>,
-    tessera::op::gemm<"fc3", {.input = 2, .output = 3, .n = 10, .k = 96}, fc3_weights, fc3_bias>>;
-}  // namespace dense
+    tessera::op::gemm<"fc1", {.input = 0, .output = 1, .n = 64, .k = 256}, fc1_weights, fc1_bias, fc1_requant>,
+    tessera::op::gemm<"fc2", {.input = 1, .output = 2, .n = 40, .k = 64}, fc2_weights, tessera::none, fc2_requant>,
+    tessera::op::gemm<"fc3", {.input = 2, .output = 3, .n = 7, .k = 40}, fc3_weights, fc3_bias>>;
+}  // namespace mlp
 
 // Two depthwise-separable blocks (the MobileNet pattern the planner fuses, planning/fusion.hpp):
 // conv 3x3 (3->8), depthwise 3x3 (8) + pointwise (8->12), depthwise 3x3 stride 2 with
