@@ -204,6 +204,38 @@ constexpr int streamed_layers() {
 }
 static_assert(streamed_layers<tiled_executor<tiny::mlp::network, target<slow_l3<0>>>>() == 0);
 static_assert(streamed_layers<tiled_executor<tiny::mlp::network, target<slow_l3<1>>>>() == 1);
+
+// Staging reaches past a layer that runs untiled on L2 (a Gather: no L1, no staging slot): fc2's
+// first chunk moves L3 -> L2 while fc1 computes, not behind the Gather.
+namespace gathered {
+using namespace tiny::mlp;
+inline constexpr tessera::constant<std::int32_t, 1> first_row{{0}};
+inline constexpr tessera::tensor_table<5> tensors{{{
+    {"input", tessera::dtype::s8, {1, 256}},
+    {"h1", tessera::dtype::s8, {1, 64}},
+    {"h1_row", tessera::dtype::s8, {1, 64}},
+    {"h2", tessera::dtype::s8, {1, 40}},
+    {"logits", tessera::dtype::s32, {1, 7}},
+}}};
+using network = tessera::network<
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<4>,
+    tessera::op::gemm<"fc1", {.input = 0, .output = 1, .n = 64, .k = 256}, fc1_weights, fc1_bias, fc1_requant>,
+    tessera::op::gather<"row", {.input = 1, .output = 2, .axis = 0}, first_row>,
+    tessera::op::gemm<"fc2", {.input = 2, .output = 3, .n = 40, .k = 64}, fc2_weights, tessera::none, fc2_requant>,
+    tessera::op::gemm<"fc3", {.input = 3, .output = 4, .n = 7, .k = 40}, fc3_weights, fc3_bias>>;
+}  // namespace gathered
+template <class Run>
+constexpr bool fc2_stages_during_fc1() {
+  std::size_t chunk = 0, gather = 0;
+  for (std::size_t i = 0; i < Run::program.steps.size(); ++i) {
+    const schedule::step& s = Run::program.steps[i];
+    if (s.kind == step_kind::issue && s.role == transfer_role::stage_filters && s.layer == 2 && s.tile == 0) chunk = i;
+    if (s.kind == step_kind::compute && s.layer == 1) gather = i;
+  }
+  return !Run::plan.layers[1].tiled && chunk > 0 && chunk < gather &&
+         schedule::check(gathered::network::summary, Run::plan, Run::program).ok();
+}
+static_assert(fc2_stages_during_fc1<tiled_executor<gathered::network, target<targets::gap8>>>());
 // Untiled at gap8's L1 (one tile per layer): each layer's chunk stages during the layer before.
 using staged_gap8 = tiled_executor<net, target<targets::gap8>>;
 static_assert(schedule::totals(net::summary, staged_gap8::plan, staged_gap8::program).bytes_in[2] > 0);

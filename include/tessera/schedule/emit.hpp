@@ -279,21 +279,22 @@ class emitter {
   }
 
   /// The tiled layer with filters whose first filters load next after `layer`'s, or -1.
-  /// Staging reaches past tiled layers without filters (a residual Add, a requantization, a
-  /// pool): they need no staging slot, and their compute is short, so the next filtered layer's
-  /// first chunk (1 B/cycle from L3 on gap8) starts behind `layer` already.
+  /// Staging reaches past layers without filters (a residual Add, a requantization, a pool) and
+  /// past layers that run untiled on L2 (a Gather): they need no staging slot, and their compute
+  /// is short, so the next filtered layer's first chunk (1 B/cycle from L3 on gap8) starts
+  /// behind `layer` already.
   constexpr int next_filters_of(int layer) const {
     int m = next_layer(layer);
-    if (m >= static_cast<int>(NN) || !plan_.layers[static_cast<std::size_t>(m)].tiled) return -1;
-    const auto filterless = [&](int k) {
-      return k < static_cast<int>(NN) && plan_.layers[static_cast<std::size_t>(k)].tiled &&
-             net_.nodes[static_cast<std::size_t>(k)].geometry.weight_bytes_per_channel == 0;
+    const auto passes = [&](int k) {
+      return k < static_cast<int>(NN) && (!plan_.layers[static_cast<std::size_t>(k)].tiled ||
+                                          net_.nodes[static_cast<std::size_t>(k)].geometry.weight_bytes_per_channel == 0);
     };
     int ahead = m;
-    while (filterless(ahead)) ahead = next_layer(ahead);
+    while (passes(ahead)) ahead = next_layer(ahead);
     if (ahead != m && ahead < static_cast<int>(NN) && plan_.layers[static_cast<std::size_t>(ahead)].tiled &&
         plan_.layers[static_cast<std::size_t>(ahead)].stage_channels > 0)
       m = ahead;
+    if (m >= static_cast<int>(NN) || !plan_.layers[static_cast<std::size_t>(m)].tiled) return -1;
     return net_.nodes[static_cast<std::size_t>(m)].geometry.weight_bytes_per_channel > 0 ? m : -1;
   }
 
