@@ -458,15 +458,19 @@ class emitter {
         return true;
     return false;
   }
-  /// Whether `layer`'s last store waits to be issued until the next layer's first loads are: the
-  /// next layer reads the result in L1 (forwarding) and loads none of it, so nothing it does
-  /// needs the store, while its first loads, queued behind the store on the same engine, would
-  /// hold its first tile back (the store lands while that tile computes, as deferred stores do).
-  constexpr bool holds_last_store(int layer) const {
+  /// Whether `layer`'s last store (from L1 slot `slot`) waits to be issued until the next
+  /// layer's first loads are: that layer loads none of the result (it reads it in L1, or not at
+  /// all) and has no buffer on the slot the store reads, so nothing it does needs the store,
+  /// while its first loads, queued behind the store on the same engine, would hold its first
+  /// tile back. The store lands while that tile computes, as deferred stores do.
+  constexpr bool holds_last_store(int layer, int slot) const {
     const int m = next_layer(layer);
-    if (m >= static_cast<int>(NN) || loads_output_of(m, layer)) return false;
-    const int forwarded = l1_of(m).forwarded_operand;
-    return forwarded >= 0 && reads_output_of(m, forwarded, layer) && !(opening_.layer == m && opening_.has_filters);
+    if (m >= static_cast<int>(NN) || !l1_of(m).tiled || loads_output_of(m, layer)) return false;
+    planning_detail::l1_ranges mine{};
+    planning_detail::add_ranges(mine, l1_of(m), node_of(m).geometry, true);
+    const layer_l1_plan& l = l1_of(layer);
+    const std::size_t at = l.output[static_cast<std::size_t>(slot)];
+    return !mine.meets(planning_detail::l1_range{at, at + l.solution.cost.output_bytes});
   }
   /// Whether tile `i` of the current layer opens a filter block in a staging chunk it has not
   /// waited for.
@@ -608,7 +612,7 @@ class emitter {
       r.staged_out[static_cast<std::size_t>(sl)] = {true, s, i};
     }
     if (!l1_of(layer).output_unstored) {
-      if (i + 1 == r.count && holds_last_store(layer)) held_store_ = {layer, s, i, true};
+      if (i + 1 == r.count && holds_last_store(layer, s)) held_store_ = {layer, s, i, true};
       else o = {start(transfer_role::output, layer, i, s), true};
     }
     if (!early && i + 1 < r.count) load(i + 1);
