@@ -286,6 +286,9 @@ static_assert(chunked_emission_is_whole<tiled_executor<net, target<two_levels<l1
 static_assert(chunked_emission_is_whole<tiled_executor<net, target<two_levels<l1_min + 128>>>>());
 static_assert(chunked_emission_is_whole<roomy>());
 static_assert(chunked_emission_is_whole<staged>());
+// L3 on an engine of its own: chunks two layers ahead, streamed filters, held stores.
+static_assert(chunked_emission_is_whole<tiled_executor<tiny::mlp::network, target<slow_l3<1>>>>());
+static_assert(chunked_emission_is_whole<tiled_executor<net, target<targets::gap8>>>());
 static_assert(chunked_emission_is_whole<tiled_executor<net, target<dsp_two_levels<dsp_l1_min>>>>());
 
 }  // namespace

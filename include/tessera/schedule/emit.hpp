@@ -628,8 +628,8 @@ class emitter {
       for (pending& l3 : r.l3_store)
         if (l3.on) wait(l3.s);
     }
-    // The next layer's first tile computes while these land (when it reads this layer's result
-    // in L1, its buffers lie off that result's slot, which the stores read).
+    // The next layer's first tile computes while these land (a held last store, see
+    // holds_last_store, is issued behind that layer's first loads, which lie off its slot).
     if (overlaps_previous(next_layer(r.layer)) || (held_store_.on && held_store_.layer == r.layer)) {
       deferred_ = r.out;
       deferred_layer_ = r.layer;
