@@ -628,15 +628,18 @@ class emitter {
       for (pending& l3 : r.l3_store)
         if (l3.on) wait(l3.s);
     }
-    // The next layer's first tile computes while these land (a held last store, see
-    // holds_last_store, is issued behind that layer's first loads, which lie off its slot).
-    if (overlaps_previous(next_layer(r.layer)) || (held_store_.on && held_store_.layer == r.layer)) {
+    if (overlaps_previous(next_layer(r.layer))) {  // the next layer's first tile computes while these land
       deferred_ = r.out;
       deferred_layer_ = r.layer;
       return;
     }
     for (pending& o : r.out)
       if (o.on) wait(o.s);
+    if (held_store_.on && held_store_.layer == r.layer) {  // only it lands beside the next layer's first tile
+      deferred_ = {};
+      deferred_layer_ = r.layer;
+      return;
+    }
     sink_.push(layer_done(r.layer));
   }
 
