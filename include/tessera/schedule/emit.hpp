@@ -445,17 +445,22 @@ class emitter {
     const int slot = take_staging_slot();
     second_chunk_ = {m, start_stage(m, 0, slot), slot, true, landing_of(m)};
   }
+  /// Whether layer `m` has buffers on output slot `slot` of `layer` (its forwarded operand, that
+  /// slot itself, aside: read, not written).
+  constexpr bool meets_output_slot(int m, int layer, int slot) const {
+    planning_detail::l1_ranges mine{};
+    planning_detail::add_ranges(mine, l1_of(m), node_of(m).geometry, true);
+    const layer_l1_plan& l = l1_of(layer);
+    const std::size_t at = l.output[static_cast<std::size_t>(slot)];
+    return mine.meets(planning_detail::l1_range{at, at + l.solution.cost.output_bytes});
+  }
   /// Whether layer `m` loads the result of the layer whose stores are deferred, or has buffers
   /// on the L1 slot of one still in flight.
   constexpr bool needs_deferred_stores(int m) const {
     if (deferred_layer_ < 0) return false;
     if (loads_output_of(m, deferred_layer_)) return true;
-    planning_detail::l1_ranges mine{};
-    planning_detail::add_ranges(mine, l1_of(m), node_of(m).geometry, true);
-    const layer_l1_plan& p = l1_of(deferred_layer_);
     for (const pending& d : deferred_)
-      if (d.on && mine.meets(planning_detail::l1_range{p.output[d.s.slot], p.output[d.s.slot] + p.solution.cost.output_bytes}))
-        return true;
+      if (d.on && meets_output_slot(m, deferred_layer_, d.s.slot)) return true;
     return false;
   }
   /// Whether `layer`'s last store (from L1 slot `slot`) waits to be issued until the next
@@ -466,11 +471,7 @@ class emitter {
   constexpr bool holds_last_store(int layer, int slot) const {
     const int m = next_layer(layer);
     if (m >= static_cast<int>(NN) || !l1_of(m).tiled || loads_output_of(m, layer)) return false;
-    planning_detail::l1_ranges mine{};
-    planning_detail::add_ranges(mine, l1_of(m), node_of(m).geometry, true);
-    const layer_l1_plan& l = l1_of(layer);
-    const std::size_t at = l.output[static_cast<std::size_t>(slot)];
-    return !mine.meets(planning_detail::l1_range{at, at + l.solution.cost.output_bytes});
+    return !meets_output_slot(m, layer, slot);
   }
   /// Whether tile `i` of the current layer opens a filter block in a staging chunk it has not
   /// waited for.
