@@ -110,11 +110,14 @@ void check_network(const char* name, checksum& sum) {
 }
 
 /// `small_l1` with `L1` bytes fusing by traffic: pointwise -> depthwise blocks allowed or not.
+/// Without L1 forwarding, which at 8 kB keeps every one-tile result in L1 unfused (no block
+/// would move fewer bytes, and the fused kernels would go untested).
 template <std::size_t L1, bool PointwiseFirst>
 inline constexpr tessera::target_desc fusing_l1 = [] {
   tessera::target_desc t = small_l1<L1>;
   t.fusion = tessera::fusion_policy::by_traffic;
   t.fuse_pointwise_first = PointwiseFirst;
+  t.l1_forwarding = false;
   return t;
 }();
 

@@ -38,8 +38,8 @@ inline constexpr tessera::target_desc sweep_target{
 template <std::size_t L1, fusion_policy Policy = fusion_policy::by_latency>
 inline constexpr tessera::target_desc dw_first_target = sweep_target<L1, Policy, false, false>;
 /// `t` without L1 forwarding: every unfused layer's result goes through L2, so that traffic
-/// comparisons show what fusion alone saves (the selector does not model forwarding, which
-/// keeps one-tile results in L1 with or without blocks: planning/l1_forwarding.hpp).
+/// comparisons show what fusion alone saves (the traffic criterion does not model forwarding,
+/// which keeps one-tile results in L1 with or without blocks: planning/l1_forwarding.hpp).
 template <tessera::target_desc T>
 inline constexpr tessera::target_desc without_forwarding = [] {
   tessera::target_desc t = T;
@@ -84,15 +84,19 @@ static_assert(tessera::fused_layout_of(block3, {2, 5, 12}, std::size_t{0}, std::
               5 * 11 * 12);
 
 // By traffic with depthwise -> pointwise blocks only, both blocks fuse when L1 is roomy: each
-// saves its intermediate map's round trip.
-constexpr auto& traffic_choice = tessera::fusion_choice<net::summary, dw_first_target<8192, fusion_policy::by_traffic>>;
+// saves its intermediate map's round trip. Without L1 forwarding: with it, the layers of a
+// roomy L1 run as one tile each and keep their results in L1 unfused, and no block moves
+// fewer bytes (below).
+constexpr auto& traffic_choice = tessera::fusion_choice<net::summary, without_forwarding<dw_first_target<8192, fusion_policy::by_traffic>>>;
 static_assert(traffic_choice[2] == 1 && traffic_choice[5] == 2 && traffic_choice[1] == 0 && traffic_choice[3] == 0);
 constexpr auto& off_choice = tessera::fusion_choice<net::summary, sweep_target<8192, fusion_policy::off>>;
 static_assert(off_choice[2] == 0 && off_choice[3] == 0 && off_choice[5] == 0);
 // With both orders the candidates overlap (dw1+pw1, pw1+dw2, dw2+pw2): the pointwise map
 // (14x11x12) is the largest, and its block alone beats the two others together.
-constexpr auto& both_choice = tessera::fusion_choice<net::summary, sweep_target<8192, fusion_policy::by_traffic>>;
+constexpr auto& both_choice = tessera::fusion_choice<net::summary, without_forwarding<sweep_target<8192, fusion_policy::by_traffic>>>;
 static_assert(both_choice[3] == 1 && both_choice[2] == 0 && both_choice[5] == 0);
+constexpr auto& forwarding_choice = tessera::fusion_choice<net::summary, sweep_target<8192, fusion_policy::by_traffic>>;
+static_assert(forwarding_choice[2] == 0 && forwarding_choice[3] == 0 && forwarding_choice[5] == 0);
 
 // The selection is the best set of non-overlapping blocks for the criterion's cost: the
 // programme's result against all 2^3 sets of the three candidates.
@@ -105,9 +109,12 @@ constexpr bool selection_is_optimal() {
   constexpr auto& block_tiles = tessera::solved_layers<tessera::block_problems<summary, T>>;
   constexpr auto& choice = tessera::fusion_choice<summary, T>;
   constexpr std::size_t count = summary.nodes.size();
+  const auto neighbours = tessera::one_tile_neighbours_of(summary, layers, layer_tiles);
   const auto alone = [&](std::size_t n) -> std::uint64_t {
-    return layers[n].tiled && layer_tiles[n].feasible ? tessera::fusion_cost(T.fusion, layers[n].problem, layer_tiles[n])
-                                                      : 0;
+    return layers[n].tiled && layer_tiles[n].feasible
+               ? tessera::fusion_cost(T.fusion, layers[n].problem, layer_tiles[n], neighbours.before[n],
+                                      neighbours.after[n])
+               : 0;
   };
   const auto cost_of_set = [&](const std::array<int, count>& set) {
     std::uint64_t total = 0;
@@ -115,7 +122,10 @@ constexpr bool selection_is_optimal() {
       bool covered = false;  // by a block ending after n
       for (std::size_t e = n + 1; e < count; ++e) covered = covered || (set[e] > 0 && e - static_cast<std::size_t>(set[e]) <= n);
       if (covered) continue;
-      total += set[n] > 0 ? tessera::fusion_cost(T.fusion, blocks[n].problem, block_tiles[n]) : alone(n);
+      const std::size_t first = n - static_cast<std::size_t>(set[n]);
+      total += set[n] > 0 ? tessera::fusion_cost(T.fusion, blocks[n].problem, block_tiles[n], neighbours.before[first],
+                                                 neighbours.after[n])
+                          : alone(n);
     }
     return total;
   };
@@ -146,14 +156,14 @@ static_assert(selection_is_optimal<sweep_target<2048, fusion_policy::by_latency>
 static_assert(selection_is_optimal<sweep_target<1536, fusion_policy::by_latency>>());
 
 // The fused summary: the depthwise nodes absorbed, the pointwise nodes read their input.
-constexpr auto& fused = tessera::fused_summary<net::summary, dw_first_target<8192, fusion_policy::by_traffic>>;
+constexpr auto& fused = tessera::fused_summary<net::summary, without_forwarding<dw_first_target<8192, fusion_policy::by_traffic>>>;
 static_assert(fused.nodes[1].absorbed && fused.nodes[3].absorbed && fused.nodes[4].absorbed && !fused.nodes[2].absorbed);
 static_assert(fused.nodes[2].inputs[0] == 1 && fused.nodes[5].inputs[0] == 3);
 static_assert(fused.nodes[2].producer_offset == 1 && fused.nodes[5].producer_offset == 2);
 static_assert(fused.nodes[1].input_count == 0 && fused.nodes[4].output_count == 0);
 
 // With both orders: pw1 absorbed into the block at dw2, which reads dw1's output.
-constexpr auto& fused_both = tessera::fused_summary<net::summary, sweep_target<8192, fusion_policy::by_traffic>>;
+constexpr auto& fused_both = tessera::fused_summary<net::summary, without_forwarding<sweep_target<8192, fusion_policy::by_traffic>>>;
 static_assert(fused_both.nodes[2].absorbed && !fused_both.nodes[1].absorbed && !fused_both.nodes[5].absorbed);
 static_assert(fused_both.nodes[3].geometry.pointwise_first() && fused_both.nodes[3].inputs[0] == 2 &&
               fused_both.nodes[3].producer_offset == 1);
@@ -227,7 +237,7 @@ struct tiled_run : simulated_run<net, Target, std::array<std::int32_t, 5>, Cores
 }  // namespace
 
 TEMPLATE_TEST_CASE_SIG("fused blocks run bit-exact and hazard-free over an L1 sweep, every policy", "[fusion]",
-                       ((std::size_t L1), L1), l1_min, l1_min + 256, 1280, 1536, 2048, 3072, l1_max) {
+                       ((std::size_t L1), L1), l1_min, l1_min + 256, 1280, 1536, 2048, 3072, 4096, l1_max) {
   for (std::uint32_t seed : {1u, 2u, 3u}) {
     const auto image = random_image(seed);
     const auto flat = run_flat(image);
@@ -248,7 +258,27 @@ TEMPLATE_TEST_CASE_SIG("fused blocks run bit-exact and hazard-free over an L1 sw
     // measures it (the models agree on activations; the simulator adds per-transfer costs).
     CHECK(traffic.l2_to_l1 + traffic.l1_to_l2 <= unfused.l2_to_l1 + unfused.l1_to_l2);
     CHECK(dw_first.l2_to_l1 + dw_first.l1_to_l2 <= unfused.l2_to_l1 + unfused.l1_to_l2);
+    // The latency criterion is never slower than unfused, as the simulator measures it.
+    CHECK(latency.cycles <= unfused.cycles);
   }
+}
+
+TEST_CASE("the latency criterion counts L1 forwarding only between one-tile layers", "[fusion]") {
+  // At 4 kB the layers around dw1/pw1 run as one tile each: forwarding keeps the intermediate
+  // in L1 without a block, and the block would be slower (a selector that ignored forwarding
+  // fused it: 17,192 cycles against 17,000). At 3 kB a one-tile layer meets a tiled one: the
+  // round trip forwarding cannot remove is the block's to save (a selector that credited
+  // forwarding on both sides always kept it unfused: 19,835 against 19,527).
+  const auto image = random_image(1);
+  const tiled_run<sweep_target<4096, fusion_policy::by_latency>> roomy(image);
+  const tiled_run<sweep_target<4096, fusion_policy::off>> roomy_unfused(image);
+  CHECK(roomy.blocks == 0);
+  CHECK(roomy.cycles == roomy_unfused.cycles);
+  const tiled_run<sweep_target<3072, fusion_policy::by_latency>> tight(image);
+  const tiled_run<sweep_target<3072, fusion_policy::off>> tight_unfused(image);
+  CHECK(tight.blocks == 1);
+  CHECK(tight.cycles < tight_unfused.cycles);
+  CHECK(tight.out == run_flat(image));
 }
 
 TEMPLATE_TEST_CASE_SIG("fused tiles shared by rows over a team's cores are bit-exact", "[fusion]",
@@ -276,7 +306,8 @@ inline constexpr tessera::target_desc three_levels{
     .level_count = 3,
     .cores = 1,
     .compute = tessera::cost_models::pulp_cluster8,
-    .fusion = fusion_policy::by_traffic};
+    .fusion = fusion_policy::by_traffic,
+    .l1_forwarding = false};  // else the one-tile layers of a roomy L1 forward and need no block
 constexpr std::size_t l2_min = tessera::smallest_l2_bytes(net::summary, three_levels<l1_max, 0>);
 
 template <std::size_t L1, std::size_t L2>
@@ -315,8 +346,8 @@ constexpr bool producer_hazards_caught() {
          s::check(run::summary, run::plan, no_load).kind == s::hazard::stale_read &&
          s::check(run::summary, run::plan, run::program).ok();
 }
-static_assert(producer_hazards_caught<dw_first_target<l1_max, fusion_policy::by_traffic>, 2>());
-static_assert(producer_hazards_caught<sweep_target<l1_max, fusion_policy::by_traffic>, 3>());
+static_assert(producer_hazards_caught<without_forwarding<dw_first_target<l1_max, fusion_policy::by_traffic>>, 2>());
+static_assert(producer_hazards_caught<without_forwarding<sweep_target<l1_max, fusion_policy::by_traffic>>, 3>());
 }  // namespace hazards
 
 /// A team that records how many cores each layer's tiles were forked on.
@@ -451,8 +482,8 @@ TEMPLATE_TEST_CASE_SIG("a stride-1 pointwise -> depthwise block carries two rows
 }
 
 TEST_CASE("a fused block's tiles are shared by rows when its kernels need no scratch", "[fusion]") {
-  check_shared_by_rows<dw_first_target<l1_max, fusion_policy::by_traffic>, 2>();
-  check_shared_by_rows<sweep_target<l1_max, fusion_policy::by_traffic>, 3>();  // both kernels' rows shared
+  check_shared_by_rows<without_forwarding<dw_first_target<l1_max, fusion_policy::by_traffic>>, 2>();
+  check_shared_by_rows<without_forwarding<sweep_target<l1_max, fusion_policy::by_traffic>>, 3>();  // both kernels' rows shared
 }
 
 TEST_CASE("by traffic, a roomy L1 fuses both blocks and moves less", "[fusion]") {
@@ -495,7 +526,7 @@ TEST_CASE("a forced block fuses whatever the criterion says", "[fusion]") {
 // A depthwise node forced unfused leaves every block it belongs to: dw2 ends pw1+dw2 (which
 // the criterion picks, both_choice) and begins dw2+pw2; the selector then takes dw1+pw1.
 inline constexpr tessera::target_desc dw2_unfused = [] {
-  tessera::target_desc t = sweep_target<l1_max, fusion_policy::by_traffic>;
+  tessera::target_desc t = without_forwarding<sweep_target<l1_max, fusion_policy::by_traffic>>;
   t.fusion_overrides = {{{tessera::fixed_name("dw2"), false}}};
   return t;
 }();
@@ -516,10 +547,10 @@ std::string plan_table_of() {
 }
 
 TEST_CASE("the plan table shows a fused block as one row", "[fusion]") {
-  const std::string dw_first = plan_table_of<dw_first_target<l1_max, fusion_policy::by_traffic>>();
+  const std::string dw_first = plan_table_of<without_forwarding<dw_first_target<l1_max, fusion_policy::by_traffic>>>();
   CHECK(dw_first.find("dw+pw block") != std::string::npos);
   CHECK(dw_first.find("fused next") != std::string::npos);
-  const std::string both = plan_table_of<sweep_target<l1_max, fusion_policy::by_traffic>>();
+  const std::string both = plan_table_of<without_forwarding<sweep_target<l1_max, fusion_policy::by_traffic>>>();
   CHECK(both.find("pw+dw block") != std::string::npos);
   CHECK(both.find("fused next") != std::string::npos);
 }

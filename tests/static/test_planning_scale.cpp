@@ -62,15 +62,32 @@ constexpr tessera::target_desc stm32h7 = tessera::target<tessera::targets::stm32
 
 // With fusion (the preset's default): every pair of neighbours is a candidate (each output has
 // one reader), depthwise -> pointwise at the odd nodes and pointwise -> depthwise at the even
-// ones, 1,499 overlapping candidates; the selector's choice plans.
+// ones, 1,499 overlapping candidates; the selector's choice plans. Every layer runs as one
+// tile, so with L1 forwarding no block is faster (the results stay in L1 unfused) and the
+// selector keeps the chain as it is; without forwarding it fuses, and the fused chain plans.
 static_assert([] {
   const auto context = tessera::fusion_detail::block_context_of(chain, stm32h7);
   for (std::size_t n = 0; n < 2 * blocks; ++n)
     if (tessera::fused_producer(chain, stm32h7, n, context) != static_cast<int>(n) - 1) return false;
   return true;
 }());
-constexpr const auto& fused = tessera::fused_summary<chain, stm32h7>;
-constexpr auto fused_plan = tessera::plan_for(fused, stm32h7, tessera::layer_solutions<fused, stm32h7>);
+static_assert([] {
+  for (int first : tessera::fusion_choice<chain, stm32h7>)
+    if (first != 0) return false;
+  return true;
+}());
+constexpr tessera::target_desc fusing_target = [] {
+  tessera::target_desc t = stm32h7;
+  t.l1_forwarding = false;
+  return t;
+}();
+static_assert([] {
+  int fused_blocks = 0;
+  for (int first : tessera::fusion_choice<chain, fusing_target>) fused_blocks += first != 0 ? 1 : 0;
+  return fused_blocks > 0;
+}());
+constexpr const auto& fused = tessera::fused_summary<chain, fusing_target>;
+constexpr auto fused_plan = tessera::plan_for(fused, fusing_target, tessera::layer_solutions<fused, fusing_target>);
 static_assert(fused_plan.fits);
 
 // Without fusion: 1,500 tiled layers (GCC), 1,500 tensors and 1,500 scratch buffers in the arena. A

@@ -238,12 +238,60 @@ constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT
 /// modelled time, which the solver already computed (tile_solution::cycles is layer_cycles of
 /// its tile): recomputing it for every layer and candidate in the selector's one evaluation
 /// took a 1,500-layer chain past clang's constexpr step limit.
-/// Without what L1 forwarding saves a one-tile layer (forwarding_saving): the selector weighs a
-/// block's kept intermediate against the unfused pair's round trip, which the forwarding pass
-/// may or may not remove (it places layers after the blocks are chosen).
-constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p, const tile_solution& s) {
-  if (policy == fusion_policy::by_traffic) return layer_traffic(p, s.tile);
-  return s.cycles + (s.cost.tiles == 1 ? forwarding_saving(p, s.tile) : 0);
+/// The time counts what L1 forwarding saves a one-tile layer only on the sides where it is
+/// real: forwarding (planning/l1_forwarding.hpp) keeps a result in L1 between two layers that
+/// both run as one tile, while layer_cycles credits a one-tile layer with both sides whatever
+/// its neighbours do. `one_tile_before` / `one_tile_after`: whether the layer that runs before
+/// (after) it does (one_tile_neighbours_of). Without the credit an unfused pair of one-tile layers lost to its block,
+/// which forwarding made no faster (miniMobileNet on gap8 fused 5.3% slower than unfused); with
+/// it on both sides always, a one-tile layer next to a tiled one won against its block, which
+/// did save the round trip (the sweep of tests/runtime/test_fusion.cpp at 3 kB of L1).
+constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p, const tile_solution& s,
+                                    bool one_tile_before, bool one_tile_after) {
+  if (policy == fusion_policy::by_traffic) {
+    const std::uint64_t bytes = layer_traffic(p, s.tile);
+    if (s.cost.tiles != 1 || !p.latency.forwarding) return bytes;
+    return bytes - (one_tile_before ? input_box_bytes(p.layer, s.tile) : 0) -
+           (one_tile_after ? output_box_bytes(p.layer, s.tile) : 0);
+  }
+  if (s.cost.tiles != 1) return s.cycles;
+  return s.cycles + (one_tile_before ? 0 : forwarded_load_saving(p, s.tile)) +
+         (one_tile_after ? 0 : forwarded_store_saving(p, s.tile));
+}
+
+/// Per node, whether its result reaches the layer that runs after it (`after`) in L1, and
+/// whether its input comes so from the layer before (`before`), alias nodes looked through
+/// (fusion_cost's forwarding sides): as planning/l1_forwarding.hpp decides, both layers run
+/// as one tile unfused and L1 holds the first layer's buffers beside the second's, the
+/// forwarded operand shared. Where a neighbour is itself in a block this is an estimate.
+template <std::size_t NN>
+struct one_tile_neighbours {
+  std::array<bool, NN> before{}, after{};
+};
+
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr one_tile_neighbours<NN> one_tile_neighbours_of(const graph_summary<NT, NI, NO, NN>& g,
+                                                         const std::array<layer_problem, NN>& layers,
+                                                         const std::array<tile_solution, NN>& layer_tiles) {
+  const auto one_tile = [&](std::size_t n) {
+    return layers[n].tiled && layer_tiles[n].feasible && layer_tiles[n].cost.tiles == 1;
+  };
+  const auto forwards = [&](std::size_t a, std::size_t b) {
+    if (!one_tile(a) || !one_tile(b)) return false;
+    const tile_cost &first = layer_tiles[a].cost, &second = layer_tiles[b].cost;
+    return first.total_bytes + second.total_bytes <= layers[b].problem.capacity + first.output_bytes;
+  };
+  const auto alias = [&](std::size_t n) {
+    return g.nodes[n].is_alias && g.nodes[n].input_count == 1 && !g.nodes[n].absorbed;
+  };
+  one_tile_neighbours<NN> out{};
+  std::size_t before = NN;
+  for (std::size_t n = 0; n < NN; ++n) {
+    if (alias(n)) continue;
+    if (before < NN && forwards(before, n)) out.before[n] = out.after[before] = true;
+    before = n;
+  }
+  return out;
 }
 
 /// The blocks to fuse, marked at their last node with the distance to their first node (see
@@ -256,8 +304,11 @@ constexpr std::array<int, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>&
                                             const std::array<tile_solution, NN>& block_tiles) {
   std::array<int, NN> fused{};
   if (t.fusion == fusion_policy::off) return fused;
+  const one_tile_neighbours<NN> neighbours = one_tile_neighbours_of(g, layers, layer_tiles);
   const auto alone = [&](std::size_t n) -> std::uint64_t {
-    return layers[n].tiled && layer_tiles[n].feasible ? fusion_cost(t.fusion, layers[n].problem, layer_tiles[n]) : 0;
+    return layers[n].tiled && layer_tiles[n].feasible
+               ? fusion_cost(t.fusion, layers[n].problem, layer_tiles[n], neighbours.before[n], neighbours.after[n])
+               : 0;
   };
   // The user's overrides, by depthwise node: 1 forced fused (the block it begins), -1 forced
   // unfused (no block holds it), 0 the criterion decides.
@@ -279,7 +330,10 @@ constexpr std::array<int, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>&
                                                                     : overridden(static_cast<std::size_t>(d));
     if (choice < 0) continue;
     const std::uint64_t with = cost[static_cast<std::size_t>(d)] +
-                               (choice > 0 ? 0 : fusion_cost(t.fusion, blocks[last].problem, block_tiles[last]));
+                               (choice > 0 ? 0
+                                           : fusion_cost(t.fusion, blocks[last].problem, block_tiles[last],
+                                                         neighbours.before[static_cast<std::size_t>(d)],
+                                                         neighbours.after[last]));
     if (choice > 0 || with < cost[i]) {  // ties: unfused
       cost[i] = with;
       start[i] = static_cast<int>(last) - d + 1;

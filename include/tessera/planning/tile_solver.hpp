@@ -405,11 +405,18 @@ constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds&
 /// What L1 forwarding saves a layer run as one tile `t`, as the latency model counts it: the
 /// load of its input (unless the target's model hides the first load anyway) and the store of
 /// its result (l1_forwarding.hpp: both stay in L1 between one-tile neighbours). 0 without it.
-constexpr std::uint64_t forwarding_saving(const tile_problem& p, const tile_shape& t) {
+/// Its two sides: the input load a producer run as one tile leaves in L1, and the store a
+/// consumer run as one tile makes unnecessary (the fusion selector checks each side's neighbour).
+constexpr std::uint64_t forwarded_load_saving(const tile_problem& p, const tile_shape& t) {
+  if (!p.latency.forwarding || p.latency.first_load_hidden) return 0;
+  return p.latency.transfer.transfer_cycles(input_box_bytes(p.layer, t));
+}
+constexpr std::uint64_t forwarded_store_saving(const tile_problem& p, const tile_shape& t) {
   if (!p.latency.forwarding) return 0;
-  const memory_level& m = p.latency.transfer;
-  return (p.latency.first_load_hidden ? 0 : m.transfer_cycles(input_box_bytes(p.layer, t))) +
-         m.transfer_cycles(output_box_bytes(p.layer, t));
+  return p.latency.transfer.transfer_cycles(output_box_bytes(p.layer, t));
+}
+constexpr std::uint64_t forwarding_saving(const tile_problem& p, const tile_shape& t) {
+  return forwarded_load_saving(p, t) + forwarded_store_saving(p, t);
 }
 
 constexpr std::uint64_t layer_cycles(const tile_problem& p, const tile_shape& t, const tile_cost& cost) {
