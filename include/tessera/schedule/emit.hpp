@@ -467,10 +467,12 @@ class emitter {
   /// layer's first loads are: that layer loads none of the result (it reads it in L1, or not at
   /// all) and has no buffer on the slot the store reads, so nothing it does needs the store,
   /// while its first loads, queued behind the store on the same engine, would hold its first
-  /// tile back. The store lands while that tile computes, as deferred stores do.
+  /// tile back. The store lands while that tile computes, as deferred stores do. Not when the
+  /// result spills to L3: its last tile leaves L2 for L3 at the layer's end (drain), which
+  /// waits for the store.
   constexpr bool holds_last_store(int layer, int slot) const {
     const int m = next_layer(layer);
-    if (m >= static_cast<int>(NN) || !l1_of(m).tiled || loads_output_of(m, layer)) return false;
+    if (m >= static_cast<int>(NN) || !l1_of(m).tiled || loads_output_of(m, layer) || run_.spilled_out) return false;
     return !meets_output_slot(m, layer, slot);
   }
   /// Whether tile `i` of the current layer opens a filter block in a staging chunk it has not
