@@ -37,7 +37,10 @@ inline constexpr tessera::target_desc dtcm_target = [] {
 }();
 
 constexpr const char* criterion_name(tessera::fusion_policy p) {
-  return p == tessera::fusion_policy::off ? "off" : p == tessera::fusion_policy::by_traffic ? "traffic" : "latency";
+  return p == tessera::fusion_policy::off          ? "off"
+         : p == tessera::fusion_policy::by_traffic ? "traffic"
+         : p == tessera::fusion_policy::always     ? "always"
+                                                   : "latency";
 }
 
 template <std::size_t L1, tessera::tiling_objective Tiling, tessera::fusion_policy Fusion>

@@ -75,7 +75,10 @@ alignas(16) std::byte input[input_bytes];
 alignas(16) std::byte expected[output_bytes];
 
 constexpr const char* criterion_name(tessera::fusion_policy p) {
-  return p == tessera::fusion_policy::off ? "off" : p == tessera::fusion_policy::by_traffic ? "traffic" : "latency";
+  return p == tessera::fusion_policy::off          ? "off"
+         : p == tessera::fusion_policy::by_traffic ? "traffic"
+         : p == tessera::fusion_policy::always     ? "always"
+                                                   : "latency";
 }
 
 template <tessera::tiling_objective Tiling, tessera::fusion_policy Fusion>

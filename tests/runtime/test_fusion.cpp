@@ -97,6 +97,10 @@ constexpr auto& both_choice = tessera::fusion_choice<net::summary, without_forwa
 static_assert(both_choice[3] == 1 && both_choice[2] == 0 && both_choice[5] == 0);
 constexpr auto& forwarding_choice = tessera::fusion_choice<net::summary, sweep_target<8192, fusion_policy::by_traffic>>;
 static_assert(forwarding_choice[2] == 0 && forwarding_choice[3] == 0 && forwarding_choice[5] == 0);
+// `always` fuses the most layers whatever they cost: dw1+pw1 and dw2+pw2 (four layers), not
+// pw1+dw2 (two), forwarding or not.
+constexpr auto& always_choice = tessera::fusion_choice<net::summary, sweep_target<8192, fusion_policy::always>>;
+static_assert(always_choice[2] == 1 && always_choice[5] == 2 && always_choice[3] == 0);
 
 // The selection is the best set of non-overlapping blocks for the criterion's cost: the
 // programme's result against all 2^3 sets of the three candidates.
@@ -261,6 +265,17 @@ TEMPLATE_TEST_CASE_SIG("fused blocks run bit-exact and hazard-free over an L1 sw
     // The latency criterion is never slower than unfused, as the simulator measures it.
     CHECK(latency.cycles <= unfused.cycles);
   }
+}
+
+TEMPLATE_TEST_CASE_SIG("every block fused (`always`) runs bit-exact and hazard-free over the L1 sweep", "[fusion]",
+                       ((std::size_t L1), L1), l1_min, 1280, 2048, l1_max) {
+  const auto image = random_image(11);
+  const tiled_run<sweep_target<L1, fusion_policy::always>> always(image);
+  const tiled_run<dw_first_target<L1, fusion_policy::always>> dw_first(image);
+  CHECK(always.out == run_flat(image));
+  CHECK(dw_first.out == run_flat(image));
+  CHECK(always.hazards + dw_first.hazards == 0);
+  if (L1 == l1_max) CHECK((always.blocks == 2 && dw_first.blocks == 2));
 }
 
 TEST_CASE("the latency criterion counts L1 forwarding only between one-tile layers", "[fusion]") {

@@ -248,6 +248,7 @@ constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT
 /// did save the round trip (the sweep of tests/runtime/test_fusion.cpp at 3 kB of L1).
 constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p, const tile_solution& s,
                                     bool one_tile_before, bool one_tile_after) {
+  if (policy == fusion_policy::always) return 1;  // a block (1) always beats its two layers (2)
   if (policy == fusion_policy::by_traffic) {
     const std::uint64_t bytes = layer_traffic(p, s.tile);
     if (s.cost.tiles != 1 || !p.latency.forwarding) return bytes;

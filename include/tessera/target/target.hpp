@@ -36,8 +36,12 @@ enum class tiling_objective : std::uint8_t { dory_l1, latency };
 /// block, fused or not, whichever the criterion prefers (ties: unfused).
 /// - by_latency: the modelled time of the block (the latency objective's layer model);
 /// - by_traffic: the bytes moved between L2 and L1;
-/// - off: never fuse.
-enum class fusion_policy : std::uint8_t { by_latency, by_traffic, off };
+/// - off: never fuse;
+/// - always: every block that can be fused (the largest set of non-overlapping candidates,
+///   where they overlap), whatever it costs: to run or measure the fused kernels where the
+///   criteria keep the layers apart (at roomy L1s, where L1 forwarding already keeps one-tile
+///   results in L1, they fuse nothing).
+enum class fusion_policy : std::uint8_t { by_latency, by_traffic, off, always };
 
 /// A user's choice for one block, named by its depthwise node (onnx2hpp's node names): fused
 /// forces the depthwise -> pointwise block the node begins; unfused keeps the node out of every
