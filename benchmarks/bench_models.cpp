@@ -78,8 +78,8 @@ int main(int argc, char** argv) {
 
   fmt::print("\nTiling per target (simulated DMA; bounds: every input, filter and output of the tiled layers moved once;\n"
              "perfect overlap: cycles / max(compute cycles, DMA busy cycles of the busiest engine); act L1<>L2: L2->L1 + L1->L2 bytes less the filters;\n"
-             "fusion: the selector's criterion (-dw: depthwise -> pointwise blocks only) and the blocks it fused,\n"
-             "depthwise first + pointwise first)\n");
+             "fusion: the selector's criterion (always: every block fused; -dw: depthwise -> pointwise blocks only) and the blocks it\n"
+             "fused, depthwise first + pointwise first)\n");
   fmt::print("{:<22} {:<9} {:<8} {:<10} {:>6} {:>7} {:>8} {:>10} {:>10} {:>6} {:>10} {:>10} {:>6} {:>10} {:>9} {:>9} {:>8} {:>7} {:>8} {:>4} {:>5}\n",
              "model", "target", "solver", "fusion", "layers", "tiles", "L1 B", "L2 B", "L2->L1 B", "/bound", "L1->L2 B", "L3->L2 B",
              "/bound", "act L1<>L2", "cycles", "compute", "dma", "/perfect", "overlap", "haz", "exact");
