@@ -242,10 +242,12 @@ constexpr std::array<layer_problem, NN> block_problems_of(const graph_summary<NT
 /// real: forwarding (planning/l1_forwarding.hpp) keeps a result in L1 between two layers that
 /// both run as one tile, while layer_cycles credits a one-tile layer with both sides whatever
 /// its neighbours do. `one_tile_before` / `one_tile_after`: whether the layer that runs before
-/// (after) it does (one_tile_neighbours_of). Without the credit an unfused pair of one-tile layers lost to its block,
-/// which forwarding made no faster (miniMobileNet on gap8 fused 5.3% slower than unfused); with
-/// it on both sides always, a one-tile layer next to a tiled one won against its block, which
-/// did save the round trip (the sweep of tests/runtime/test_fusion.cpp at 3 kB of L1).
+/// (after) it forwards to it (one_tile_neighbours_of). Without the credit an unfused pair of
+/// one-tile layers lost to its block, which forwarding made no faster (miniMobileNet on gap8
+/// fused 5.3% slower than unfused); with it on both sides always, a one-tile layer next to a
+/// tiled one won against its block, which did save the round trip (the sweep of
+/// tests/runtime/test_fusion.cpp at 3 kB of L1). The traffic criterion counts the same sides in
+/// bytes; `always` prices every layer and block alike, so the most layers go into blocks.
 constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p, const tile_solution& s,
                                     bool one_tile_before, bool one_tile_after) {
   if (policy == fusion_policy::always) return 1;  // a block (1) always beats its two layers (2)
