@@ -36,13 +36,6 @@ inline constexpr tessera::target_desc dtcm_target = [] {
   return t;
 }();
 
-constexpr const char* criterion_name(tessera::fusion_policy p) {
-  return p == tessera::fusion_policy::off          ? "off"
-         : p == tessera::fusion_policy::by_traffic ? "traffic"
-         : p == tessera::fusion_policy::always     ? "always"
-                                                   : "latency";
-}
-
 template <std::size_t L1, tessera::tiling_objective Tiling, tessera::fusion_policy Fusion>
 int run_tiled() {
   using run = tessera::tiled_executor<net, tessera::target<dtcm_target<L1, Tiling, Fusion>>>;
@@ -60,7 +53,7 @@ int run_tiled() {
   }();
   const bool exact = std::memcmp(expected, logits, sizeof logits) == 0;
   std::printf("kws_tiled|%u|%s|%s|%d|%u|%u|%llu|%s\n", static_cast<unsigned>(L1),
-              Tiling == tessera::tiling_objective::latency ? "latency" : "dory", criterion_name(Fusion), blocks,
+              Tiling == tessera::tiling_objective::latency ? "latency" : "dory", tessera::name_of(Fusion), blocks,
               static_cast<unsigned>(run::l1_bytes), static_cast<unsigned>(run::l2_bytes),
               static_cast<unsigned long long>(instructions), exact ? "exact" : "MISMATCH");
   return exact ? 0 : 1;

@@ -74,13 +74,6 @@ alignas(16) std::byte arena[flat::arena_bytes];
 alignas(16) std::byte input[input_bytes];
 alignas(16) std::byte expected[output_bytes];
 
-constexpr const char* criterion_name(tessera::fusion_policy p) {
-  return p == tessera::fusion_policy::off          ? "off"
-         : p == tessera::fusion_policy::by_traffic ? "traffic"
-         : p == tessera::fusion_policy::always     ? "always"
-                                                   : "latency";
-}
-
 template <tessera::tiling_objective Tiling, tessera::fusion_policy Fusion>
 int run_tiled() {
   using run = tiled_run<Tiling, Fusion>;
@@ -99,7 +92,7 @@ int run_tiled() {
   }();
   const bool exact = std::memcmp(expected, logits, sizeof logits) == 0 && guards_intact();
   std::printf("mobilenet_tiled|%u|%s|%s|%d|%d|%u|%u|%llu|%s\n", static_cast<unsigned>(l1_size),
-              Tiling == tiling_objective::latency ? "latency" : "dory", criterion_name(Fusion),
+              Tiling == tiling_objective::latency ? "latency" : "dory", tessera::name_of(Fusion),
               blocks[0], blocks[1], static_cast<unsigned>(run::l1_bytes), static_cast<unsigned>(run::l2_bytes),
               static_cast<unsigned long long>(instructions),
               exact ? "exact" : guards_intact() ? "MISMATCH" : "MISMATCH (wrote past its L1 or L2)");

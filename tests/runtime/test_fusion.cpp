@@ -38,8 +38,9 @@ inline constexpr tessera::target_desc sweep_target{
 template <std::size_t L1, fusion_policy Policy = fusion_policy::by_latency>
 inline constexpr tessera::target_desc dw_first_target = sweep_target<L1, Policy, false, false>;
 /// `t` without L1 forwarding: every unfused layer's result goes through L2, so that traffic
-/// comparisons show what fusion alone saves (the traffic criterion does not model forwarding,
-/// which keeps one-tile results in L1 with or without blocks: planning/l1_forwarding.hpp).
+/// comparisons show what fusion alone saves, and roomy L1s still fuse (with forwarding, one-tile
+/// results stay in L1 without blocks and both criteria keep the layers apart:
+/// planning/l1_forwarding.hpp, planning/fusion.hpp).
 template <tessera::target_desc T>
 inline constexpr tessera::target_desc without_forwarding = [] {
   tessera::target_desc t = T;

@@ -253,7 +253,7 @@ constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p,
   if (policy == fusion_policy::always) return 1;  // a block (1) always beats its two layers (2)
   if (policy == fusion_policy::by_traffic) {
     const std::uint64_t bytes = layer_traffic(p, s.tile);
-    if (s.cost.tiles != 1 || !p.latency.forwarding) return bytes;
+    if (s.cost.tiles != 1) return bytes;
     return bytes - (one_tile_before ? input_box_bytes(p.layer, s.tile) : 0) -
            (one_tile_after ? output_box_bytes(p.layer, s.tile) : 0);
   }
@@ -264,9 +264,9 @@ constexpr std::uint64_t fusion_cost(fusion_policy policy, const tile_problem& p,
 
 /// Per node, whether its result reaches the layer that runs after it (`after`) in L1, and
 /// whether its input comes so from the layer before (`before`), alias nodes looked through
-/// (fusion_cost's forwarding sides): as planning/l1_forwarding.hpp decides, both layers run
-/// as one tile unfused and L1 holds the first layer's buffers beside the second's, the
-/// forwarded operand shared. Where a neighbour is itself in a block this is an estimate.
+/// (fusion_cost's forwarding sides): as planning/l1_forwarding.hpp decides, the target
+/// forwards, both layers run as one tile unfused and L1 holds the first layer's buffers beside
+/// the second's, the forwarded operand shared. Where a neighbour is itself in a block this is an estimate.
 template <std::size_t NN>
 struct one_tile_neighbours {
   std::array<bool, NN> before{}, after{};
@@ -280,7 +280,7 @@ constexpr one_tile_neighbours<NN> one_tile_neighbours_of(const graph_summary<NT,
     return layers[n].tiled && layer_tiles[n].feasible && layer_tiles[n].cost.tiles == 1;
   };
   const auto forwards = [&](std::size_t a, std::size_t b) {
-    if (!one_tile(a) || !one_tile(b)) return false;
+    if (!layers[b].problem.latency.forwarding || !one_tile(a) || !one_tile(b)) return false;
     const tile_cost &first = layer_tiles[a].cost, &second = layer_tiles[b].cost;
     return first.total_bytes + second.total_bytes <= layers[b].problem.capacity + first.output_bytes;
   };

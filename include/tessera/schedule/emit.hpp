@@ -472,7 +472,8 @@ class emitter {
   /// waits for the store.
   constexpr bool holds_last_store(int layer, int slot) const {
     const int m = next_layer(layer);
-    if (m >= static_cast<int>(NN) || !l1_of(m).tiled || loads_output_of(m, layer) || run_.spilled_out) return false;
+    if (m >= static_cast<int>(NN) || !l1_of(m).tiled || loads_output_of(m, layer)) return false;
+    if (plan_.in_l3[static_cast<std::size_t>(node_of(layer).outputs[0])]) return false;
     return !meets_output_slot(m, layer, slot);
   }
   /// Whether tile `i` of the current layer opens a filter block in a staging chunk it has not

@@ -43,6 +43,17 @@ enum class tiling_objective : std::uint8_t { dory_l1, latency };
 ///   results in L1, they fuse nothing).
 enum class fusion_policy : std::uint8_t { by_latency, by_traffic, off, always };
 
+/// The criterion's name in reports and benchmark tables.
+constexpr const char* name_of(fusion_policy p) {
+  switch (p) {
+    case fusion_policy::by_latency: return "latency";
+    case fusion_policy::by_traffic: return "traffic";
+    case fusion_policy::off: return "off";
+    case fusion_policy::always: return "always";
+  }
+  return "?";
+}
+
 /// A user's choice for one block, named by its depthwise node (onnx2hpp's node names): fused
 /// forces the depthwise -> pointwise block the node begins; unfused keeps the node out of every
 /// block (the pointwise -> depthwise one it ends too).
