@@ -186,7 +186,12 @@ tile_problem random_latency_layer(lcg& r) {
   p.latency.macs_per_cycle_x16 = static_cast<std::uint32_t>(r.next(4, 64));
   p.latency.transfer = {"L2", 0, static_cast<std::uint32_t>(r.next(1, 8)), static_cast<std::uint32_t>(r.next(0, 40)),
                         static_cast<std::uint32_t>(r.next(0, 60))};
-  p.latency.first_load_hidden = r.next(0, 1) != 0;
+  // Cross-layer prefetch: none, the whole fill, or part of it (the input waiting or not).
+  const int prefetch = r.next(0, 3);
+  p.latency.hidden_fill = prefetch == 0   ? 0
+                          : prefetch == 1 ? tessera::all_hidden
+                                          : static_cast<std::uint64_t>(r.next(1, 4000));
+  p.latency.input_waits = prefetch == 3;
   const std::size_t smallest = cost_of(p, {1, 1, p.layer.channel_step}).total_bytes;
   const std::size_t whole = cost_of(p, {p.layer.out_h, p.layer.out_w, p.layer.out_c}).total_bytes;
   p.capacity = smallest + static_cast<std::size_t>(r.next(0, 1000)) * (whole - smallest + 999) / 1000;

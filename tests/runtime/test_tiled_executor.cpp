@@ -151,6 +151,69 @@ TEST_CASE("L3 on an engine of its own streams an L3-bound layer's filters block 
   CHECK(two_engines.total_cycles >= two_engines.busiest_engine_cycles());
 }
 
+// The latency objective with cross-layer prefetch (`first_load_hidden`): a layer's first filters
+// load while the layer before computes its last tile, so the model charges that much less of its
+// fill (planning/target_plan.hpp with_prefetch), and fc2 and fc3 of the dense chain keep fewer
+// tiles (fewer per-tile overheads) than without; at 32 kB of L1 fc3's fewer tiles would not fit
+// beside fc2's, the prefetch would not happen, and fc3 keeps the tiles planned without it.
+template <bool Prefetch, std::size_t L1>
+inline constexpr tessera::target_desc siracusa_latency = [] {
+  tessera::target_desc t = tessera::targets::siracusa;
+  t.objective = tessera::tiling_objective::latency;
+  t.first_load_hidden = Prefetch;
+  t.levels[0].bytes = L1;
+  return t;
+}();
+template <bool Prefetch, std::size_t L1>
+std::uint64_t run_dense_chain() {
+  using chain = tiny::dense_chain::network;
+  using run = tessera::tiled_executor<chain, tessera::target<siracusa_latency<Prefetch, L1>>>;
+  alignas(16) static std::byte l2[run::l2_bytes];
+  alignas(16) static std::byte l1[run::l1_bytes];
+  std::array<std::int32_t, 128> tiled{}, flat{};
+  const auto x = tiny::random_bytes<128>(23);
+  tessera::dma::simulated_policy<> dma(siracusa_latency<Prefetch, L1>);
+  run::run(l2, l1, {x.data()}, {tiled.data()}, dma);
+  dma.finish();
+  alignas(16) static std::byte arena[tessera::executor<chain>::arena_bytes];
+  tessera::executor<chain>::run(arena, {x.data()}, {flat.data()});
+  CHECK(tiled == flat);
+  CHECK(dma.hazard_count() == 0);
+  return dma.stats().total_cycles;
+}
+TEMPLATE_TEST_CASE_SIG("the latency objective models cross-layer prefetch of a layer's first filters",
+                       "[tiling][latency]", ((std::size_t L1), L1), 256 * 1024, 32 * 1024) {
+  constexpr auto& summary = tiny::dense_chain::network::summary;
+  constexpr auto& target = siracusa_latency<true, L1>;
+  constexpr auto& problems = tessera::layer_problems<summary, target>;
+  constexpr auto& tiles = tessera::layer_solutions<summary, target>;
+  constexpr auto& plain = tessera::layer_solutions<summary, siracusa_latency<false, L1>>;
+  // fc1 has no layer before it; fc2's first filters load during fc1's last tile, its input only
+  // after fc1 stored it.
+  static_assert(problems[0].problem.latency.hidden_fill == 0);
+  static_assert(problems[1].problem.latency.hidden_fill ==
+                    tessera::last_tile_compute(problems[0].problem, tiles[0].tile) &&
+                problems[1].problem.latency.input_waits);
+  static_assert(tiles[1].cost.tiles < plain[1].cost.tiles);
+  if constexpr (L1 == 32 * 1024) {
+    static_assert(problems[2].problem.latency.hidden_fill == 0 && tiles[2].tile == plain[2].tile);
+    static_assert(tiles[1].cost.total_bytes + tessera::solve_tiles([] {
+                                                auto p = problems[2].problem;
+                                                p.latency.hidden_fill = tessera::last_tile_compute(
+                                                    problems[1].problem, tiles[1].tile);
+                                                p.latency.input_waits = true;
+                                                return p;
+                                              }()).cost.total_bytes >
+                  L1);
+  } else {
+    static_assert(tiles[2].cost.tiles < plain[2].cost.tiles);
+  }
+  // The same tiles in one evaluation (solve_layers, which plan_for's callers use).
+  constexpr auto once = tessera::solve_layers(summary, target);
+  static_assert(once[0].tile == tiles[0].tile && once[1].tile == tiles[1].tile && once[2].tile == tiles[2].tile);
+  CHECK(run_dense_chain<true, L1>() < run_dense_chain<false, L1>());
+}
+
 // Activations that do not fit L2 spill to L3 (DORY's "L3-tile x/y"): with a 1800-byte L2 the
 // conv output (960 B) moves to L3, is written there tile by tile through L2 and read back by
 // the depthwise layer the same way.

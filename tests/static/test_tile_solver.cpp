@@ -160,7 +160,7 @@ constexpr tile_problem make(std::uint64_t seed, tiling_objective objective) {
   p.latency.macs_per_cycle_x16 = static_cast<std::uint32_t>(r.next(4, 128));
   p.latency.transfer = {"L2", 0, static_cast<std::uint32_t>(r.next(1, 8)), static_cast<std::uint32_t>(r.next(0, 30)),
                         static_cast<std::uint32_t>(r.next(0, 60))};
-  p.latency.first_load_hidden = r.next(0, 1) == 1;
+  p.latency.hidden_fill = r.next(0, 1) == 1 ? tessera::all_hidden : 0;  // partly: the runtime test
   // Kernels that compute pixels in groups and prepare their filters once per block (or, without
   // scratch, once per tile): both change which tile is fastest.
   p.latency.compute.pixel_granule = static_cast<std::uint16_t>(r.next(0, 2) == 2 ? 4 : 0);

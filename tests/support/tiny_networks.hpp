@@ -159,6 +159,33 @@ using network = tessera::network<
     tessera::op::gemm<"fc3", {.input = 2, .output = 3, .n = 7, .k = 40}, fc3_weights, fc3_bias>>;
 }  // namespace mlp
 
+// Three 128 -> 128 fully connected layers (the middle of the ToyADMOS autoencoder): each one's
+// 16 kB of filters load about as long as it computes on a PULP cluster, so whether the next
+// layer's first filters load during its last tile (cross-layer prefetch) decides its tiles.
+namespace dense_chain {
+using features::pseudo_random;
+using features::requant;
+inline constexpr auto fc1_weights = pseudo_random<std::int8_t, 128 * 128>(31, -128, 127);
+inline constexpr auto fc2_weights = pseudo_random<std::int8_t, 128 * 128>(32, -128, 127);
+inline constexpr auto fc3_weights = pseudo_random<std::int8_t, 128 * 128>(33, -128, 127);
+inline constexpr auto bias = pseudo_random<std::int32_t, 128>(34, -3000, 3000);
+inline constexpr auto fc1_requant = requant<1>(35, 12, -128, 127);
+inline constexpr auto fc2_requant = requant<128>(36, 12, -128, 127);
+
+inline constexpr tessera::tensor_table<4> tensors{{{
+    {"input", tessera::dtype::s8, {1, 128}},
+    {"h1", tessera::dtype::s8, {1, 128}},
+    {"h2", tessera::dtype::s8, {1, 128}},
+    {"scores", tessera::dtype::s32, {1, 128}},
+}}};
+
+using network = tessera::network<
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<3>,
+    tessera::op::gemm<"fc1", {.input = 0, .output = 1, .n = 128, .k = 128}, fc1_weights, bias, fc1_requant>,
+    tessera::op::gemm<"fc2", {.input = 1, .output = 2, .n = 128, .k = 128}, fc2_weights, tessera::none, fc2_requant>,
+    tessera::op::gemm<"fc3", {.input = 2, .output = 3, .n = 128, .k = 128}, fc3_weights, bias>>;
+}  // namespace dense_chain
+
 // Two depthwise-separable blocks (the MobileNet pattern the planner fuses, planning/fusion.hpp):
 // conv 3x3 (3->8), depthwise 3x3 (8) + pointwise (8->12), depthwise 3x3 stride 2 with
 // asymmetric padding (12) + a Cast-like alias (as torch's exports have) + pointwise (12->16,

@@ -287,17 +287,6 @@ constexpr tile_solution solve_layer(const graph_summary<NT, NI, NO, NN>& g, cons
   return solve_tiles(problem_of(g, t, n, t.levels[0].bytes, engine));
 }
 
-/// Every layer's L1 tile, solved in one evaluation (the executor solves each layer in its own
-/// constant evaluation instead, see `layer_solutions`).
-template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr std::array<tile_solution, NN> solve_layers(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
-  std::array<tile_solution, NN> out{};
-  if (planning_detail::l2_fails_untiled(g, t)) return out;  // plan_for reports L2 first
-  const auto engines = dispatch_layers(g, t);
-  for (std::size_t n = 0; n < NN; ++n) out[n] = solve_layer(g, t, n, engines[n].engine);
-  return out;
-}
-
 /// One layer's tiling problem; `tiled` false: the layer is not tiled (its solution is empty).
 struct layer_problem {
   bool tiled = false;
@@ -313,6 +302,85 @@ constexpr std::array<layer_problem, NN> layer_problems_of(const graph_summary<NT
   for (std::size_t n = 0; n < NN; ++n)
     if (tiles_on(g, t, n)) out[n] = {true, problem_of(g, t, n, t.levels[0].bytes, engines[n].engine)};
   return out;
+}
+
+/// Whether the planner models cross-layer prefetch (planning_detail::with_prefetch).
+constexpr bool prefetches_fill(const target_desc& t) {
+  return t.first_load_hidden && t.objective == tiling_objective::latency;
+}
+
+namespace planning_detail {
+/// Cross-layer prefetch for the latency objective (target_desc::first_load_hidden): each tiled
+/// layer's first loads may run while the tiled layer before it computes its last tile, if L1
+/// holds both layers (place_for_prefetch), and its first input tile only after that layer (or
+/// a node between) produced it. `layers` and `tiles`: the problems and their tiles without
+/// prefetch; the result: the problems with each layer's `hidden_fill` (that last tile's
+/// modelled compute) and `input_waits`.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::array<layer_problem, NN> with_prefetch(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
+                                                      std::array<layer_problem, NN> layers,
+                                                      const std::array<tile_solution, NN>& tiles) {
+  std::size_t previous = NN;  // the tiled CPU layer before, none yet
+  for (std::size_t n = 0; n < NN; ++n) {
+    if (!layers[n].tiled || layers[n].problem.constant_capacity > 0) continue;
+    const std::size_t before = previous;
+    previous = n;
+    if (before == NN || !tiles[before].feasible || !tiles[n].feasible ||
+        tiles[before].cost.total_bytes + tiles[n].cost.total_bytes > layers[n].problem.capacity)
+      continue;
+    latency_model& lm = layers[n].problem.latency;
+    lm.hidden_fill = last_tile_compute(layers[before].problem, tiles[before].tile);
+    for (int i = 0; i < g.nodes[n].input_count; ++i)
+      for (std::size_t m = before; m < n; ++m)
+        for (int o = 0; o < g.nodes[m].output_count; ++o)
+          lm.input_waits = lm.input_waits || g.nodes[m].outputs[static_cast<std::size_t>(o)] ==
+                                                 g.nodes[n].inputs[static_cast<std::size_t>(i)];
+  }
+  return layers;
+}
+
+/// Of each layer's tile with prefetch (`with`, solved for `prefetched`) and without (`without`,
+/// for `plain`), the one with prefetch where L1 holds it beside the tile kept for the layer
+/// before (else the prefetch does not happen: place_for_prefetch); the problems to match.
+template <std::size_t NN>
+struct prefetch_choice {
+  std::array<layer_problem, NN> problems{};
+  std::array<tile_solution, NN> tiles{};
+};
+template <std::size_t NN>
+constexpr prefetch_choice<NN> choose_prefetch(const std::array<layer_problem, NN>& plain,
+                                              const std::array<tile_solution, NN>& without,
+                                              const std::array<layer_problem, NN>& prefetched,
+                                              const std::array<tile_solution, NN>& with) {
+  prefetch_choice<NN> out{plain, without};
+  std::size_t previous = NN;
+  for (std::size_t n = 0; n < NN; ++n) {
+    if (!plain[n].tiled || plain[n].problem.constant_capacity > 0) continue;
+    if (previous != NN && prefetched[n].problem.latency.hidden_fill > 0 && with[n].feasible &&
+        out.tiles[previous].cost.total_bytes + with[n].cost.total_bytes <= plain[n].problem.capacity) {
+      out.problems[n] = prefetched[n];
+      out.tiles[n] = with[n];
+    }
+    previous = n;
+  }
+  return out;
+}
+}  // namespace planning_detail
+
+/// Every layer's L1 tile, solved in one evaluation (the executor solves each layer in its own
+/// constant evaluation instead, see `layer_solutions`).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr std::array<tile_solution, NN> solve_layers(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
+  std::array<tile_solution, NN> out{};
+  if (planning_detail::l2_fails_untiled(g, t)) return out;  // plan_for reports L2 first
+  const auto engines = dispatch_layers(g, t);
+  for (std::size_t n = 0; n < NN; ++n) out[n] = solve_layer(g, t, n, engines[n].engine);
+  if (!prefetches_fill(t)) return out;
+  const auto plain = layer_problems_of(g, t);
+  const auto prefetched = planning_detail::with_prefetch(g, t, plain, out);
+  std::array<tile_solution, NN> with{};
+  for (std::size_t n = 0; n < NN; ++n) with[n] = prefetched[n].tiled ? solve_tiles(prefetched[n].problem) : tile_solution{};
+  return planning_detail::choose_prefetch(plain, out, prefetched, with).tiles;
 }
 
 /// A layer's problem solved in its own constant evaluation: GCC bounds every evaluation (2^25
@@ -365,13 +433,32 @@ inline constexpr auto solved_layers = []<std::size_t... N>(std::index_sequence<N
                                                                Problems[N].problem.producer_scratch>...};
 }(std::make_index_sequence<std::remove_cvref_t<decltype(Problems)>{}.size()>{});
 
+/// Each layer's problem and tile without cross-layer prefetch, then with it (with_prefetch,
+/// choose_prefetch; only for the latency objective with `first_load_hidden`).
 template <const auto& Summary, target_desc Target>
-inline constexpr auto layer_problems = layer_problems_of(Summary, Target);
+inline constexpr auto plain_layer_problems = layer_problems_of(Summary, Target);
+template <const auto& Summary, target_desc Target>
+inline constexpr auto prefetch_layer_problems =
+    planning_detail::with_prefetch(Summary, Target, plain_layer_problems<Summary, Target>,
+                                   solved_layers<plain_layer_problems<Summary, Target>>);
+template <const auto& Summary, target_desc Target>
+inline constexpr auto prefetch_layers = planning_detail::choose_prefetch(
+    plain_layer_problems<Summary, Target>, solved_layers<plain_layer_problems<Summary, Target>>,
+    prefetch_layer_problems<Summary, Target>, solved_layers<prefetch_layer_problems<Summary, Target>>);
 
-/// Every layer's tile, each solved in its own constant evaluation (`solved_layer`), equal to
-/// `solve_layers` (the executor passes it to plan_for).
+/// Every layer's problem (the fusion selector weighs them) and tile, each tile solved in its
+/// own constant evaluation (`solved_layer`), equal to `solve_layers` (the executor passes it
+/// to plan_for).
 template <const auto& Summary, target_desc Target>
-inline constexpr auto layer_solutions = solved_layers<layer_problems<Summary, Target>>;
+inline constexpr auto layer_problems = [] {
+  if constexpr (prefetches_fill(Target)) return prefetch_layers<Summary, Target>.problems;
+  else return plain_layer_problems<Summary, Target>;
+}();
+template <const auto& Summary, target_desc Target>
+inline constexpr auto layer_solutions = [] {
+  if constexpr (prefetches_fill(Target)) return prefetch_layers<Summary, Target>.tiles;
+  else return solved_layers<plain_layer_problems<Summary, Target>>;
+}();
 
 /// The plan of `g` on `t`, with each layer's L1 tile already solved (`solve_layer`; the
 /// executor passes `layer_solutions`).

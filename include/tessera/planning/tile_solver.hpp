@@ -91,12 +91,25 @@ struct latency_model {
   kernel_cost producer_compute{};  ///< fused blocks: the depthwise kernel's cost
   std::uint32_t macs_per_cycle_x16 = 16;  ///< fallback rate of `compute` (see cost_model.hpp)
   memory_level transfer{"L2", 0, 8, 10, 30};
-  bool first_load_hidden = false;  ///< cross-layer prefetch: the fill costs nothing
+  /// Cross-layer prefetch: cycles of the first tile's loads that may run while the layer before
+  /// still computes (0: none; `all_hidden`: the whole fill costs nothing), and whether the first
+  /// input tile must wait for that layer's result (then only the filters may load early).
+  std::uint64_t hidden_fill = 0;
+  bool input_waits = false;
   /// L1 forwarding (l1_forwarding.hpp): a one-tile layer may read its input where the layer
   /// before computed it and leave its result where the layer after reads it; the model then
   /// charges one tile neither its input's load nor its store (layer_cycles).
   bool forwarding = false;
 };
+
+inline constexpr std::uint64_t all_hidden = ~std::uint64_t{0};
+
+/// The part of a first tile's loads (`input`, `filters`) that the previous layer's compute does
+/// not hide (latency_model::hidden_fill): the one place this fill is computed.
+constexpr std::uint64_t exposed_fill(const latency_model& lm, std::uint64_t input, std::uint64_t filters) {
+  const std::uint64_t early = lm.input_waits ? filters : input + filters;
+  return input + filters - (early < lm.hidden_fill ? early : lm.hidden_fill);
+}
 
 struct tile_problem {
   tile_geometry layer;
@@ -124,7 +137,6 @@ constexpr tile_problem tile_problem_for(const target_desc& t, const tile_geometr
   if (g.fused()) p.latency.producer_compute = t.compute[producer_cost_kind(g)];
   p.latency.macs_per_cycle_x16 = t.macs_per_cycle_x16;
   if (t.level_count > 1) p.latency.transfer = t.levels[1];
-  p.latency.first_load_hidden = t.first_load_hidden;
   p.latency.forwarding = t.l1_forwarding;
   return p;
 }
@@ -310,12 +322,21 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t, int z 
 /// filters[0] without the other seven kinds: the pruning bound needs only these, once per
 /// visited pair, and computing all kinds there cost the latency search most of its constexpr
 /// budget (a pointwise 48x48, 16 -> 32 layer exceeded GCC's default limit; now 1.8 s).
-constexpr std::uint64_t first_fill(const tile_problem& p, const tile_shape& t) {
+struct fill_parts {
+  std::uint64_t input = 0;    ///< the input operands' loads
+  std::uint64_t filters = 0;  ///< the filters' (and a fused block's first weights')
+};
+constexpr fill_parts first_fill_parts(const tile_problem& p, const tile_shape& t) {
   const tile_geometry& g = p.layer;
   const memory_level& m = p.latency.transfer;
-  return static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(input_box_bytes(g, t)) + whole_operand_cycles(m, g) +
-         m.transfer_cycles(static_cast<std::uint64_t>(t.c) * g.weight_bytes_per_channel) +
-         (g.fused() ? m.transfer_cycles(g.producer_weight_bytes) : 0);
+  return {static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(input_box_bytes(g, t)) + whole_operand_cycles(m, g),
+          m.transfer_cycles(static_cast<std::uint64_t>(t.c) * g.weight_bytes_per_channel) +
+              (g.fused() ? m.transfer_cycles(g.producer_weight_bytes) : 0)};
+}
+/// The first fill the model charges: what the previous layer does not hide (exposed_fill).
+constexpr std::uint64_t first_fill(const tile_problem& p, const tile_shape& t) {
+  const fill_parts f = first_fill_parts(p, t);
+  return exposed_fill(p.latency, f.input, f.filters);
 }
 
 /// Shape kind of the tile at loop indices v (channel block, image, row block, column block).
@@ -325,7 +346,7 @@ constexpr int kind_at(const tile_kinds& k, const std::int64_t (&v)[4]) {
 
 /// The layer model over the kinds `k`; `cost`: the tile's (its buffering and scratch).
 constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds& k, const tile_cost& cost) {
-  const std::uint64_t fill = p.latency.first_load_hidden ? 0 : k.load[0] + k.filters[0];
+  const std::uint64_t fill = exposed_fill(p.latency, k.load[0], k.filters[0]);
   const std::uint64_t prepare = preparation_cycles(p.latency.compute, p.latency.producer_compute, p.layer);
   const bool kept = keeps_preparation(p.layer, cost.scratch_bytes);
   if (!cost.activations_doubled) {
@@ -342,7 +363,7 @@ constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds&
     }
     sum += static_cast<std::uint64_t>(k.blocks[0] - 1) * k.filters[0] + k.filters[1];
     sum += static_cast<std::uint64_t>(kept ? k.blocks[0] : k.blocks[0] * k.blocks[1] * k.blocks[2] * k.blocks[3]) * prepare;
-    return sum - (p.latency.first_load_hidden ? k.load[0] + k.filters[0] : 0);
+    return sum - (k.load[0] + k.filters[0] - fill);
   }
   // Representatives of each loop index: 0, the one before the last, the last, and one middle
   // value standing for the others (its multiplicity).
@@ -401,6 +422,13 @@ constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds&
 }
 }  // namespace tiling_detail
 
+/// Modelled compute cycles of the last tile of the layer with tile `t`: while it computes, the
+/// next layer's first loads run (cross-layer prefetch, see latency_model::hidden_fill).
+constexpr std::uint64_t last_tile_compute(const tile_problem& p, const tile_shape& t) {
+  const tiling_detail::tile_kinds k = tiling_detail::kinds_of(p, t);
+  return (k.blocks[2] == 1 ? k.compute_first : k.compute)[7];
+}
+
 /// Modelled cycles of the layer with tile `t` (its `cost` from cost_of), see above.
 /// What L1 forwarding saves a layer run as one tile `t`, as the latency model counts it: the
 /// load of its input (unless the target's model hides the first load anyway) and the store of
@@ -408,8 +436,10 @@ constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds&
 /// Its two sides: the input load a producer run as one tile leaves in L1, and the store a
 /// consumer run as one tile makes unnecessary (the fusion selector checks each side's neighbour).
 constexpr std::uint64_t forwarded_load_saving(const tile_problem& p, const tile_shape& t) {
-  if (!p.latency.forwarding || p.latency.first_load_hidden) return 0;
-  return p.latency.transfer.transfer_cycles(input_box_bytes(p.layer, t));
+  if (!p.latency.forwarding) return 0;
+  const tiling_detail::fill_parts f = tiling_detail::first_fill_parts(p, t);
+  const std::uint64_t operand = p.latency.transfer.transfer_cycles(input_box_bytes(p.layer, t));
+  return exposed_fill(p.latency, f.input, f.filters) - exposed_fill(p.latency, f.input - operand, f.filters);
 }
 constexpr std::uint64_t forwarded_store_saving(const tile_problem& p, const tile_shape& t) {
   if (!p.latency.forwarding) return 0;
@@ -561,12 +591,18 @@ constexpr bool producer_bounded(const tile_geometry& g) {
 
 /// How much longer the first tile computes than the DMA work that can overlap it, at least,
 /// with tile `t`: its compute (no rounding, so at most the model's) less the next tile's loads
-/// and filters (at most a tile's as large as `t`), less its own loads when they were prefetched
-/// (at most as large). The DMA has no store before the first tile, so it idles that long:
-/// every transfer plus this slack is a lower bound of the layer. Real-valued so that it is
-/// affine in each extent of `t` (the spans uncapped, each transfer's rounding as +1), and its
-/// minimum over a range of one extent is at an end of the range.
-constexpr double first_tile_slack(const tile_problem& p, const tile_shape& t) {
+/// and filters (at most a tile's as large as `t`), less the part of its own loads that was
+/// prefetched (at most min(hidden_fill, what may load early), each at most as large). The DMA
+/// has no store before the first tile, so it idles that long: every transfer plus this slack is
+/// a lower bound of the layer. Real-valued so that it is affine in each extent of `t` (the
+/// spans uncapped, each transfer's rounding as +1), and its minimum over a range of one extent
+/// is at an end of the range: so the slack is returned as its two affine lower bounds, with
+/// all that may load early prefetched and with `hidden_fill` prefetched; it is their maximum.
+struct slack_bounds {
+  double all_early = 0;     ///< compute - next loads - what may load early
+  double hidden_fill = 0;   ///< compute - next loads - hidden_fill
+};
+constexpr slack_bounds first_tile_slack(const tile_problem& p, const tile_shape& t) {
   const tile_geometry& g = p.layer;
   const latency_model& lm = p.latency;
   const auto kernel = [&](const kernel_cost& k, const tile_geometry& kg, double slots) {
@@ -587,11 +623,12 @@ constexpr double first_tile_slack(const tile_problem& p, const tile_shape& t) {
   const double span_h = static_cast<double>(t.h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1;
   const double span_w = static_cast<double>(t.w - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1;
   const double in_bytes = span_h * span_w * (g.channel_lockstep ? t.c : g.in_c) * g.in_elem_bytes;
-  double loads = g.in_operands * transfer(in_bytes);
-  if (g.whole_operand_bytes > 0) loads += transfer(static_cast<double>(g.whole_operand_bytes));
-  if (g.weight_bytes_per_channel > 0) loads += transfer(static_cast<double>(t.c) * g.weight_bytes_per_channel);
-  if (g.fused()) loads += transfer(static_cast<double>(g.producer_weight_bytes));
-  return compute - loads - (lm.first_load_hidden ? loads : 0);
+  double inputs = g.in_operands * transfer(in_bytes), filters = 0;
+  if (g.whole_operand_bytes > 0) inputs += transfer(static_cast<double>(g.whole_operand_bytes));
+  if (g.weight_bytes_per_channel > 0) filters += transfer(static_cast<double>(t.c) * g.weight_bytes_per_channel);
+  if (g.fused()) filters += transfer(static_cast<double>(g.producer_weight_bytes));
+  const double base = compute - inputs - filters;
+  return {base - (lm.input_waits ? filters : inputs + filters), base - static_cast<double>(lm.hidden_fill)};
 }
 }  // namespace tiling_detail
 
@@ -603,7 +640,7 @@ constexpr double first_tile_slack(const tile_problem& p, const tile_shape& t) {
 /// tile keeps no scratch keeps none with smaller ones, the scratch functions being
 /// non-decreasing). `z_low` > 0: only the extents along `z` from `z_low` up count (a range with
 /// one block count, whose first-tile slack is much larger than the smallest tile's). The larger of
-/// - compute: the first fill (of the smallest such tile; 0 when prefetched), the compute of
+/// - compute: the first fill (of the smallest such tile; less what is prefetched), the compute of
 ///   every tile (compute_floor: exact along the fixed dimensions, granules included), the
 ///   kernels' preparation (once per filter block if the layer can keep it, else per tile) and
 ///   the last store (its smallest);
@@ -651,7 +688,7 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
                              static_cast<std::uint64_t>(z == 2 ? last_z : chans.last) *
                              static_cast<std::uint64_t>(g.out_elem_bytes));
   };
-  const auto fill_of = [&](const tile_shape& s) { return lm.first_load_hidden ? 0 : first_fill(p, s); };
+  const auto fill_of = [&](const tile_shape& s) { return first_fill(p, s); };
   const blocks_along& along_z = z == 0 ? rows : z == 1 ? cols : chans;
   if (z_low > 0) {
     // Over a range with one block count n, the fill grows with the extent k and the last
@@ -665,11 +702,17 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
     // ends' exact values, less one cycle per transfer, bounds every k of the range.
     const int full = z == 0 ? g.out_h : z == 1 ? g.out_w : g.out_c;
     const int low_last = full - static_cast<int>(along_z.count - 1) * z_low;
-    const std::uint64_t at_low = fill_of(smallest) + last_store(low_last);
-    const std::uint64_t at_high = fill_of(t) + last_store(along_z.last);
-    const std::uint64_t least = at_low < at_high ? at_low : at_high;
-    const auto rounding = static_cast<std::uint64_t>(g.in_operands) + 3;
-    compute += least > rounding ? least - rounding : 0;
+    // A fill partly hidden (hidden_fill between none and all) is not concave in k: then each
+    // term at its least, the fill at the smallest extent and the store at the largest.
+    if (lm.hidden_fill == 0 || lm.hidden_fill == all_hidden) {
+      const std::uint64_t at_low = fill_of(smallest) + last_store(low_last);
+      const std::uint64_t at_high = fill_of(t) + last_store(along_z.last);
+      const std::uint64_t least = at_low < at_high ? at_low : at_high;
+      const auto rounding = static_cast<std::uint64_t>(g.in_operands) + 3;
+      compute += least > rounding ? least - rounding : 0;
+    } else {
+      compute += fill_of(smallest) + last_store(along_z.last);
+    }
   } else {
     compute += fill_of(smallest) + last_store(1);
   }
@@ -695,15 +738,19 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
   if (g.weight_bytes_per_channel > 0) moved += static_cast<std::uint64_t>(chans.count) * fixed;
   moved += tiles * whole_operand_cycles(m, g);  // with every tile (exact: one transfer each)
   if (g.fused()) moved += static_cast<std::uint64_t>(chans.count) * m.transfer_cycles(g.producer_weight_bytes);
-  // The first tile's slack (first_tile_slack), its least over the range (an end of it), or
-  // when prefetched at least minus the first fill (which only grows with the tile); the
-  // real-valued slack is rounded down with a cycle to spare.
-  double slack = first_tile_slack(p, t);
+  // The first tile's slack (first_tile_slack): each of its two affine bounds at its least over
+  // the range (an end of it), then the larger; and at least minus the prefetched part of the
+  // first fill (which only grows with the tile); rounded down with a cycle to spare.
+  slack_bounds at = first_tile_slack(p, t);
   if (z <= 2) {
-    const double low = first_tile_slack(p, smallest);
-    slack = low < slack ? low : slack;
+    const slack_bounds low = first_tile_slack(p, smallest);
+    at.all_early = low.all_early < at.all_early ? low.all_early : at.all_early;
+    at.hidden_fill = low.hidden_fill < at.hidden_fill ? low.hidden_fill : at.hidden_fill;
   }
-  const double floor_slack = lm.first_load_hidden ? -static_cast<double>(first_fill(p, t)) : 0.0;
+  double slack = at.all_early > at.hidden_fill ? at.all_early : at.hidden_fill;
+  const fill_parts largest = first_fill_parts(p, t);
+  const double floor_slack =
+      -static_cast<double>(largest.input + largest.filters - exposed_fill(lm, largest.input, largest.filters));
   if (slack < floor_slack) slack = floor_slack;
   const auto whole = static_cast<std::int64_t>(slack >= 0 ? slack : slack - 1) - 1;
   if (whole >= 0) {

@@ -81,8 +81,10 @@ struct target_desc {
   /// Cycles of one tile per op kind (target/cost_model.hpp); all zero: `macs_per_cycle_x16`.
   compute_model compute{};
   tiling_objective objective = tiling_objective::dory_l1;
-  /// Latency objective: a layer's first input and filter tiles are loaded while the previous
-  /// layer computes (cross-layer prefetch), so the pipeline fill costs nothing.
+  /// Latency objective: model cross-layer prefetch - a layer's first filter tile (and its first
+  /// input tile, unless that is the previous layer's result) loads while the previous tiled
+  /// layer computes its last tile, as far as that tile's modelled compute reaches and when L1
+  /// holds both layers (planning/target_plan.hpp `with_prefetch`); the rest of the fill counts.
   bool first_load_hidden = false;
   /// Fused depthwise/pointwise blocks (planning/fusion.hpp): the selector's criterion, and
   /// per-block overrides that force a block fused or unfused whatever the criterion says (a
