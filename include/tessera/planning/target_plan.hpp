@@ -320,6 +320,7 @@ template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<layer_problem, NN> with_prefetch(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
                                                       std::array<layer_problem, NN> layers,
                                                       const std::array<tile_solution, NN>& tiles) {
+  if (!prefetches_fill(t)) return layers;
   std::size_t previous = NN;  // the tiled CPU layer before, none yet
   for (std::size_t n = 0; n < NN; ++n) {
     if (!layers[n].tiled || layers[n].problem.constant_capacity > 0) continue;

@@ -12,8 +12,9 @@
 //
 // Across layers (when consecutive tiled layers sit apart in L1, see place_for_prefetch):
 // the next layer's first filter chunk moves L3 -> L2 as soon as this layer needs no more
-// staging of its own (two L2 staging slots, chunks alternating across layers), or on two-level
-// targets its first filter block moves straight into its L1 slot; during this layer's last
+// staging of its own (two L2 staging slots, chunks alternating across layers), or when it is
+// not staged its first filter block moves straight into its L1 slot (behind this layer's last
+// tile's loads, or at its start when it is one tile); during this layer's last
 // tile the staged chunk moves into L1 and the next layer's first input tile loads when every
 // result it reads is stored; this layer's last stores complete beside the next layer's first
 // tile, and a load that reads them waits for exactly those.
@@ -559,7 +560,9 @@ class emitter {
     }
     if (r.any_spilled_in) stage_in(0);
     load(0, mine);
-    if (!r.staged || (mine.chunk_landed && l.stage_chunks == 1)) open_next_filters(layer, r.staged);
+    // Unstaged, a layer of several tiles opens the next layer's filters with its last tile's
+    // loads (below), not here: in front of its own tiles' loads they would delay them.
+    if (r.staged ? mine.chunk_landed && l.stage_chunks == 1 : r.count == 1) open_next_filters(layer, r.staged);
     if (held_store_.on) {  // the previous layer's last store, behind this layer's first loads
       deferred_[static_cast<std::size_t>(held_store_.slot)] = {
           start(transfer_role::output, held_store_.layer, held_store_.tile, held_store_.slot), true};
@@ -603,7 +606,7 @@ class emitter {
     clock_ += l1_of(layer).solution.cycles / static_cast<std::uint64_t>(r.count);
     if (i == 0) {
       settle_all();  // the previous layer's last stores ran beside this first tile
-      if (!r.staged) open_next_filters(layer, false);
+      if (!r.staged && r.count == 1) open_next_filters(layer, false);
     }
     if (r.spilled_out) {
       const int sl = static_cast<int>(i % 2);
@@ -620,6 +623,9 @@ class emitter {
       else o = {start(transfer_role::output, layer, i, s), true};
     }
     if (!early && i + 1 < r.count) load(i + 1);
+    // The next layer's first filters queue behind the last tile's loads: they land while the
+    // last tile computes (the window the latency model credits, planning/target_plan.hpp).
+    if (!r.staged && i + 2 == r.count) open_next_filters(layer, false);
   }
 
   /// The steps after a tiled layer's last tile.
