@@ -177,6 +177,40 @@ constexpr bool l3_chunks_queue_behind_the_current_work() {
 }
 static_assert(l3_chunks_queue_behind_the_current_work<staged>());
 
+// Unstaged, a layer of several tiles opens the next layer's first filter block behind its last
+// tile's loads, so that on one FIFO engine they do not delay its own tiles; a one-tile layer
+// opens it at its start (the only time before its compute). Counts the cross-layer openings
+// (-1: one in front of the current layer's later loads).
+template <class Run>
+constexpr int next_filters_behind_last_loads() {
+  const auto& steps = Run::program.steps;
+  int opened = 0;
+  int current = -1;  // the layer whose tiles are being loaded and computed
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const schedule::step& s = steps[i];
+    if (s.kind == step_kind::compute) current = s.layer;
+    if (s.kind != step_kind::issue || s.role != transfer_role::filters || s.tile != 0 || current < 0 ||
+        s.layer == current)
+      continue;
+    const std::int64_t tiles = Run::plan.layers[static_cast<std::size_t>(current)].solution.cost.tiles;
+    for (std::size_t j = i; j < steps.size(); ++j)
+      if (steps[j].kind == step_kind::issue && steps[j].layer == current && steps[j].role == transfer_role::input)
+        return -1;  // a later tile of the current layer loads behind it
+    opened += tiles > 1 ? 1 : 0;
+  }
+  return opened;
+}
+inline constexpr target_desc siracusa_latency = [] {
+  target_desc t = targets::siracusa;
+  t.objective = tiling_objective::latency;
+  t.first_load_hidden = true;
+  return t;
+}();
+using dense_chain = tiled_executor<tiny::dense_chain::network, target<siracusa_latency>>;
+static_assert(dense_chain::plan.layers[0].solution.cost.tiles > 1 && dense_chain::plan.layers[1].solution.cost.tiles > 1);
+static_assert(next_filters_behind_last_loads<dense_chain>() == 2);
+static_assert(schedule::check(tiny::dense_chain::network::summary, dense_chain::plan, dense_chain::program).ok());
+
 // With L3 on a DMA engine of its own, a layer whose filters take longer to come from L3 than
 // the layers before it compute streams them one L1 filter block per chunk (its first block
 // computes while the rest arrive); with one engine they come whole (L2 permitting). The MLP's
