@@ -122,7 +122,10 @@ requant* output_requant(node& n) {
 /// A requantization that only clamps (a Relu/Clip/Hardtanh between a QuantizeLinear and a
 /// DequantizeLinear of the same quantization: torch's ReLU6 keeps its input's scale) narrows the
 /// clamp of the requantization that produced its input instead of running as a pass of its own:
-/// clamp(clamp(v, a, b), c, d) = clamp(v, clamp(a, c, d), clamp(b, c, d)), exactly.
+/// clamp(clamp(v, a, b), c, d) = clamp(v, clamp(a, c, d), clamp(b, c, d)), exactly. It looks
+/// through reshapes that are the only readers of their inputs (torch's Linear+ReLU export puts
+/// a Cast between the Gemm's requantization and the ReLU's): a clamp is elementwise, so it
+/// commutes with them; the last reshape then writes the clamp's output.
 bool fold_clamps_once(graph& g) {
   std::vector<int> producer(g.tensors.size(), -1);
   for (std::size_t n = 0; n < g.nodes.size(); ++n)
@@ -133,15 +136,24 @@ bool fold_clamps_once(graph& g) {
     if (clamp == nullptr || !is_identity_but_clamp(clamp->rq)) continue;
     const tensor_ref input = g.nodes[i].inputs[0];
     if (g.tensors[static_cast<std::size_t>(input)].type != clamp->rq.type) continue;
-    const int p = producer[static_cast<std::size_t>(input)];
+    int p = producer[static_cast<std::size_t>(input)];
     if (p < 0 || sole_consumer(g, consumers, input) != static_cast<int>(i)) continue;
+    const int writer = p;  // the node whose output becomes the clamp's
+    while (std::holds_alternative<ops::reshape>(g.nodes[static_cast<std::size_t>(p)].operation)) {
+      const tensor_ref before = g.nodes[static_cast<std::size_t>(p)].inputs[0];
+      const int q = producer[static_cast<std::size_t>(before)];
+      if (q < 0 || sole_consumer(g, consumers, before) != p ||
+          g.tensors[static_cast<std::size_t>(before)].type != clamp->rq.type)
+        break;
+      p = q;
+    }
     node& source = g.nodes[static_cast<std::size_t>(p)];
     requant* narrowed = output_requant(source);
     if (narrowed == nullptr || narrowed->type != clamp->rq.type || source.outputs.size() != 1) continue;
     auto within = [&](std::int64_t v) { return std::clamp(v, clamp->rq.lo, clamp->rq.hi); };
     narrowed->lo = within(narrowed->lo);
     narrowed->hi = within(narrowed->hi);
-    source.outputs[0] = g.nodes[i].outputs[0];
+    g.nodes[static_cast<std::size_t>(writer)].outputs[0] = g.nodes[i].outputs[0];
     g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(i));
     return true;
   }
