@@ -280,7 +280,9 @@ constexpr one_tile_neighbours<NN> one_tile_neighbours_of(const graph_summary<NT,
     return layers[n].tiled && layer_tiles[n].feasible && layer_tiles[n].cost.tiles == 1;
   };
   const auto forwards = [&](std::size_t a, std::size_t b) {
-    if (!layers[b].problem.latency.forwarding || !one_tile(a) || !one_tile(b)) return false;
+    if (!layers[a].problem.latency.forwarded_output || !layers[b].problem.latency.forwarded_input || !one_tile(a) ||
+        !one_tile(b))
+      return false;
     const tile_cost &first = layer_tiles[a].cost, &second = layer_tiles[b].cost;
     return first.total_bytes + second.total_bytes <= layers[b].problem.capacity + first.output_bytes;
   };

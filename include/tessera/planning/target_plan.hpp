@@ -220,7 +220,7 @@ constexpr tile_problem engine_problem_of(const graph_summary<NT, NI, NO, NN>& g,
   p.micro_w = !e.naive_tiling && cost.width_granule > 1 ? cost.width_granule : 1;
   p.objective = e.naive_tiling ? tiling_objective::dory_l1 : t.objective;
   p.latency.compute = cost;  // the modelled time; transfers: the target's L2 DMA (tile_problem_for)
-  p.latency.forwarding = false;  // accelerator layers keep their results in their own memories
+  p.latency.forwarded_input = p.latency.forwarded_output = false;  // they keep results in their own memories
   return p;
 }
 
@@ -231,7 +231,7 @@ constexpr tile_problem node_problem(const target_desc& t, const node_summary& no
   const auto family = static_cast<std::size_t>(t.kernels);
   tile_problem p = tile_problem_for(t, node.geometry, capacity, node.tile_scratch[family]);
   if (node.geometry.fused() && producer != nullptr) p.producer_scratch = producer->tile_scratch[family];
-  if (node.growth.capacity > 0) p.latency.forwarding = false;  // a run-time length: not forwarded
+  if (node.growth.capacity > 0) p.latency.forwarded_input = p.latency.forwarded_output = false;  // a run-time length
   return p;
 }
 
@@ -301,6 +301,22 @@ constexpr std::array<layer_problem, NN> layer_problems_of(const graph_summary<NT
   const auto engines = dispatch_layers(g, t);
   for (std::size_t n = 0; n < NN; ++n)
     if (tiles_on(g, t, n)) out[n] = {true, problem_of(g, t, n, t.levels[0].bytes, engines[n].engine)};
+  // L1 forwarding happens only between CPU layers that tile (aliases that run nothing looked
+  // through): the latency model credits no side that has none (the network's ends, a layer on
+  // L2 or on an accelerator next to it).
+  const auto alias = [&](std::size_t n) {
+    return g.nodes[n].is_alias && g.nodes[n].input_count == 1 && !g.nodes[n].absorbed;
+  };
+  const auto forwards = [&](std::size_t n) { return out[n].tiled && engines[n].engine == 0; };
+  std::size_t before = NN;
+  for (std::size_t n = 0; n < NN; ++n) {
+    if (alias(n)) continue;
+    if (out[n].tiled && (before == NN || !forwards(before) || !forwards(n)))
+      out[n].problem.latency.forwarded_input = false;
+    if (before < NN && out[before].tiled && !forwards(n)) out[before].problem.latency.forwarded_output = false;
+    before = n;
+  }
+  if (before < NN && out[before].tiled) out[before].problem.latency.forwarded_output = false;
   return out;
 }
 
@@ -374,10 +390,9 @@ template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
 constexpr std::array<tile_solution, NN> solve_layers(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t) {
   std::array<tile_solution, NN> out{};
   if (planning_detail::l2_fails_untiled(g, t)) return out;  // plan_for reports L2 first
-  const auto engines = dispatch_layers(g, t);
-  for (std::size_t n = 0; n < NN; ++n) out[n] = solve_layer(g, t, n, engines[n].engine);
-  if (!prefetches_fill(t)) return out;
   const auto plain = layer_problems_of(g, t);
+  for (std::size_t n = 0; n < NN; ++n) out[n] = plain[n].tiled ? solve_tiles(plain[n].problem) : tile_solution{};
+  if (!prefetches_fill(t)) return out;
   const auto prefetched = planning_detail::with_prefetch(g, t, plain, out);
   std::array<tile_solution, NN> with{};
   for (std::size_t n = 0; n < NN; ++n) with[n] = prefetched[n].tiled ? solve_tiles(prefetched[n].problem) : tile_solution{};

@@ -97,9 +97,11 @@ struct latency_model {
   std::uint64_t hidden_fill = 0;
   bool input_waits = false;
   /// L1 forwarding (l1_forwarding.hpp): a one-tile layer may read its input where the layer
-  /// before computed it and leave its result where the layer after reads it; the model then
-  /// charges one tile neither its input's load nor its store (layer_cycles).
-  bool forwarding = false;
+  /// before computed it (`forwarded_input`) and leave its result where the layer after reads it
+  /// (`forwarded_output`); the model then charges one tile neither that load nor that store
+  /// (layer_cycles). A side is false where no CPU layer that tiles is there to forward with.
+  bool forwarded_input = false;
+  bool forwarded_output = false;
 };
 
 inline constexpr std::uint64_t all_hidden = ~std::uint64_t{0};
@@ -137,7 +139,7 @@ constexpr tile_problem tile_problem_for(const target_desc& t, const tile_geometr
   if (g.fused()) p.latency.producer_compute = t.compute[producer_cost_kind(g)];
   p.latency.macs_per_cycle_x16 = t.macs_per_cycle_x16;
   if (t.level_count > 1) p.latency.transfer = t.levels[1];
-  p.latency.forwarding = t.l1_forwarding;
+  p.latency.forwarded_input = p.latency.forwarded_output = t.l1_forwarding;
   return p;
 }
 
@@ -436,13 +438,13 @@ constexpr std::uint64_t last_tile_compute(const tile_problem& p, const tile_shap
 /// Its two sides: the input load a producer run as one tile leaves in L1, and the store a
 /// consumer run as one tile makes unnecessary (the fusion selector checks each side's neighbour).
 constexpr std::uint64_t forwarded_load_saving(const tile_problem& p, const tile_shape& t) {
-  if (!p.latency.forwarding) return 0;
+  if (!p.latency.forwarded_input) return 0;
   const tiling_detail::fill_parts f = tiling_detail::first_fill_parts(p, t);
   const std::uint64_t operand = p.latency.transfer.transfer_cycles(input_box_bytes(p.layer, t));
   return exposed_fill(p.latency, f.input, f.filters) - exposed_fill(p.latency, f.input - operand, f.filters);
 }
 constexpr std::uint64_t forwarded_store_saving(const tile_problem& p, const tile_shape& t) {
-  if (!p.latency.forwarding) return 0;
+  if (!p.latency.forwarded_output) return 0;
   return p.latency.transfer.transfer_cycles(output_box_bytes(p.layer, t));
 }
 constexpr std::uint64_t forwarding_saving(const tile_problem& p, const tile_shape& t) {

@@ -168,6 +168,7 @@ class checker {
     for (std::size_t t = 0; t < NT; ++t) {
       producer_[t] = producer_[static_cast<std::size_t>(roots.root[t])];
       reshaped_[t] = roots.reshaped[t];
+      root_[t] = roots.root[t];
     }
   }
 
@@ -252,7 +253,9 @@ class checker {
   constexpr region tensor_region(int t, const map_box* box) const {
     const auto id = static_cast<std::size_t>(t);
     region r{};
-    r.tensor = t;
+    // An alias that runs nothing under the same extents (a Cast) is its root's bytes and boxes:
+    // regions of both compare box by box (meets); under other extents (a reshape), by bytes.
+    r.tensor = reshaped_[id] ? t : root_[id];
     const std::int64_t bytes = static_cast<std::int64_t>(net_.tensors[id].bytes());
     std::int64_t base = 0;
     if (plan_.in_l3[id]) {
@@ -567,6 +570,7 @@ class checker {
   progress progress_[NN]{};
   int producer_[NT]{};
   bool reshaped_[NT]{};  ///< seen through a reshape that runs nothing: a box of it is no box of its producer
+  int root_[NT]{};       ///< the tensor whose bytes it is (planning_detail::roots_of)
   /// The scratch the last tile computed on, while nothing else has written it.
   struct kept_scratch {
     bool on = false;
