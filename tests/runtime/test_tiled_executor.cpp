@@ -124,22 +124,29 @@ inline constexpr tessera::target_desc slow_l3{
     .level_count = 3,
     .cores = 8,
     .macs_per_cycle_x16 = 128};
-template <std::uint8_t L3Engine>
-tessera::dma::dma_stats run_mlp(const std::array<std::uint8_t, 256>& x) {
-  using mlp = tiny::mlp::network;
-  using run = tessera::tiled_executor<mlp, tessera::target<slow_l3<L3Engine>>>;
+/// Runs a network of one input and one int32 output (`Outputs` values) on a two- or
+/// three-level target over the simulated DMA, checks it bit-exact with the flat executor and
+/// free of hazards, and returns what the simulator measured.
+template <class Net, const tessera::target_desc& Target, std::size_t Outputs, std::size_t Inputs>
+tessera::dma::dma_stats run_checked(const std::array<std::uint8_t, Inputs>& x) {
+  using run = tessera::tiled_executor<Net, tessera::target<Target>>;
   alignas(16) static std::byte l2[run::l2_bytes];
   alignas(16) static std::byte l1[run::l1_bytes];
-  std::array<std::int32_t, 7> tiled{}, flat{};
-  tessera::dma::simulated_policy<> dma(slow_l3<L3Engine>);
+  std::array<std::int32_t, Outputs> tiled{}, flat{};
+  tessera::dma::simulated_policy<> dma(Target);
   run::run(l2, l1, {x.data()}, {tiled.data()}, dma);
   dma.finish();
-  alignas(16) static std::byte arena[tessera::executor<mlp>::arena_bytes];
-  tessera::executor<mlp>::run(arena, {x.data()}, {flat.data()});
+  alignas(16) static std::byte arena[tessera::executor<Net>::arena_bytes];
+  tessera::executor<Net>::run(arena, {x.data()}, {flat.data()});
   CHECK(tiled == flat);
   CHECK(dma.hazard_count() == 0);
-  CHECK(dma.stats().levels[2].bytes_in == 64 * 256 + 40 * 64 + 7 * 40);  // each filter byte from L3 once
   return dma.stats();
+}
+template <std::uint8_t L3Engine>
+tessera::dma::dma_stats run_mlp(const std::array<std::uint8_t, 256>& x) {
+  const auto stats = run_checked<tiny::mlp::network, slow_l3<L3Engine>, 7>(x);
+  CHECK(stats.levels[2].bytes_in == 64 * 256 + 40 * 64 + 7 * 40);  // each filter byte from L3 once
+  return stats;
 }
 TEST_CASE("L3 on an engine of its own streams an L3-bound layer's filters block by block", "[tiling][l3]") {
   using streamed = tessera::tiled_executor<tiny::mlp::network, tessera::target<slow_l3<1>>>;
@@ -166,20 +173,8 @@ inline constexpr tessera::target_desc siracusa_latency = [] {
 }();
 template <bool Prefetch, std::size_t L1>
 std::uint64_t run_dense_chain() {
-  using chain = tiny::dense_chain::network;
-  using run = tessera::tiled_executor<chain, tessera::target<siracusa_latency<Prefetch, L1>>>;
-  alignas(16) static std::byte l2[run::l2_bytes];
-  alignas(16) static std::byte l1[run::l1_bytes];
-  std::array<std::int32_t, 128> tiled{}, flat{};
-  const auto x = tiny::random_bytes<128>(23);
-  tessera::dma::simulated_policy<> dma(siracusa_latency<Prefetch, L1>);
-  run::run(l2, l1, {x.data()}, {tiled.data()}, dma);
-  dma.finish();
-  alignas(16) static std::byte arena[tessera::executor<chain>::arena_bytes];
-  tessera::executor<chain>::run(arena, {x.data()}, {flat.data()});
-  CHECK(tiled == flat);
-  CHECK(dma.hazard_count() == 0);
-  return dma.stats().total_cycles;
+  return run_checked<tiny::dense_chain::network, siracusa_latency<Prefetch, L1>, 128>(tiny::random_bytes<128>(23))
+      .total_cycles;
 }
 TEMPLATE_TEST_CASE_SIG("the latency objective models cross-layer prefetch of a layer's first filters",
                        "[tiling][latency]", ((std::size_t L1), L1), 256 * 1024, 32 * 1024) {
