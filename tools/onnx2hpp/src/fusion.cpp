@@ -123,9 +123,10 @@ requant* output_requant(node& n) {
 /// DequantizeLinear of the same quantization: torch's ReLU6 keeps its input's scale) narrows the
 /// clamp of the requantization that produced its input instead of running as a pass of its own:
 /// clamp(clamp(v, a, b), c, d) = clamp(v, clamp(a, c, d), clamp(b, c, d)), exactly. It looks
-/// through reshapes that are the only readers of their inputs (torch's Linear+ReLU export puts
-/// a Cast between the Gemm's requantization and the ReLU's): a clamp is elementwise, so it
-/// commutes with them; the last reshape then writes the clamp's output.
+/// through Casts between them that nothing else reads and that keep the shape (torch's
+/// Linear+ReLU export: Gemm, Cast, ReLU): the producer then writes the clamp's output and the
+/// Casts go too, so that no tensor of the graph holds other values than in the model (ONNX
+/// Runtime's op-by-op comparison reads them by name).
 bool fold_clamps_once(graph& g) {
   std::vector<int> producer(g.tensors.size(), -1);
   for (std::size_t n = 0; n < g.nodes.size(); ++n)
@@ -138,13 +139,16 @@ bool fold_clamps_once(graph& g) {
     if (g.tensors[static_cast<std::size_t>(input)].type != clamp->rq.type) continue;
     int p = producer[static_cast<std::size_t>(input)];
     if (p < 0 || sole_consumer(g, consumers, input) != static_cast<int>(i)) continue;
-    const int writer = p;  // the node whose output becomes the clamp's
+    std::vector<int> casts;  // the shape-keeping reshapes between the producer and the clamp
     while (std::holds_alternative<ops::reshape>(g.nodes[static_cast<std::size_t>(p)].operation)) {
       const tensor_ref before = g.nodes[static_cast<std::size_t>(p)].inputs[0];
+      const tensor_ref after = g.nodes[static_cast<std::size_t>(p)].outputs[0];
       const int q = producer[static_cast<std::size_t>(before)];
-      if (q < 0 || sole_consumer(g, consumers, before) != p ||
-          g.tensors[static_cast<std::size_t>(before)].type != clamp->rq.type)
+      const tensor& b = g.tensors[static_cast<std::size_t>(before)];
+      if (q < 0 || sole_consumer(g, consumers, before) != p || b.type != clamp->rq.type ||
+          b.shape != g.tensors[static_cast<std::size_t>(after)].shape)
         break;
+      casts.push_back(p);
       p = q;
     }
     node& source = g.nodes[static_cast<std::size_t>(p)];
@@ -153,8 +157,11 @@ bool fold_clamps_once(graph& g) {
     auto within = [&](std::int64_t v) { return std::clamp(v, clamp->rq.lo, clamp->rq.hi); };
     narrowed->lo = within(narrowed->lo);
     narrowed->hi = within(narrowed->hi);
-    g.nodes[static_cast<std::size_t>(writer)].outputs[0] = g.nodes[i].outputs[0];
-    g.nodes.erase(g.nodes.begin() + static_cast<std::ptrdiff_t>(i));
+    source.outputs[0] = g.nodes[i].outputs[0];
+    std::vector<bool> removed(g.nodes.size(), false);
+    removed[i] = true;
+    for (int c : casts) removed[static_cast<std::size_t>(c)] = true;
+    erase_nodes(g, removed);
     return true;
   }
   return false;
