@@ -286,13 +286,10 @@ constexpr one_tile_neighbours<NN> one_tile_neighbours_of(const graph_summary<NT,
     const tile_cost &first = layer_tiles[a].cost, &second = layer_tiles[b].cost;
     return first.total_bytes + second.total_bytes <= layers[b].problem.capacity + first.output_bytes;
   };
-  const auto alias = [&](std::size_t n) {
-    return g.nodes[n].is_alias && g.nodes[n].input_count == 1 && !g.nodes[n].absorbed;
-  };
   one_tile_neighbours<NN> out{};
   std::size_t before = NN;
   for (std::size_t n = 0; n < NN; ++n) {
-    if (alias(n)) continue;
+    if (planning_detail::runs_no_steps(g, n)) continue;
     if (before < NN && forwards(before, n)) out.before[n] = out.after[before] = true;
     before = n;
   }

@@ -31,6 +31,15 @@ constexpr bool runs_nothing(const graph_summary<NT, NI, NO, NN>& g, const Plan& 
          plan.l2.tensor_offset[in] == plan.l2.tensor_offset[out];
 }
 
+/// Before a plan exists (tile problems, the fused-block selector): whether node `n` will have
+/// no steps of its own, as has_no_steps decides once planned, assuming an alias keeps its
+/// input's bytes (an alias from or to a caller's buffer does copy: then it is a layer on L2).
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr bool runs_no_steps(const graph_summary<NT, NI, NO, NN>& g, std::size_t n) {
+  const node_summary& node = g.nodes[n];
+  return node.absorbed || (node.is_alias && node.input_count == 1 && node.output_count == 1);
+}
+
 /// Whether node `n` has no steps of its own in the tiled program: absorbed into a fused block
 /// (it runs inside the next node's tiles) or an alias that runs nothing. The layers that run,
 /// in order, are the others (schedule/emit.hpp, l1_forwarding.hpp).

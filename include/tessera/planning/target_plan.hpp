@@ -17,6 +17,7 @@
 #include <tessera/planning/dispatch.hpp>
 #include <tessera/planning/l1_forwarding.hpp>
 #include <tessera/planning/l1_layout.hpp>
+#include <tessera/planning/no_op_aliases.hpp>
 #include <tessera/planning/tile_solver.hpp>
 #include <tessera/target/target.hpp>
 
@@ -301,16 +302,14 @@ constexpr std::array<layer_problem, NN> layer_problems_of(const graph_summary<NT
   const auto engines = dispatch_layers(g, t);
   for (std::size_t n = 0; n < NN; ++n)
     if (tiles_on(g, t, n)) out[n] = {true, problem_of(g, t, n, t.levels[0].bytes, engines[n].engine)};
-  // L1 forwarding happens only between CPU layers that tile (aliases that run nothing looked
-  // through): the latency model credits no side that has none (the network's ends, a layer on
-  // L2 or on an accelerator next to it).
-  const auto alias = [&](std::size_t n) {
-    return g.nodes[n].is_alias && g.nodes[n].input_count == 1 && !g.nodes[n].absorbed;
-  };
+  // L1 forwarding happens only between CPU layers that tile, in the order they run (aliases
+  // and the first layers of fused blocks have no steps of their own: has_no_steps): the latency
+  // model credits no side that has none (the network's ends, a layer on L2 or on an
+  // accelerator next to it).
   const auto forwards = [&](std::size_t n) { return out[n].tiled && engines[n].engine == 0; };
   std::size_t before = NN;
   for (std::size_t n = 0; n < NN; ++n) {
-    if (alias(n)) continue;
+    if (planning_detail::runs_no_steps(g, n)) continue;
     if (out[n].tiled && (before == NN || !forwards(before) || !forwards(n)))
       out[n].problem.latency.forwarded_input = false;
     if (before < NN && out[before].tiled && !forwards(n)) out[before].problem.latency.forwarded_output = false;
@@ -337,9 +336,10 @@ constexpr std::array<layer_problem, NN> with_prefetch(const graph_summary<NT, NI
                                                       std::array<layer_problem, NN> layers,
                                                       const std::array<tile_solution, NN>& tiles) {
   if (!prefetches_fill(t)) return layers;
+  const auto engines = dispatch_layers(g, t);
   std::size_t previous = NN;  // the tiled CPU layer before, none yet
   for (std::size_t n = 0; n < NN; ++n) {
-    if (!layers[n].tiled || layers[n].problem.constant_capacity > 0) continue;
+    if (!layers[n].tiled || engines[n].engine != 0) continue;
     const std::size_t before = previous;
     previous = n;
     if (before == NN || !tiles[before].feasible || !tiles[n].feasible ||
@@ -364,15 +364,17 @@ struct prefetch_choice {
   std::array<layer_problem, NN> problems{};
   std::array<tile_solution, NN> tiles{};
 };
-template <std::size_t NN>
-constexpr prefetch_choice<NN> choose_prefetch(const std::array<layer_problem, NN>& plain,
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr prefetch_choice<NN> choose_prefetch(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
+                                              const std::array<layer_problem, NN>& plain,
                                               const std::array<tile_solution, NN>& without,
                                               const std::array<layer_problem, NN>& prefetched,
                                               const std::array<tile_solution, NN>& with) {
   prefetch_choice<NN> out{plain, without};
+  const auto engines = dispatch_layers(g, t);
   std::size_t previous = NN;
   for (std::size_t n = 0; n < NN; ++n) {
-    if (!plain[n].tiled || plain[n].problem.constant_capacity > 0) continue;
+    if (!plain[n].tiled || engines[n].engine != 0) continue;
     if (previous != NN && prefetched[n].problem.latency.hidden_fill > 0 && with[n].feasible &&
         out.tiles[previous].cost.total_bytes + with[n].cost.total_bytes <= plain[n].problem.capacity) {
       out.problems[n] = prefetched[n];
@@ -396,7 +398,7 @@ constexpr std::array<tile_solution, NN> solve_layers(const graph_summary<NT, NI,
   const auto prefetched = planning_detail::with_prefetch(g, t, plain, out);
   std::array<tile_solution, NN> with{};
   for (std::size_t n = 0; n < NN; ++n) with[n] = prefetched[n].tiled ? solve_tiles(prefetched[n].problem) : tile_solution{};
-  return planning_detail::choose_prefetch(plain, out, prefetched, with).tiles;
+  return planning_detail::choose_prefetch(g, t, plain, out, prefetched, with).tiles;
 }
 
 /// A layer's problem solved in its own constant evaluation: GCC bounds every evaluation (2^25
@@ -459,7 +461,7 @@ inline constexpr auto prefetch_layer_problems =
                                    solved_layers<plain_layer_problems<Summary, Target>>);
 template <const auto& Summary, target_desc Target>
 inline constexpr auto prefetch_layers = planning_detail::choose_prefetch(
-    plain_layer_problems<Summary, Target>, solved_layers<plain_layer_problems<Summary, Target>>,
+    Summary, Target, plain_layer_problems<Summary, Target>, solved_layers<plain_layer_problems<Summary, Target>>,
     prefetch_layer_problems<Summary, Target>, solved_layers<prefetch_layer_problems<Summary, Target>>);
 
 /// Every layer's problem (the fusion selector weighs them) and tile, each tile solved in its
