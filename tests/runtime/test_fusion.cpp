@@ -102,6 +102,17 @@ static_assert(forwarding_choice[2] == 0 && forwarding_choice[3] == 0 && forwardi
 // pw1+dw2 (two), forwarding or not.
 constexpr auto& always_choice = tessera::fusion_choice<net::summary, sweep_target<8192, fusion_policy::always>>;
 static_assert(always_choice[2] == 1 && always_choice[5] == 2 && always_choice[3] == 0);
+// The sides of a layer the latency model credits with L1 forwarding (target_plan.hpp
+// layer_problems_of) in the fused network: the blocks' first layers (dw1, dw2) and the cast run
+// no steps, so the block at pw1 has conv before it and the block at pw2 after it, both CPU
+// layers that tile: both sides credited, as for a layer; conv reads the network's input and fc
+// writes its output: those sides not.
+constexpr auto& always_fused = tessera::fused_summary<net::summary, sweep_target<8192, fusion_policy::always>>;
+constexpr auto& always_problems = tessera::layer_problems<always_fused, sweep_target<8192, fusion_policy::always>>;
+static_assert(always_fused.nodes[1].absorbed && always_fused.nodes[3].absorbed);
+static_assert(always_problems[2].problem.latency.forwarded_input && always_problems[2].problem.latency.forwarded_output);
+static_assert(!always_problems[0].problem.latency.forwarded_input && always_problems[0].problem.latency.forwarded_output);
+static_assert(always_problems[8].problem.latency.forwarded_input && !always_problems[8].problem.latency.forwarded_output);
 
 // The selection is the best set of non-overlapping blocks for the criterion's cost: the
 // programme's result against all 2^3 sets of the three candidates.
