@@ -292,6 +292,7 @@ constexpr tile_solution solve_layer(const graph_summary<NT, NI, NO, NN>& g, cons
 struct layer_problem {
   bool tiled = false;
   tile_problem problem{};
+  int engine = 0;  ///< what computes it (dispatch_layers): 0 the CPU, k accelerator k
 };
 
 template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
@@ -301,12 +302,12 @@ constexpr std::array<layer_problem, NN> layer_problems_of(const graph_summary<NT
   if (planning_detail::l2_fails_untiled(g, t)) return out;  // none to solve: plan_for reports L2 first
   const auto engines = dispatch_layers(g, t);
   for (std::size_t n = 0; n < NN; ++n)
-    if (tiles_on(g, t, n)) out[n] = {true, problem_of(g, t, n, t.levels[0].bytes, engines[n].engine)};
+    if (tiles_on(g, t, n)) out[n] = {true, problem_of(g, t, n, t.levels[0].bytes, engines[n].engine), engines[n].engine};
   // L1 forwarding happens only between CPU layers that tile, in the order they run (aliases
   // and the first layers of fused blocks have no steps of their own: has_no_steps): the latency
   // model credits no side that has none (the network's ends, a layer on L2 or on an
   // accelerator next to it).
-  const auto forwards = [&](std::size_t n) { return out[n].tiled && engines[n].engine == 0; };
+  const auto forwards = [&](std::size_t n) { return out[n].tiled && out[n].engine == 0; };
   std::size_t before = NN;
   for (std::size_t n = 0; n < NN; ++n) {
     if (planning_detail::runs_no_steps(g, n)) continue;
@@ -325,6 +326,18 @@ constexpr bool prefetches_fill(const target_desc& t) {
 }
 
 namespace planning_detail {
+/// Whether node `n` reads an output of one of the nodes `first` .. `last` - 1.
+template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
+constexpr bool reads_output_of_nodes(const graph_summary<NT, NI, NO, NN>& g, std::size_t n, std::size_t first,
+                                     std::size_t last) {
+  const node_summary& reader = g.nodes[n];
+  for (std::size_t m = first; m < last; ++m)
+    for (int o = 0; o < g.nodes[m].output_count; ++o)
+      for (int i = 0; i < reader.input_count; ++i)
+        if (reader.inputs[static_cast<std::size_t>(i)] == g.nodes[m].outputs[static_cast<std::size_t>(o)]) return true;
+  return false;
+}
+
 /// Cross-layer prefetch for the latency objective (target_desc::first_load_hidden): each tiled
 /// layer's first loads may run while the tiled layer before it computes its last tile, if L1
 /// holds both layers (place_for_prefetch), and its first input tile only after that layer (or
@@ -336,10 +349,9 @@ constexpr std::array<layer_problem, NN> with_prefetch(const graph_summary<NT, NI
                                                       std::array<layer_problem, NN> layers,
                                                       const std::array<tile_solution, NN>& tiles) {
   if (!prefetches_fill(t)) return layers;
-  const auto engines = dispatch_layers(g, t);
   std::size_t previous = NN;  // the tiled CPU layer before, none yet
   for (std::size_t n = 0; n < NN; ++n) {
-    if (!layers[n].tiled || engines[n].engine != 0) continue;
+    if (!layers[n].tiled || layers[n].engine != 0) continue;
     const std::size_t before = previous;
     previous = n;
     if (before == NN || !tiles[before].feasible || !tiles[n].feasible ||
@@ -347,11 +359,7 @@ constexpr std::array<layer_problem, NN> with_prefetch(const graph_summary<NT, NI
       continue;
     latency_model& lm = layers[n].problem.latency;
     lm.hidden_fill = last_tile_compute(layers[before].problem, tiles[before].tile);
-    for (int i = 0; i < g.nodes[n].input_count; ++i)
-      for (std::size_t m = before; m < n; ++m)
-        for (int o = 0; o < g.nodes[m].output_count; ++o)
-          lm.input_waits = lm.input_waits || g.nodes[m].outputs[static_cast<std::size_t>(o)] ==
-                                                 g.nodes[n].inputs[static_cast<std::size_t>(i)];
+    lm.input_waits = reads_output_of_nodes(g, n, before, n);
   }
   return layers;
 }
@@ -364,17 +372,15 @@ struct prefetch_choice {
   std::array<layer_problem, NN> problems{};
   std::array<tile_solution, NN> tiles{};
 };
-template <std::size_t NT, std::size_t NI, std::size_t NO, std::size_t NN>
-constexpr prefetch_choice<NN> choose_prefetch(const graph_summary<NT, NI, NO, NN>& g, const target_desc& t,
-                                              const std::array<layer_problem, NN>& plain,
+template <std::size_t NN>
+constexpr prefetch_choice<NN> choose_prefetch(const std::array<layer_problem, NN>& plain,
                                               const std::array<tile_solution, NN>& without,
                                               const std::array<layer_problem, NN>& prefetched,
                                               const std::array<tile_solution, NN>& with) {
   prefetch_choice<NN> out{plain, without};
-  const auto engines = dispatch_layers(g, t);
   std::size_t previous = NN;
   for (std::size_t n = 0; n < NN; ++n) {
-    if (!plain[n].tiled || engines[n].engine != 0) continue;
+    if (!plain[n].tiled || plain[n].engine != 0) continue;
     if (previous != NN && prefetched[n].problem.latency.hidden_fill > 0 && with[n].feasible &&
         out.tiles[previous].cost.total_bytes + with[n].cost.total_bytes <= plain[n].problem.capacity) {
       out.problems[n] = prefetched[n];
@@ -398,7 +404,7 @@ constexpr std::array<tile_solution, NN> solve_layers(const graph_summary<NT, NI,
   const auto prefetched = planning_detail::with_prefetch(g, t, plain, out);
   std::array<tile_solution, NN> with{};
   for (std::size_t n = 0; n < NN; ++n) with[n] = prefetched[n].tiled ? solve_tiles(prefetched[n].problem) : tile_solution{};
-  return planning_detail::choose_prefetch(g, t, plain, out, prefetched, with).tiles;
+  return planning_detail::choose_prefetch(plain, out, prefetched, with).tiles;
 }
 
 /// A layer's problem solved in its own constant evaluation: GCC bounds every evaluation (2^25
@@ -461,7 +467,7 @@ inline constexpr auto prefetch_layer_problems =
                                    solved_layers<plain_layer_problems<Summary, Target>>);
 template <const auto& Summary, target_desc Target>
 inline constexpr auto prefetch_layers = planning_detail::choose_prefetch(
-    Summary, Target, plain_layer_problems<Summary, Target>, solved_layers<plain_layer_problems<Summary, Target>>,
+    plain_layer_problems<Summary, Target>, solved_layers<plain_layer_problems<Summary, Target>>,
     prefetch_layer_problems<Summary, Target>, solved_layers<prefetch_layer_problems<Summary, Target>>);
 
 /// Every layer's problem (the fusion selector weighs them) and tile, each tile solved in its
