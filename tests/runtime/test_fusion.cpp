@@ -75,9 +75,14 @@ static_assert(tessera::producer_of(block2).macs_per_output == 9 && tessera::cons
 constexpr tessera::tile_geometry block3 =
     tessera::fused_geometry_pointwise_first(net::summary.nodes[2].geometry, net::summary.nodes[3].geometry);
 static_assert(block3.pointwise_first() && block3.in_c == 8 && block3.out_c == 12 && block3.intermediate_channels == 12);
-static_assert(block3.stride_h == 2 && block3.in_h == 14 && block3.out_h == 7 && block3.channel_step == 12);
+static_assert(block3.stride_h == 2 && block3.in_h == 14 && block3.out_h == 7 && block3.channel_step == 1);
 static_assert(block3.producer_weight_bytes == 12 * 8 && !block3.channel_lockstep);
 static_assert(tessera::intermediate_rows(block3, 2) == 5 && tessera::intermediate_cols(block3, 5) == 11);
+// Its output channels split into blocks: a block of 5 computes 5 intermediate channels and loads
+// the pointwise filters of those 5 (8 bytes each, from channel c0's) in front of its own.
+static_assert(tessera::intermediate_tile(block3, {2, 5, 5}) == tessera::tile_shape{5, 11, 5});
+static_assert(tessera::producer_filter_bytes(block3, 5) == 5 * 8 && tessera::producer_filter_offset(block3, 7) == 7 * 8);
+static_assert(tessera::consumer_filter_offset(block3, 5) == 48 && tessera::consumer_filter_offset(block2, 5) == 112);
 static_assert(tessera::producer_of(block3).macs_per_output == 8 && tessera::producer_of(block3).out_h == 14);
 static_assert(tessera::consumer_of(block3).channel_lockstep && tessera::consumer_of(block3).in_c == 12 &&
               tessera::consumer_of(block3).macs_per_output == block3.macs_per_output);
@@ -581,3 +586,78 @@ TEST_CASE("the plan table shows a fused block as one row", "[fusion]") {
   CHECK(both.find("pw+dw block") != std::string::npos);
   CHECK(both.find("fused next") != std::string::npos);
 }
+
+// Pointwise -> depthwise blocks over channel blocks (planning/fusion.hpp): the expansion
+// network's block expand (4 -> 22) -> dw has a narrow input and a wide intermediate, so a tile
+// over the whole 12 x 10 map and a few channels (the third seed's channel-wise variant: the
+// intermediate a channel slice of the whole map, nothing recomputed) or whole-width rows and a
+// few channels needs far less L1 than whole channels. 22 channels leave a leftover block.
+namespace channel_blocks {
+using expansion = tiny::expansion::network;
+using tessera::tiling_objective;
+template <std::size_t L1, fusion_policy Policy, tiling_objective Objective, std::size_t L2 = 0>
+inline constexpr tessera::target_desc target = [] {
+  tessera::target_desc t = without_forwarding<sweep_target<L1, Policy>>;
+  t.objective = Objective;
+  if (L2 > 0) {  // three levels, L3 on a DMA engine of its own: filters stream from L3 block by block
+    t.levels[1].bytes = L2;
+    t.levels[2] = {"L3", 1 << 20, 1, 50, 50};
+    t.levels[2].dma_engine = 1;
+    t.level_count = 3;
+  }
+  return t;
+}();
+template <tessera::target_desc T>
+struct expansion_run : simulated_run<expansion, T, tiny::expansion::logits> {
+  using simulated_run<expansion, T, tiny::expansion::logits>::simulated_run;
+};
+constexpr std::size_t block = 1;  // expand + dw, at the depthwise node
+
+// The latency objective's tiles at 2,560 bytes: the whole map, 4 of the 22 channels (6 blocks,
+// the last of 2); at 1,536: whole-width rows (4 of 12) and 6 channels, rows carried within a
+// channel block. DORY's objective at 4,096 by latency: the channel-block tile it found beats
+// its best tile over whole channels (solve_tiles' two variants). (Aliases of the executor: a
+// template alias over the target crashes GCC 12.)
+using whole_map =
+    tessera::tiled_executor<expansion, tessera::target<target<2560, fusion_policy::by_traffic, tiling_objective::latency>>>;
+using rows_and_channels =
+    tessera::tiled_executor<expansion, tessera::target<target<1536, fusion_policy::by_traffic, tiling_objective::latency>>>;
+using dory_channels =
+    tessera::tiled_executor<expansion, tessera::target<target<4096, fusion_policy::by_latency, tiling_objective::dory_l1>>>;
+static_assert(whole_map::summary.nodes[block].geometry.pointwise_first());
+static_assert(whole_map::plan.layers[block].solution.tile == tessera::tile_shape{12, 10, 4});
+static_assert(rows_and_channels::plan.layers[block].solution.tile == tessera::tile_shape{4, 10, 6});
+static_assert(tessera::carries_rows(rows_and_channels::summary.nodes[block].geometry, 10));
+static_assert(dory_channels::summary.nodes[block].geometry.pointwise_first() &&
+              dory_channels::plan.layers[block].solution.tile.c < 22);
+// Each block's filter slot: the 4 channels' pointwise filters (4 x 4 bytes, aligned to 16), then
+// their depthwise filters.
+static_assert(tessera::consumer_filter_offset(whole_map::summary.nodes[block].geometry, 4) == 16);
+
+TEMPLATE_TEST_CASE_SIG("pointwise -> depthwise blocks over channel blocks run bit-exact and hazard-free", "[fusion]",
+                       ((std::size_t L1, fusion_policy Policy, tiling_objective Objective, std::size_t L2), L1, Policy,
+                        Objective, L2),
+                       (1536, fusion_policy::by_traffic, tiling_objective::latency, 0),
+                       (2560, fusion_policy::by_traffic, tiling_objective::latency, 0),
+                       (4096, fusion_policy::by_latency, tiling_objective::dory_l1, 0),
+                       (5120, fusion_policy::by_latency, tiling_objective::dory_l1, 0),
+                       (2560, fusion_policy::by_traffic, tiling_objective::latency, 16384),
+                       (4096, fusion_policy::by_latency, tiling_objective::dory_l1, 16384)) {
+  using run = tessera::tiled_executor<expansion, tessera::target<target<L1, Policy, Objective, L2>>>;
+  static_assert(run::summary.nodes[block].geometry.pointwise_first());
+  static_assert(run::plan.layers[block].solution.tile.c < 22);
+  if constexpr (L2 > 0)  // the pointwise filters staged chunk by chunk in front of the depthwise ones
+    static_assert(run::plan.layers[block].stage_chunks > 1);
+  for (std::uint32_t seed : {1u, 2u}) {
+    const auto image = tiny::expansion::random_image(seed);
+    const expansion_run<target<L1, Policy, Objective, L2>> fused(image);
+    const expansion_run<target<L1, fusion_policy::off, Objective, L2>> unfused(image);
+    CHECK(fused.out == tiny::expansion::run_flat(image));
+    CHECK(unfused.out == fused.out);
+    CHECK(fused.hazards + unfused.hazards == 0);
+    CHECK(fused.blocks == 1);
+    if (Policy == fusion_policy::by_traffic) CHECK(fused.l2_to_l1 + fused.l1_to_l2 < unfused.l2_to_l1 + unfused.l1_to_l2);
+    if (Policy == fusion_policy::by_latency) CHECK(fused.cycles < unfused.cycles);
+  }
+}
+}  // namespace channel_blocks

@@ -203,7 +203,7 @@ tile_problem random_latency_layer(lcg& r) {
 TEST_CASE("tile solver: the latency objective equals exhaustive search on random layers of every kind",
           "[tile_solver]") {
   lcg r{20261126};
-  int tiled = 0, fused = 0, products = 0, pointwise_first = 0;
+  int tiled = 0, fused = 0, products = 0, pointwise_first = 0, pointwise_first_channel_blocks = 0;
   for (int i = 0; i < 2100; ++i) {
     const tile_problem p = random_latency_layer(r);
     const tile_solution fast = solve_tiles(p);
@@ -219,11 +219,13 @@ TEST_CASE("tile solver: the latency objective equals exhaustive search on random
     fused += p.layer.fused() && fast.cost.tiles > 1;
     products += p.layer.whole_operand_bytes > 0 && fast.cost.tiles > 1;
     pointwise_first += p.layer.pointwise_first() && fast.cost.tiles > 1;
+    pointwise_first_channel_blocks += p.layer.pointwise_first() && fast.tile.c < p.layer.out_c;
   }
   CHECK(tiled > 700);
   CHECK(fused > 100);
   CHECK(products > 100);
   CHECK(pointwise_first > 100);
+  CHECK(pointwise_first_channel_blocks > 20);  // its channel-block tiles (the pointwise filters per block)
 }
 
 TEST_CASE("tile solver: the range bounds are at most the model on every extent of their range", "[tile_solver]") {

@@ -256,4 +256,59 @@ logits run_flat(const image& in) {
 }
 }  // namespace separable
 
+// An inverted-residual-like expansion (MobileNetV2's shape, without the residual): image (12 x
+// 10 x 4, u8) -> expand (1x1, 4 -> 22, per-channel requantisation to [0, 127]) -> dw (3x3
+// depthwise, 22 channels, bias) -> project (1x1, 22 -> 6) -> pool (4x5) -> flatten -> fc (36 ->
+// 5, s32). The block expand -> dw has a narrow input and a wide intermediate (22 channels:
+// blocks of 4, 6 or 8 leave a leftover block), where a pointwise -> depthwise block over
+// channel blocks pays off (planning/fusion.hpp); it is the first layer, so that on a target
+// whose L3 has a DMA engine of its own its filters stream from L3 block by block (nothing
+// before it hides them whole).
+namespace expansion {
+using features::pseudo_random;
+using features::requant;
+inline constexpr auto expand_weights = pseudo_random<std::int8_t, 22 * 4>(33, -128, 127);
+inline constexpr auto expand_bias = pseudo_random<std::int32_t, 22>(34, -2000, 2000);
+inline constexpr auto expand_requant = requant<22>(35, 8, 0, 127);
+inline constexpr auto dw_weights = pseudo_random<std::int8_t, 22 * 3 * 3>(36, -128, 127);
+inline constexpr auto dw_bias = pseudo_random<std::int32_t, 22>(37, -3000, 3000);
+inline constexpr auto dw_requant = requant<22>(38, 9, -128, 127);
+inline constexpr auto project_weights = pseudo_random<std::int8_t, 6 * 22>(39, -128, 127);
+inline constexpr auto project_requant = requant<6>(40, 9, -128, 127);
+inline constexpr auto fc_weights = pseudo_random<std::int8_t, 5 * 36>(41, -128, 127);
+
+inline constexpr tessera::tensor_table<7> tensors{{{
+    {"image", tessera::dtype::u8, {1, 12, 10, 4}},
+    {"expand", tessera::dtype::s8, {1, 12, 10, 22}},
+    {"dw", tessera::dtype::s8, {1, 12, 10, 22}},
+    {"project", tessera::dtype::s8, {1, 12, 10, 6}},
+    {"pool", tessera::dtype::s8, {1, 3, 2, 6}},
+    {"flat", tessera::dtype::s8, {1, 36}},
+    {"logits", tessera::dtype::s32, {1, 5}},
+}}};
+
+using network = tessera::network<
+    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<6>,
+    tessera::op::conv<"expand", {.input = 0, .output = 1}, expand_weights, expand_bias, expand_requant>,
+    tessera::op::conv<"dw",
+                      {.input = 1, .output = 2, .kernel_h = 3, .kernel_w = 3, .pad_top = 1, .pad_left = 1,
+                       .pad_bottom = 1, .pad_right = 1, .groups = 22},
+                      dw_weights, dw_bias, dw_requant>,
+    tessera::op::conv<"project", {.input = 2, .output = 3}, project_weights, tessera::none, project_requant>,
+    tessera::op::max_pool<"pool", {.input = 3, .output = 4, .kernel_h = 4, .kernel_w = 5, .stride_h = 4, .stride_w = 5}>,
+    tessera::op::reshape<"flatten", {.input = 4, .output = 5}>,
+    tessera::op::gemm<"fc", {.input = 5, .output = 6, .n = 5, .k = 36}, fc_weights>>;
+
+using image = std::array<std::uint8_t, 12 * 10 * 4>;
+using logits = std::array<std::int32_t, 5>;
+inline image random_image(std::uint32_t seed) { return random_bytes<12 * 10 * 4>(seed); }
+template <class Net = network>
+logits run_flat(const image& in) {
+  alignas(16) static std::byte arena[tessera::executor<Net>::arena_bytes];
+  logits out{};
+  tessera::executor<Net>::run(arena, {in.data()}, {out.data()});
+  return out;
+}
+}  // namespace expansion
+
 }  // namespace tiny

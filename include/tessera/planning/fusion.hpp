@@ -9,14 +9,17 @@
 //   the layout the pointwise kernel reads), the pointwise kernel computes the tile's outputs
 //   from it. Output channels are not split into blocks: each block would recompute the
 //   depthwise tile.
-// - PW -> DW over row (and column) tiles: a tile loads the pointwise input under the depthwise
-//   window of its outputs (halo included, the pointwise layer's input channels), the pointwise
-//   kernel writes the window's intermediate pixels ([rows][cols][C]), the depthwise kernel
-//   computes the tile's outputs from them, padding where the window leaves the map exactly as
-//   the unfused layer does. Where the windows of neighbouring tiles overlap (kernel - stride
-//   rows) the pointwise kernel recomputes them; the paper's variant that carries those rows to
-//   the next tile, and the one over channel tiles, are not built. The pointwise filters load
-//   once for the layer, so output channels are not split either.
+// - PW -> DW over row, column and channel tiles: a tile loads the pointwise input under the
+//   depthwise window of its outputs (halo included, all the pointwise layer's input channels),
+//   the pointwise kernel writes the window's intermediate pixels for the tile's channels
+//   ([rows][cols][c]: a depthwise channel reads only its own), the depthwise kernel computes
+//   the tile's outputs from them, padding where the window leaves the map exactly as the
+//   unfused layer does. Each filter block loads the pointwise filters of its channels beside
+//   the depthwise ones. A tile over the whole map is the paper's channel-wise variant (an
+//   intermediate of a channel slice of the whole map, nothing recomputed, the input loaded
+//   once per channel block); whole-width tiles carry the rows their windows share with the
+//   tile above (the paper's row-wise variant, tile_geometry.hpp carries_rows); narrower tiles
+//   recompute the overlap. The solver weighs all of them as tiles of one layer.
 // Each kernel is the node's own tile function, so the integers, requantisation included, are
 // exactly the unfused network's.
 //
@@ -75,14 +78,17 @@ constexpr tile_geometry fused_geometry(const tile_geometry& dw, const tile_geome
 
 /// The geometry of the block of pointwise layer `pw` and the depthwise layer `dw` after it: the
 /// depthwise layer's window and output over the pointwise layer's input channels. Output
-/// channels are not split into blocks (each block would reload the input window), so the
-/// pointwise filters, loaded once, serve every tile.
+/// channels split into blocks like any convolution's (each block reloads the input window and
+/// loads its channels' pointwise filters), the pointwise layer's bias and requantisation per
+/// channel with the depthwise layer's.
 constexpr tile_geometry fused_geometry_pointwise_first(const tile_geometry& pw, const tile_geometry& dw) {
   tile_geometry g = dw;
   g.in_c = pw.in_c;
-  g.in_elem_bytes = pw.in_elem_bytes;
-  g.channel_step = dw.out_c;
-  return fusion_detail::with_producer(g, pw, fused_order::pointwise_first);
+  g.in_elem_bytes = pw.in_elem_bytes;  // channel_step: the depthwise layer's
+  g = fusion_detail::with_producer(g, pw, fused_order::pointwise_first);
+  g.const_bytes_fixed -= pw.const_bytes_per_channel * static_cast<std::size_t>(pw.out_c);
+  g.const_bytes_per_channel += pw.const_bytes_per_channel;
+  return g;
 }
 
 namespace fusion_detail {

@@ -100,17 +100,19 @@ constexpr void place_for_prefetch(target_plan<NT, NN>& plan, std::size_t capacit
   plan.l1_bytes = total;
 }
 
+/// Bytes of an L2 staging chunk of `channels` output channels' filters: a fused block's first
+/// layer's filters for them in front (consumer_filter_offset), then the layer's own.
+constexpr std::size_t filter_chunk_bytes(const tile_geometry& geometry, int channels) {
+  return consumer_filter_offset(geometry, channels) +
+         tiling_detail::aligned(geometry.weight_bytes_per_channel * static_cast<std::size_t>(channels));
+}
+
 /// The smallest filter staging a layer accepts: its filters whole, or two chunks of one L1
-/// channel block (the L3 step below never plans less). A fused block's staging slot also holds
-/// its first layer's filters, in front (consumer_filter_offset).
+/// channel block (the L3 step below never plans less).
 constexpr std::size_t min_filter_staging(const layer_l1_plan& layer, const tile_geometry& geometry) {
   if (!layer.tiled || geometry.weight_bytes_per_channel == 0) return 0;
-  const std::size_t front = consumer_filter_offset(geometry);
-  const std::size_t whole =
-      front + tiling_detail::aligned(geometry.weight_bytes_per_channel * static_cast<std::size_t>(geometry.out_c));
-  const std::size_t blocks =
-      2 * (front + tiling_detail::aligned(geometry.weight_bytes_per_channel *
-                                          static_cast<std::size_t>(layer.solution.tile.c)));
+  const std::size_t whole = filter_chunk_bytes(geometry, geometry.out_c);
+  const std::size_t blocks = 2 * filter_chunk_bytes(geometry, layer.solution.tile.c);
   return whole < blocks ? whole : blocks;
 }
 
@@ -598,34 +600,36 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
       continue;
     }
     const std::uint64_t window = since_previous + (chunks_of_p == 1 ? last_block_before_p : 0);
-    const std::size_t per_channel = geometry.weight_bytes_per_channel;
-    const std::size_t front = consumer_filter_offset(geometry);  // a fused block's first-layer filters
+    // A fused block's first-layer filters ride in front of each chunk (filter_chunk_bytes): all
+    // of them (depthwise first: its one chunk), or the chunk's channels' (pointwise first).
+    const auto chunk_of = [&](int channels) { return planning_detail::filter_chunk_bytes(geometry, channels); };
+    const bool producer_per_channel = geometry.pointwise_first();
+    const std::size_t front = producer_per_channel ? 0 : producer_filter_bytes(geometry, geometry.out_c);
+    const std::size_t per_channel =
+        geometry.weight_bytes_per_channel + (producer_per_channel ? producer_filter_bytes(geometry, 1) : 0);
     const int tile_c = layer.solution.tile.c;
     if (l3_streams &&
         planning_detail::streams_filters(t.levels[2], front, per_channel, geometry.out_c, tile_c,
                                          layer.solution.cycles, window) &&
-        2 * (front + aligned(per_channel * static_cast<std::size_t>(tile_c))) <= budget) {
+        2 * chunk_of(tile_c) <= budget) {
       layer.stage_channels = tile_c;
       layer.stage_chunks = (geometry.out_c + tile_c - 1) / tile_c;
       doubled = true;
-    } else if (front + aligned(per_channel * static_cast<std::size_t>(geometry.out_c)) <= budget) {
+    } else if (chunk_of(geometry.out_c) <= budget) {
       layer.stage_channels = geometry.out_c;
       layer.stage_chunks = 1;
     } else {
       int blocks = 0;  // L1 channel blocks per chunk: the most that fit twice
-      while (2 * (front + aligned(per_channel * static_cast<std::size_t>((blocks + 1) * tile_c))) <= budget &&
-             (blocks + 1) * tile_c < geometry.out_c)
-        ++blocks;
+      while (2 * chunk_of((blocks + 1) * tile_c) <= budget && (blocks + 1) * tile_c < geometry.out_c) ++blocks;
       if (blocks == 0) {
-        fail(static_cast<int>(n), 1, l2_needed + 2 * (front + aligned(per_channel * static_cast<std::size_t>(tile_c))),
-             t.levels[1].bytes);
+        fail(static_cast<int>(n), 1, l2_needed + 2 * chunk_of(tile_c), t.levels[1].bytes);
         return plan;
       }
       layer.stage_channels = blocks * tile_c;
       layer.stage_chunks = (geometry.out_c + layer.stage_channels - 1) / layer.stage_channels;
       doubled = true;
     }
-    const std::size_t chunk = front + aligned(per_channel * static_cast<std::size_t>(layer.stage_channels));
+    const std::size_t chunk = chunk_of(layer.stage_channels);
     if (chunk > slot_bytes) slot_bytes = chunk;
     since_previous = layer.solution.cycles;
     last_block_before_p = last_block_of_p;

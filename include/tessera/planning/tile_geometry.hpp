@@ -71,11 +71,13 @@ struct tile_geometry {
   /// layer's window (kernel, stride, padding) over the block's input, the second layer's output
   /// and filters, the first layer's input channels. The intermediate map between the two
   /// convolutions exists only in L1, for the tile's pixels (depthwise first: the output tile's;
-  /// pointwise first: the depthwise window's, halo included) and all its channels; the first
-  /// layer's filters (the producer's) load once beside the second's.
+  /// pointwise first: the depthwise window's, halo included) and channels (depthwise first: all
+  /// of them; pointwise first: the tile's, since a depthwise channel reads only its own); the
+  /// first layer's filters (the producer's) load with each of the second's filter blocks, for
+  /// the channels the tile's intermediate holds (producer_filter_bytes).
   int intermediate_channels = 0;
   int intermediate_elem_bytes = 0;
-  std::size_t producer_weight_bytes = 0;  ///< the first layer's filters ([C][KH][KW] or [C][Cin])
+  std::size_t producer_weight_bytes = 0;  ///< the first layer's filters, all ([C][KH][KW] or [C][Cin])
   fused_order order = fused_order::depthwise_first;
 
   constexpr bool fused() const { return intermediate_channels > 0; }
@@ -162,6 +164,24 @@ constexpr std::size_t l1_aligned(std::size_t v) { return (v + l1_alignment - 1) 
 /// The intermediate pixels a tile of `rows` x `cols` outputs of fused block `g` computes.
 constexpr int intermediate_rows(const tile_geometry& g, int rows) { return g.pointwise_first() ? g.input_rows(rows) : rows; }
 constexpr int intermediate_cols(const tile_geometry& g, int cols) { return g.pointwise_first() ? g.input_cols(cols) : cols; }
+/// The intermediate channels a tile of `channels` output channels of fused block `g` computes:
+/// depthwise first, all of them (each output reads every one; so its output channels are never
+/// split, see fusion.hpp); pointwise first, the tile's own (depthwise channel c reads only
+/// intermediate channel c: the third seed's channel-wise variant when a tile spans the map).
+constexpr int intermediate_channels_of(const tile_geometry& g, int channels) {
+  return g.pointwise_first() ? channels : g.intermediate_channels;
+}
+/// The producer's filter bytes that a filter block of `channels` output channels of fused block
+/// `g` loads (beside its own): those of the intermediate channels it computes.
+constexpr std::size_t producer_filter_bytes(const tile_geometry& g, int channels) {
+  if (!g.fused()) return 0;
+  if (!g.pointwise_first()) return g.producer_weight_bytes;
+  return g.producer_weight_bytes / static_cast<std::size_t>(g.intermediate_channels) * static_cast<std::size_t>(channels);
+}
+/// Where the producer's filters of intermediate channel `c` begin in its filter tensor.
+constexpr std::size_t producer_filter_offset(const tile_geometry& g, int c) {
+  return g.pointwise_first() ? producer_filter_bytes(g, c) : 0;
+}
 
 /// Pointwise -> depthwise blocks whose tiles span the whole width carry rows: the tile below
 /// reuses the intermediate rows its window shares with the tile above (kernel - stride rows for
@@ -253,8 +273,8 @@ constexpr tile_geometry consumer_of(const tile_geometry& g) {
 
 /// Where a fused block's tile keeps its parts. In the filter slot: the producer's filters, then
 /// the consumer's block. In the scratch area: the intermediate tile [rows][cols][C] (see
-/// intermediate_rows), then the kernels' own scratch (the producer's, then the consumer's, in
-/// the same bytes: they run one after the other).
+/// intermediate_rows, intermediate_channels_of), then the kernels' own scratch (the producer's,
+/// then the consumer's, in the same bytes: they run one after the other).
 struct fused_layout {
   std::size_t consumer_filters = 0;  ///< offset of the consumer's filters in the filter slot
   std::size_t intermediate_bytes = 0;
@@ -262,20 +282,22 @@ struct fused_layout {
   std::size_t scratch_bytes = 0;     ///< the whole scratch area
 };
 
-/// Offset of a layer's own filters in its L1 filter slot (after a fused block's producer's).
-constexpr std::size_t consumer_filter_offset(const tile_geometry& g) {
-  return g.fused() ? l1_aligned(g.producer_weight_bytes) : 0;
+/// Offset of a layer's own filters in a filter slot (in L1, or an L2 staging slot) planned for
+/// blocks of `channels` output channels: after a fused block's producer's filters for them.
+constexpr std::size_t consumer_filter_offset(const tile_geometry& g, int channels) {
+  return g.fused() ? l1_aligned(producer_filter_bytes(g, channels)) : 0;
 }
 
-/// The intermediate tile of a tile `t` of fused block `g`: rows, columns, all channels.
+/// The intermediate tile of a tile `t` of fused block `g`: rows, columns, channels.
 constexpr tile_shape intermediate_tile(const tile_geometry& g, const tile_shape& t) {
-  return {intermediate_rows(g, t.h), intermediate_cols(g, t.w), g.intermediate_channels};
+  return {intermediate_rows(g, t.h), intermediate_cols(g, t.w), intermediate_channels_of(g, t.c)};
 }
 
+/// `t`: the layer's planned tile (its filter slot's channels) or one of its tiles.
 constexpr fused_layout fused_layout_of(const tile_geometry& g, const tile_shape& t, std::size_t producer_scratch,
                                        std::size_t consumer_scratch) {
   fused_layout f{};
-  f.consumer_filters = consumer_filter_offset(g);
+  f.consumer_filters = consumer_filter_offset(g, t.c);
   const tile_shape i = intermediate_tile(g, t);
   f.intermediate_bytes = static_cast<std::size_t>(i.h) * static_cast<std::size_t>(i.w) *
                          static_cast<std::size_t>(i.c) * static_cast<std::size_t>(g.intermediate_elem_bytes);

@@ -128,6 +128,9 @@ struct tile_problem {
   /// An accelerator's separate weight memory (target/engine.hpp): filter tiles go there and
   /// must fit it, the rest must fit `capacity`. 0: filters share `capacity` (every CPU layer).
   std::size_t constant_capacity = 0;
+  /// DORY's objective on a pointwise -> depthwise block: its two variants are weighed by
+  /// traffic (layer_traffic) instead of modelled time (see solve_tiles).
+  bool variants_by_traffic = false;
 };
 
 /// The problem of tiling layer `g` into `capacity` bytes of L1 on target `t`.
@@ -140,6 +143,7 @@ constexpr tile_problem tile_problem_for(const target_desc& t, const tile_geometr
   p.latency.macs_per_cycle_x16 = t.macs_per_cycle_x16;
   if (t.level_count > 1) p.latency.transfer = t.levels[1];
   p.latency.forwarded_input = p.latency.forwarded_output = t.l1_forwarding;
+  p.variants_by_traffic = t.fusion == fusion_policy::by_traffic;
   return p;
 }
 
@@ -259,6 +263,13 @@ constexpr std::int64_t score_of(const tile_problem& p, const tile_shape& t, cons
 // is 0, the last or the one before the last, so at most four representatives per loop are
 // summed with their multiplicities (a few hundred operations, whatever the tile count).
 namespace tiling_detail {
+/// Cycles of the load of a filter block of `channels` output channels: the layer's own filters
+/// and a fused block's producer filters for them (producer_filter_bytes), one transfer each.
+constexpr std::uint64_t filter_block_cycles(const memory_level& m, const tile_geometry& g, int channels) {
+  return m.transfer_cycles(static_cast<std::uint64_t>(channels) * g.weight_bytes_per_channel) +
+         m.transfer_cycles(producer_filter_bytes(g, channels));
+}
+
 /// Per tile shape kind: bit 0 = last row block, bit 1 = last column block, bit 2 = last channel block.
 struct tile_kinds {
   int extent[3]{};  ///< full tile rows, cols, channels
@@ -314,9 +325,7 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t, int z 
                 whole_operand_cycles(m, g);
     k.store[i] = m.transfer_cycles(output_box_bytes(g, each));
   }
-  for (int i = 0; i < 2; ++i)
-    k.filters[i] = m.transfer_cycles(static_cast<std::uint64_t>(i ? k.last[2] : k.extent[2]) * g.weight_bytes_per_channel) +
-                   (g.fused() ? m.transfer_cycles(g.producer_weight_bytes) : 0);
+  for (int i = 0; i < 2; ++i) k.filters[i] = filter_block_cycles(m, g, i ? k.last[2] : k.extent[2]);
   return k;
 }
 
@@ -332,8 +341,7 @@ constexpr fill_parts first_fill_parts(const tile_problem& p, const tile_shape& t
   const tile_geometry& g = p.layer;
   const memory_level& m = p.latency.transfer;
   return {static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(input_box_bytes(g, t)) + whole_operand_cycles(m, g),
-          m.transfer_cycles(static_cast<std::uint64_t>(t.c) * g.weight_bytes_per_channel) +
-              (g.fused() ? m.transfer_cycles(g.producer_weight_bytes) : 0)};
+          filter_block_cycles(m, g, t.c)};
 }
 /// The first fill the model charges: what the previous layer does not hide (exposed_fill).
 constexpr std::uint64_t first_fill(const tile_problem& p, const tile_shape& t) {
@@ -481,7 +489,7 @@ constexpr std::uint64_t layer_cycles_over(const tile_problem& p, const tile_shap
 
 /// Bytes the layer moves between L2 and L1 with tile `t`: every tile's input box (halo
 /// included, as cost_of counts it), whole operand and output, the filters once per channel
-/// block (a fused block's depthwise filters once).
+/// block (a fused block's producer filters with each: producer_filter_bytes).
 constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t) {
   using tiling_detail::ceil_div;
   const tile_geometry& g = p.layer;
@@ -502,7 +510,10 @@ constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t
     bytes += static_cast<std::uint64_t>(count) * (static_cast<std::uint64_t>(g.in_operands) * input_box_bytes(g, each) +
                                                   g.whole_operand_bytes + output_box_bytes(g, each));
   }
-  return bytes + static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel + g.producer_weight_bytes;
+  // A fused block's producer filters with each filter block (producer_filter_bytes).
+  const std::uint64_t producer =
+      g.pointwise_first() ? g.producer_weight_bytes : static_cast<std::uint64_t>(blocks[2]) * g.producer_weight_bytes;
+  return bytes + static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel + producer;
 }
 
 namespace tiling_detail {
@@ -616,7 +627,8 @@ constexpr slack_bounds first_tile_slack(const tile_problem& p, const tile_shape&
   const double pixels = static_cast<double>(t.h) * t.w;
   double compute = kernel(lm.compute, g.fused() ? consumer_of(g) : g, pixels * t.c) +
                    static_cast<double>(preparation_cycles(lm.compute, lm.producer_compute, g));
-  if (producer_bounded(g)) compute += kernel(lm.producer_compute, producer_of(g), pixels * g.intermediate_channels);
+  if (producer_bounded(g))
+    compute += kernel(lm.producer_compute, producer_of(g), pixels * intermediate_channels_of(g, t.c));
   const memory_level& m = lm.transfer;
   const double rate = m.bytes_per_cycle != 0 ? m.bytes_per_cycle : 1;
   const auto transfer = [&](double bytes) {
@@ -628,7 +640,7 @@ constexpr slack_bounds first_tile_slack(const tile_problem& p, const tile_shape&
   double inputs = g.in_operands * transfer(in_bytes), filters = 0;
   if (g.whole_operand_bytes > 0) inputs += transfer(static_cast<double>(g.whole_operand_bytes));
   if (g.weight_bytes_per_channel > 0) filters += transfer(static_cast<double>(t.c) * g.weight_bytes_per_channel);
-  if (g.fused()) filters += transfer(static_cast<double>(g.producer_weight_bytes));
+  if (g.fused()) filters += transfer(static_cast<double>(producer_filter_bytes(g, t.c)));  // affine in t.c
   const double base = compute - inputs - filters;
   return {base - (lm.input_waits ? filters : inputs + filters), base - static_cast<double>(lm.hidden_fill)};
 }
@@ -667,9 +679,12 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
   const int relaxed = z == 2 ? 2 : z;
   std::uint64_t compute =
       compute_floor(lm.compute, lm.macs_per_cycle_x16, consumer, rows, cols, relaxed, channel_slots, tiles, row_calls);
-  if (producer_bounded(g)) {  // the first kernel runs over all intermediate channels in every tile
-    const std::uint64_t depth = static_cast<std::uint64_t>(chans.count) *
-                                rounded_up(g.intermediate_channels, lm.producer_compute.channel_granule);
+  if (producer_bounded(g)) {  // the first kernel runs over the tile's intermediate channels in every tile
+    const auto granule = lm.producer_compute.channel_granule;
+    const std::uint64_t depth =
+        !g.pointwise_first() ? static_cast<std::uint64_t>(chans.count) * rounded_up(g.intermediate_channels, granule)
+        : z == 2             ? static_cast<std::uint64_t>(g.out_c)
+                             : sum_over(chans, [&](int c) { return rounded_up(c, granule); });
     tile_geometry producer = producer_of(g);
     producer.out_h = g.out_h, producer.out_w = g.out_w;  // at least the output tile's pixels (producer_bounded)
     compute += compute_floor(lm.producer_compute, lm.macs_per_cycle_x16, producer, rows, cols, relaxed, depth,
@@ -739,7 +754,11 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
                             per_byte;
   if (g.weight_bytes_per_channel > 0) moved += static_cast<std::uint64_t>(chans.count) * fixed;
   moved += tiles * whole_operand_cycles(m, g);  // with every tile (exact: one transfer each)
-  if (g.fused()) moved += static_cast<std::uint64_t>(chans.count) * m.transfer_cycles(g.producer_weight_bytes);
+  if (g.fused()) {  // the producer's filters with each filter block: at least their bytes, once
+    const std::uint64_t bytes = g.pointwise_first() ? g.producer_weight_bytes
+                                                    : static_cast<std::uint64_t>(chans.count) * g.producer_weight_bytes;
+    moved += static_cast<std::uint64_t>(chans.count) * fixed + bytes / per_byte;
+  }
   // The first tile's slack (first_tile_slack): each of its two affine bounds at its least over
   // the range (an end of it), then the larger; and at least minus the prefetched part of the
   // first fill (which only grows with the tile); rounded down with a cycle to spare.
@@ -1088,6 +1107,30 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
 }  // namespace tiling_detail
 
 /// The solver (see the header comment for why its candidate set contains the optimum).
+namespace tiling_detail {
+/// `p` restricted to tiles of every output channel: a pointwise -> depthwise block's row variant.
+constexpr tile_problem whole_channels(tile_problem p) {
+  p.layer.channel_step = p.layer.out_c;
+  return p;
+}
+/// Of DORY's best tile over whole channels (`rows`) and its best over all tiles (`any`), both
+/// feasible or not, the one the block's criterion prefers (ties: `rows`, the fewer transfers).
+constexpr tile_solution preferred_variant(const tile_problem& p, const tile_solution& rows, const tile_solution& any) {
+  if (!rows.feasible || !any.feasible) return rows.feasible ? rows : any;
+  if (p.variants_by_traffic) return layer_traffic(p, any.tile) < layer_traffic(p, rows.tile) ? any : rows;
+  return any.cycles < rows.cycles ? any : rows;
+}
+}  // namespace tiling_detail
+
+/// The layer's tile under `p.objective`. DORY's objective (the most L1, then its heuristics)
+/// does not weigh what a pointwise -> depthwise block's variants differ in: tiles of every
+/// channel (rows: the pointwise filters loaded once, narrow tiles recomputing their windows'
+/// overlap) against channel blocks (each reloading the input window). Left to it, the block at
+/// 3 kB of tests/runtime/test_fusion.cpp took a channel block of 8 that filled L1 more and ran
+/// 36% slower than its whole-channel tile, and the selector then kept it unfused. So such a
+/// block is solved over whole channels and over all tiles, and the target's fusion criterion
+/// (time, or traffic: tile_problem::variants_by_traffic) picks one. The latency objective
+/// weighs them itself.
 constexpr tile_solution solve_tiles(const tile_problem& p) {
   tile_solution best{};
   if (p.objective == tiling_objective::latency) {
@@ -1095,17 +1138,25 @@ constexpr tile_solution solve_tiles(const tile_problem& p) {
   } else if (!tiling_detail::whole_layer(p, best)) {
     best = tiling_detail::solve_dory(p);
     if (best.feasible) best.cycles = layer_cycles(p, best.tile, best.cost);
+    if (p.layer.pointwise_first() && p.layer.channel_step < p.layer.out_c) {
+      tile_solution rows = tiling_detail::solve_dory(tiling_detail::whole_channels(p));
+      if (rows.feasible) rows.cycles = layer_cycles(p, rows.tile, rows.cost);
+      rows.evaluations += best.evaluations;
+      best = tiling_detail::preferred_variant(p, rows, best);
+      best.evaluations = rows.evaluations;
+    }
   }
   best.smallest_bytes = tiling_detail::smallest_bytes(p);
   best.smallest_constant_bytes = tiling_detail::smallest_constant_bytes(p);
   return best;
 }
 
-/// Every tile, for tests: the reference the solver must equal in objective value.
-constexpr tile_solution solve_tiles_exhaustive(const tile_problem& p) {
+namespace tiling_detail {
+/// Every tile of `p` under its objective (solve_tiles_exhaustive, without the variants).
+constexpr tile_solution exhaustive_search(const tile_problem& p) {
   tile_solution best{};
   const bool latency = p.objective == tiling_objective::latency;
-  if (tiling_detail::whole_layer(p, best) && !latency) return best;
+  if (whole_layer(p, best) && !latency) return best;
   const tile_geometry& g = p.layer;
   for (int c = g.channel_step; c <= g.out_c; c += g.channel_step)
     for (int w = 1; w <= g.out_w; ++w)
@@ -1116,14 +1167,29 @@ constexpr tile_solution solve_tiles_exhaustive(const tile_problem& p) {
         ++best.evaluations;
         if (latency) {
           const std::uint64_t cycles = layer_cycles(p, t, cost);
-          if (tiling_detail::faster(cycles, cost, best)) best = {true, t, cost, score_of(p, t, cost), 0, cycles, best.evaluations};
+          if (faster(cycles, cost, best)) best = {true, t, cost, score_of(p, t, cost), 0, cycles, best.evaluations};
         } else {
           const std::int64_t s = score_of(p, t, cost);
-          if (tiling_detail::better(s, cost, best)) best = {true, t, cost, s, 0, 0, best.evaluations};
+          if (better(s, cost, best)) best = {true, t, cost, s, 0, 0, best.evaluations};
         }
       }
-  best.smallest_bytes = tiling_detail::smallest_bytes(p);
-  best.smallest_constant_bytes = tiling_detail::smallest_constant_bytes(p);
+  if (best.feasible && !latency) best.cycles = layer_cycles(p, best.tile, best.cost);
+  return best;
+}
+}  // namespace tiling_detail
+
+/// Every tile, for tests: the reference the solver must equal in objective value (DORY's, on
+/// a pointwise -> depthwise block, over each variant: see solve_tiles).
+constexpr tile_solution solve_tiles_exhaustive(const tile_problem& p) {
+  using namespace tiling_detail;
+  tile_solution best = exhaustive_search(p);
+  const tile_geometry& g = p.layer;
+  tile_solution whole{};
+  if (p.objective != tiling_objective::latency && g.pointwise_first() && g.channel_step < g.out_c &&
+      !whole_layer(p, whole))
+    best = preferred_variant(p, exhaustive_search(whole_channels(p)), best);
+  best.smallest_bytes = smallest_bytes(p);
+  best.smallest_constant_bytes = smallest_constant_bytes(p);
   return best;
 }
 

@@ -448,7 +448,8 @@ struct tiled_executor {
     // The first kernel's pixels: the window's rows it computed (first_kernel_rows), or the tile's.
     const bool window = g.pointwise_first();
     return static_cast<std::uint64_t>(window ? first_kernel_rows(s, g, p) : p.h) *
-           static_cast<std::uint64_t>(window ? args.in_cols : p.w) * static_cast<std::uint64_t>(g.intermediate_channels) *
+           static_cast<std::uint64_t>(window ? args.in_cols : p.w) *
+           static_cast<std::uint64_t>(intermediate_channels_of(g, p.c)) *
            static_cast<std::uint64_t>(producer_of(g).macs_per_output);
   }
 
@@ -496,10 +497,11 @@ struct tiled_executor {
   }
 
   /// A tile of a pointwise -> depthwise block (`tile`: its arguments, the loaded input window
-  /// [in_rows][in_cols][Cin]): the pointwise kernel writes every intermediate channel of the
-  /// window's pixels into `intermediate` ([in_rows][in_cols][C]), its rows shared over the
-  /// cores; then the depthwise kernel computes the tile's outputs from it with the tile's
-  /// padding, its output rows shared over the cores. A tile that carries rows (carries_rows;
+  /// [in_rows][in_cols][Cin]): the pointwise kernel writes the tile's intermediate channels
+  /// (c0 .. c0 + c: a depthwise channel reads only its own) of the window's pixels into
+  /// `intermediate` ([in_rows][in_cols][c]), its rows shared over the cores; then the depthwise
+  /// kernel computes the tile's outputs from it with the tile's padding, its output rows shared
+  /// over the cores. A tile that carries rows (carries_rows;
   /// `tile_h`: the layer's tile height) finds the first rows of its window in `intermediate`,
   /// where the tile above computed them: they move to the top, and only the rest is computed.
   template <class T>
@@ -510,7 +512,7 @@ struct tiled_executor {
     const map_box window = schedule::input_box(g, p);
     const auto in_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(g.in_c) *
                         static_cast<std::size_t>(g.in_elem_bytes);
-    const auto mid_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(g.intermediate_channels) *
+    const auto mid_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(p.c) *
                          static_cast<std::size_t>(g.intermediate_elem_bytes);
     const int carried = carries_rows(g, p.w) ? carried_rows(g, p.y0, tile_h) : 0;
     if (carried > 0)
@@ -523,14 +525,14 @@ struct tiled_executor {
       pw.in_rows = r.rows(), pw.in_cols = tile.in_cols, pw.in_channels = g.in_c;
       pw.weights = pointwise_filters;
       pw.output = intermediate + static_cast<std::size_t>(r.begin) * mid_row;
-      pw.n = p.n, pw.y0 = window.row + r.begin, pw.x0 = window.col, pw.c0 = 0;
-      pw.h = r.rows(), pw.w = tile.in_cols, pw.c = g.intermediate_channels;
+      pw.n = p.n, pw.y0 = window.row + r.begin, pw.x0 = window.col, pw.c0 = p.c0;
+      pw.h = r.rows(), pw.w = tile.in_cols, pw.c = p.c;
       pw.scratch = tile.scratch;
       pointwise.tile(pw);
     });
-    tile_args dw = tile;  // the window's extents and padding, over the intermediate channels
+    tile_args dw = tile;  // the window's extents and padding, over the tile's intermediate channels
     dw.input[0] = intermediate;
-    dw.in_channels = g.intermediate_channels;
+    dw.in_channels = p.c;
     const tile_geometry consumer = consumer_of(g);
     share_rows(team, layer, p.h, cores, [&](row_band r) { depthwise.tile(band_args(consumer, p, dw, r)); });
   }

@@ -161,11 +161,12 @@ class emitter {
     f.own = start(transfer_role::filters, layer, tile, slot, staging_slot);
     return f;
   }
-  /// Filter chunk `chunk` of `layer`, L3 -> L2 staging slot `staging_slot`.
+  /// Filter chunk `chunk` of `layer`, L3 -> L2 staging slot `staging_slot` (a fused block's first
+  /// layer's filters for the chunk's channels in front).
   constexpr filter_load start_stage(int layer, int chunk, int staging_slot) {
     filter_load f{};
-    if (net_.nodes[static_cast<std::size_t>(layer)].geometry.fused() && chunk == 0) {
-      f.producer = start(transfer_role::stage_producer_filters, layer, 0, staging_slot);
+    if (net_.nodes[static_cast<std::size_t>(layer)].geometry.fused()) {
+      f.producer = start(transfer_role::stage_producer_filters, layer, chunk, staging_slot);
       f.fused = true;
     }
     f.own = start(transfer_role::stage_filters, layer, chunk, staging_slot);
@@ -687,7 +688,7 @@ class emitter {
     const tile_geometry& g = node_of(layer).geometry;
     const layer_l1_plan& l = l1_of(layer);
     const int channels = l.stage_channels < g.out_c ? l.stage_channels : g.out_c;
-    return clock_ + plan_.l3_level.transfer_cycles(g.producer_weight_bytes) +
+    return clock_ + plan_.l3_level.transfer_cycles(producer_filter_bytes(g, channels)) +
            plan_.l3_level.transfer_cycles(g.weight_bytes_per_channel * static_cast<std::size_t>(channels));
   }
   int next_staging_slot_ = 0;

@@ -396,16 +396,18 @@ class checker {
       case transfer_role::filters:
         if (d.src.where == space::l2) {
           const int chunk = position(g, l.solution.tile, s.tile).c0 / l.stage_channels;
-          const auto at = static_cast<std::int64_t>(plan_.staging_slot[s.operand] + consumer_filter_offset(g));
+          const auto at =
+              static_cast<std::int64_t>(plan_.staging_slot[s.operand] + consumer_filter_offset(g, l.stage_channels));
           if (!consume({transfer_role::stage_filters, s.layer, chunk, 0}, region{area::l2, -1, at, at + 1}, s.layer, s.tile))
             return;
         }
         break;
       case transfer_role::producer_filters:
         if (d.src.where == space::l2) {
+          const int chunk = position(g, l.solution.tile, s.tile).c0 / l.stage_channels;
           const auto at = static_cast<std::int64_t>(plan_.staging_slot[s.operand]);
-          if (!consume({transfer_role::stage_producer_filters, s.layer, 0, 0}, region{area::l2, -1, at, at + 1}, s.layer,
-                       s.tile))
+          if (!consume({transfer_role::stage_producer_filters, s.layer, chunk, 0}, region{area::l2, -1, at, at + 1},
+                       s.layer, s.tile))
             return;
         }
         break;
@@ -434,15 +436,12 @@ class checker {
         hold(dst, {s.role, s.layer, position(g, l.solution.tile, s.tile).block, 0}, grid_of(g, l.solution.tile).per_block(),
              s.handle);
         break;
-      case transfer_role::stage_filters: {
+      case transfer_role::stage_filters:
+      case transfer_role::stage_producer_filters: {  // read by each L1 filter block of the chunk
         const filter_chunk c = chunk_of(l, g, s.tile);
-        hold(dst, {transfer_role::stage_filters, s.layer, s.tile, 0}, (c.channels + l.solution.tile.c - 1) / l.solution.tile.c,
-             s.handle);
+        hold(dst, {s.role, s.layer, s.tile, 0}, (c.channels + l.solution.tile.c - 1) / l.solution.tile.c, s.handle);
         break;
       }
-      case transfer_role::stage_producer_filters:  // one reader: the block's one filter load
-        hold(dst, {transfer_role::stage_producer_filters, s.layer, 0, 0}, 1, s.handle);
-        break;
       case transfer_role::output:
         if (d.dst.where == space::l2) hold(dst, {transfer_role::spill_output, s.layer, s.tile, 0}, 1, s.handle);
         break;

@@ -34,11 +34,12 @@ enum class transfer_role : std::uint8_t {
   stage_filters,  ///< filter chunk `tile` of the layer: L3 -> L2 staging slot `slot`
   spill_input,    ///< operand `operand` of tile `tile`: L3 tensor -> L2 spill input slot
   spill_output,   ///< tile `tile`'s result: L2 spill output slot -> L3 tensor
-  /// A fused block (planning/fusion.hpp): its first layer's filters, flash/L2 (or the front of the
-  /// L2 staging slot) -> the front of the block's L1 filter slot, beside its filters.
+  /// A fused block (planning/fusion.hpp): its first layer's filters for tile `tile`'s channel
+  /// block (producer_filter_bytes), flash/L2 (or the front of the L2 staging slot) -> the front
+  /// of the block's L1 filter slot, beside its filters.
   producer_filters,
-  /// A fused block on a three-level target: its first layer's filters, L3 -> the front of the L2
-  /// staging slot `slot`, beside the block's (one) filter chunk.
+  /// A fused block on a three-level target: its first layer's filters for filter chunk `tile`,
+  /// L3 -> the front of the L2 staging slot `slot`, beside the chunk.
   stage_producer_filters,
 };
 inline constexpr int transfer_role_count = 8;

@@ -143,10 +143,10 @@ constexpr tile_buffers buffers_with(const Node& node, const tile_geometry& g, co
   if (g.weight_bytes_per_channel > 0) b.weights = {l.weights[s.operand], filters};
   b.output = {l.output[s.slot], output_box(g, b.at).bytes()};
   b.scratch = {l.scratch, l.solution.cost.scratch_bytes};
-  if (g.fused()) {  // the layout the tile solver costed (fused_layout_of)
+  if (g.fused()) {  // the layout the tile solver costed (fused_layout_of; the filter slot's: the plan's tile)
     const fused_layout f = fused_layout_of(g, {b.at.h, b.at.w, b.at.c}, std::size_t{0}, std::size_t{0});
-    b.producer_weights = {l.weights[s.operand], g.producer_weight_bytes};
-    b.weights = {l.weights[s.operand] + f.consumer_filters, filters};
+    b.producer_weights = {l.weights[s.operand], producer_filter_bytes(g, b.at.c)};
+    b.weights = {l.weights[s.operand] + consumer_filter_offset(g, tile.c), filters};
     b.intermediate = {l.scratch, f.intermediate_bytes};
     b.scratch = {l.scratch + f.kernel_scratch, l.solution.cost.scratch_bytes - f.kernel_scratch};
   }
@@ -197,29 +197,38 @@ constexpr transfer_desc describe_with(const Node& node, const tile_geometry& g, 
                           static_cast<std::int64_t>(plan.spill_input_slot[s.slot] + operand_offset(l, node.geometry, s.operand))};
       return detail::box_transfer(box, node.inputs[s.operand], slot, true, 2);
     }
-    case transfer_role::producer_filters: {  // the absorbed depthwise node's filters
+    case transfer_role::producer_filters: {  // the absorbed first node's filters for the block's channels
+      const tile_position p = position(g, tile, s.tile);
       const endpoint dst{space::l1, 0, static_cast<std::int64_t>(l.weights[s.slot])};
-      if (l.stage_channels > 0) {  // from the front of the L2 staging slot
-        const endpoint src{space::l2, 0, static_cast<std::int64_t>(plan.staging_slot[s.operand])};
-        return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 1);
+      const std::size_t bytes = producer_filter_bytes(g, p.c);
+      if (l.stage_channels > 0) {  // from the front of the L2 staging slot that holds this block's chunk
+        const int k = p.c0 / l.stage_channels;
+        const endpoint src{space::l2, 0,
+                           static_cast<std::int64_t>(plan.staging_slot[s.operand] +
+                                                     producer_filter_offset(g, p.c0 - k * l.stage_channels))};
+        return detail::linear_transfer(src, dst, bytes, true, 1);
       }
-      const endpoint src{space::filters, s.layer - node.producer_offset, 0};
-      return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 1);
+      const endpoint src{space::filters, s.layer - node.producer_offset,
+                         static_cast<std::int64_t>(producer_filter_offset(g, p.c0))};
+      return detail::linear_transfer(src, dst, bytes, true, 1);
     }
     case transfer_role::stage_producer_filters: {
-      const endpoint src{space::filters, s.layer - node.producer_offset, 0};
+      const filter_chunk c = chunk_of(l, g, s.tile);
+      const endpoint src{space::filters, s.layer - node.producer_offset,
+                         static_cast<std::int64_t>(producer_filter_offset(g, c.c0))};
       const endpoint dst{space::l2, 0, static_cast<std::int64_t>(plan.staging_slot[s.slot])};
-      return detail::linear_transfer(src, dst, g.producer_weight_bytes, true, 2);
+      return detail::linear_transfer(src, dst, producer_filter_bytes(g, c.channels), true, 2);
     }
     case transfer_role::filters: {
       const tile_position p = position(g, tile, s.tile);
       const endpoint dst{space::l1, 0,
-                         static_cast<std::int64_t>(l.weights[s.slot] + consumer_filter_offset(g))};
+                         static_cast<std::int64_t>(l.weights[s.slot] + consumer_filter_offset(g, tile.c))};
       const std::size_t bytes = static_cast<std::size_t>(p.c) * wbytes;
       if (l.stage_channels > 0) {  // from the L2 staging slot that holds this block's chunk
         const int k = p.c0 / l.stage_channels;
         const endpoint src{space::l2, 0,
-                           static_cast<std::int64_t>(plan.staging_slot[s.operand] + consumer_filter_offset(g) +
+                           static_cast<std::int64_t>(plan.staging_slot[s.operand] +
+                                                     consumer_filter_offset(g, l.stage_channels) +
                                                      static_cast<std::size_t>(p.c0 - k * l.stage_channels) * wbytes)};
         return detail::linear_transfer(src, dst, bytes, true, 1);
       }
@@ -229,7 +238,8 @@ constexpr transfer_desc describe_with(const Node& node, const tile_geometry& g, 
     case transfer_role::stage_filters: {
       const filter_chunk c = chunk_of(l, g, s.tile);
       const endpoint src{space::filters, s.layer, static_cast<std::int64_t>(static_cast<std::size_t>(c.c0) * wbytes)};
-      const endpoint dst{space::l2, 0, static_cast<std::int64_t>(plan.staging_slot[s.slot] + consumer_filter_offset(g))};
+      const endpoint dst{space::l2, 0,
+                         static_cast<std::int64_t>(plan.staging_slot[s.slot] + consumer_filter_offset(g, l.stage_channels))};
       return detail::linear_transfer(src, dst, static_cast<std::size_t>(c.channels) * wbytes, true, 2);
     }
     case transfer_role::output: {
