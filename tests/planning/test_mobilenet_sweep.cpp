@@ -3,7 +3,10 @@
 // solver exceeded GCC's constexpr operation limit), and on a GAP8-like three-level target
 // with L1 = 35,600 B. Each point is planned as an executor plans it (one `static constexpr`
 // member in a user's build), each layer's tile in its own constant evaluation
-// (`layer_solutions`), within GCC's and clang's default limits.
+// (`layer_solutions`), within GCC's and clang's default limits. And on the DIANA-like preset
+// with the latency objective, as an executor plans it (fusion, dispatch, prefetch passes, the
+// hazard proof), where the search of the first convolution (on the CPU: 48 x 48 x 8, a flat,
+// compute-bound landscape) and of a depthwise layer on the engine exceeded clang's step limit.
 #include <cstddef>
 #include <utility>
 
@@ -51,5 +54,13 @@ inline constexpr tessera::target_desc gap8_35600 = [] {
 }();
 static_assert(tessera::plan_for(net::summary, gap8_35600, tessera::layer_solutions<net::summary, gap8_35600>).fits,
               "MobileNetV1-0.25 on GAP8 with L1 = 35,600 B");
+
+inline constexpr tessera::target_desc diana_latency = [] {
+  tessera::target_desc t = tessera::targets::diana;
+  t.objective = tessera::tiling_objective::latency;
+  return t;
+}();
+using diana_run = tessera::tiled_executor<net, tessera::target<diana_latency>>;
+static_assert(diana_run::plan.fits && diana_run::schedule_is_safe, "MobileNetV1-0.25 on DIANA, latency objective");
 
 }  // namespace

@@ -662,9 +662,14 @@ constexpr slack_bounds first_tile_slack(const tile_problem& p, const tile_shape&
 ///   the filters per block), which the DMA serialises, plus the first tile's slack (the DMA
 ///   idles while the first tile computes: first_tile_slack), less a prefetched fill.
 /// Block counts along `z` only grow as the extent shrinks, so `t`'s are lower bounds.
+/// `enough`: what the caller prunes at (its best time); once the compute side reaches it, the
+/// transfer side (two first-tile slacks, most of the bound's cost) is left out, and the value
+/// returned is still a lower bound at least `enough`. On a compute-bound layer nearly every
+/// pair the search walks is pruned so: DIANA's first convolution on the CPU (48 x 48 x 8, 2,780
+/// bounds) exceeded clang's constexpr step limit under the latency objective without it.
 inline constexpr int exactly_t = 3;
 constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_shape& t, int z, bool may_keep,
-                                           int z_low = 0) {
+                                           int z_low = 0, std::uint64_t enough = ~std::uint64_t{0}) {
   using namespace tiling_detail;
   const tile_geometry& g = p.layer;
   const latency_model& lm = p.latency;
@@ -733,6 +738,8 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
   } else {
     compute += fill_of(smallest) + last_store(1);
   }
+
+  if (compute >= enough) return compute;
 
   const std::uint64_t fixed = std::uint64_t{m.setup_cycles} + m.latency_cycles;
   const std::uint64_t per_byte = m.bytes_per_cycle != 0 ? m.bytes_per_cycle : 1;
@@ -998,7 +1005,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
   const auto consider = [&](const tile_shape& t, const tile_cost& cost) {
     // The bound costs a few times less than layer_cycles and turns most candidates away.
     if (best.feasible &&
-        layer_cycles_bound(p, t, exactly_t, keeps_preparation(g, cost.scratch_bytes)) >= best.cycles)
+        layer_cycles_bound(p, t, exactly_t, keeps_preparation(g, cost.scratch_bytes), 0, best.cycles) >= best.cycles)
       return;
     const std::uint64_t cycles = layer_cycles(p, t, cost);
     if (faster(cycles, cost, best)) best = {true, t, cost, score_of(p, t, cost), 0, cycles, best.evaluations};
@@ -1052,7 +1059,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
   for (int i = 0; i < n; ++i) {
     // (4): tiles no larger than v take at least layer_cycles_bound(v) cycles.
     const auto skip = [&](const int (&v)[3], int z) {
-      return best.feasible && layer_cycles_bound(p, shape_at(p, v), z, may_keep) >= best.cycles;
+      return best.feasible && layer_cycles_bound(p, shape_at(p, v), z, may_keep, 0, best.cycles) >= best.cycles;
     };
     const auto visit = [&](const int (&v)[3], int z, int zmax, const tile_cost& top) {
       consider(shape_at(p, v), top);
@@ -1063,7 +1070,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
       };
       const int full = z == 0 ? g.out_h : z == 1 ? g.out_w : g.out_c / g.channel_step;
       for (int k = zmax - 1; k >= rs[i].lo[z];) {
-        if (layer_cycles_bound(p, tile_at(k), z, may_keep) >= best.cycles) break;  // and for every smaller k
+        if (layer_cycles_bound(p, tile_at(k), z, may_keep, 0, best.cycles) >= best.cycles) break;  // and every smaller k
         // The extents along z with k's block count form a group [low, k]; a range of it is
         // pruned whole by its bounds (layer_cycles_bound with z_low: the sums, and the fill,
         // store and first-tile slack at its ends; layer_cycles_over: the model with each block
@@ -1084,7 +1091,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
             ++best.evaluations;
             const tile_shape low_tile = tile_at(a), high_tile = tile_at(b);
             const int a_extent = z == 2 ? a * g.channel_step : a;
-            if (layer_cycles_bound(p, high_tile, z, may_keep, a_extent) >= best.cycles) continue;
+            if (layer_cycles_bound(p, high_tile, z, may_keep, a_extent, best.cycles) >= best.cycles) continue;
             if (layer_cycles_over(p, low_tile, high_tile, z, cost_of(p, high_tile)) >= best.cycles) continue;
             const int m = a + (b - a) / 2;
             range_lo[pending] = a, range_hi[pending++] = m;
