@@ -602,6 +602,37 @@ constexpr bool producer_bounded(const tile_geometry& g) {
   return g.fused() && (!g.pointwise_first() || (g.in_h >= g.out_h && g.in_w >= g.out_w && !carries_rows(g, g.out_w)));
 }
 
+/// The input rows (or columns) that the windows of `out` outputs read, at least: the span from
+/// the first window's start to the last window's end, clipped to the map, when neighbouring
+/// windows leave no gap between them (stride <= window); else 0.
+constexpr std::uint64_t window_cover(int out, int in, int stride, int kernel, int dilation, int pad_before) {
+  const int window = window::span(1, stride, kernel, dilation);
+  if (stride > window) return 0;
+  const int first = window::origin(0, stride, pad_before);
+  const int last = window::origin(out - 1, stride, pad_before) + window;
+  const int begin = first > 0 ? first : 0, end = last < in ? last : in;
+  return end > begin ? static_cast<std::uint64_t>(end - begin) : 0;
+}
+
+/// The first kernel of pointwise -> depthwise block `g` over the whole layer, at least, whatever
+/// the tile: every intermediate pixel some output reads is computed once (carrying tiles compute
+/// exactly these; other tiles recompute where windows overlap), for every channel. Unlike
+/// producer_bounded's per-tile floor this holds for carrying blocks, where it is the only bound
+/// on the pointwise kernel, most of the block's work: without it a block whose output channels
+/// split (the torch DS-CNN's 64 -> 64, 25 x 5, on gap8) walked 2,779 tiles and exceeded GCC's
+/// constexpr budget. Sums of rounded-up per-tile cycles are at least the rounded-down total.
+constexpr std::uint64_t producer_whole_layer_floor(const latency_model& lm, const tile_geometry& g) {
+  const std::uint64_t pixels = window_cover(g.out_h, g.in_h, g.stride_h, g.kernel_h, g.dilation_h, g.pad_top) *
+                               window_cover(g.out_w, g.in_w, g.stride_w, g.kernel_w, g.dilation_w, g.pad_left);
+  const std::uint64_t slots = static_cast<std::uint64_t>(g.batch) * pixels * static_cast<std::uint64_t>(g.out_c);
+  const kernel_cost& cost = lm.producer_compute;
+  const tile_geometry producer = producer_of(g);
+  const std::uint64_t macs = slots * static_cast<std::uint64_t>(producer.macs_per_output > 0 ? producer.macs_per_output : 1);
+  const std::uint64_t rate = lm.macs_per_cycle_x16 != 0 ? lm.macs_per_cycle_x16 : 16;
+  const std::uint64_t cycles = cost.cycles_per_kmac != 0 ? macs * cost.cycles_per_kmac / 1024 : macs * 16 / rate;
+  return cycles + slots * cost.cycles_per_koutput / 1024;
+}
+
 /// How much longer the first tile computes than the DMA work that can overlap it, at least,
 /// with tile `t`: its compute (no rounding, so at most the model's) less the next tile's loads
 /// and filters (at most a tile's as large as `t`), less the part of its own loads that was
@@ -684,6 +715,7 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
   const int relaxed = z == 2 ? 2 : z;
   std::uint64_t compute =
       compute_floor(lm.compute, lm.macs_per_cycle_x16, consumer, rows, cols, relaxed, channel_slots, tiles, row_calls);
+  std::uint64_t producer_floor = 0;
   if (producer_bounded(g)) {  // the first kernel runs over the tile's intermediate channels in every tile
     const auto granule = lm.producer_compute.channel_granule;
     const std::uint64_t depth =
@@ -692,9 +724,14 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
                              : sum_over(chans, [&](int c) { return rounded_up(c, granule); });
     tile_geometry producer = producer_of(g);
     producer.out_h = g.out_h, producer.out_w = g.out_w;  // at least the output tile's pixels (producer_bounded)
-    compute += compute_floor(lm.producer_compute, lm.macs_per_cycle_x16, producer, rows, cols, relaxed, depth,
-                             tiles, row_calls);
+    producer_floor = compute_floor(lm.producer_compute, lm.macs_per_cycle_x16, producer, rows, cols, relaxed, depth,
+                                   tiles, row_calls);
   }
+  if (g.pointwise_first()) {  // and, whatever the tile, over every input pixel an output reads, once
+    const std::uint64_t least = producer_whole_layer_floor(lm, g);
+    producer_floor = least > producer_floor ? least : producer_floor;
+  }
+  compute += producer_floor;
   const std::uint64_t preparing = may_keep ? static_cast<std::uint64_t>(chans.count) : tiles;
   compute += preparing * preparation_cycles(lm.compute, lm.producer_compute, g);
   const memory_level& m = lm.transfer;
