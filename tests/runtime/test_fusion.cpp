@@ -607,9 +607,9 @@ inline constexpr tessera::target_desc target = [] {
   }
   return t;
 }();
-template <tessera::target_desc T>
-struct expansion_run : simulated_run<expansion, T, tiny::expansion::logits> {
-  using simulated_run<expansion, T, tiny::expansion::logits>::simulated_run;
+template <tessera::target_desc T, int Cores = 1>
+struct expansion_run : simulated_run<expansion, T, tiny::expansion::logits, Cores> {
+  using simulated_run<expansion, T, tiny::expansion::logits, Cores>::simulated_run;
 };
 constexpr std::size_t block = 1;  // expand + dw, at the depthwise node
 
@@ -652,9 +652,11 @@ TEMPLATE_TEST_CASE_SIG("pointwise -> depthwise blocks over channel blocks run bi
     const auto image = tiny::expansion::random_image(seed);
     const expansion_run<target<L1, Policy, Objective, L2>> fused(image);
     const expansion_run<target<L1, fusion_policy::off, Objective, L2>> unfused(image);
+    const expansion_run<target<L1, Policy, Objective, L2>, 3> three_cores(image);  // rows shared per tile
     CHECK(fused.out == tiny::expansion::run_flat(image));
     CHECK(unfused.out == fused.out);
-    CHECK(fused.hazards + unfused.hazards == 0);
+    CHECK(three_cores.out == fused.out);
+    CHECK(fused.hazards + unfused.hazards + three_cores.hazards == 0);
     CHECK(fused.blocks == 1);
     if (Policy == fusion_policy::by_traffic) CHECK(fused.l2_to_l1 + fused.l1_to_l2 < unfused.l2_to_l1 + unfused.l1_to_l2);
     if (Policy == fusion_policy::by_latency) CHECK(fused.cycles < unfused.cycles);
