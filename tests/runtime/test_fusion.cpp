@@ -630,6 +630,12 @@ static_assert(rows_and_channels::plan.layers[block].solution.tile == tessera::ti
 static_assert(tessera::carries_rows(rows_and_channels::summary.nodes[block].geometry, 10));
 static_assert(dory_channels::summary.nodes[block].geometry.pointwise_first() &&
               dory_channels::plan.layers[block].solution.tile.c < 22);
+// At 5,120 bytes DORY's objective by latency takes the third variant, whole-width rows of every
+// channel, carried (solve_tiles): 5 of the 12 rows a tile.
+using dory_carrying =
+    tessera::tiled_executor<expansion, tessera::target<target<5120, fusion_policy::by_latency, tiling_objective::dory_l1>>>;
+static_assert(dory_carrying::plan.layers[block].solution.tile == tessera::tile_shape{5, 10, 22});
+static_assert(tessera::carries_rows(dory_carrying::summary.nodes[block].geometry, 10));
 // Each block's filter slot: the 4 channels' pointwise filters (4 x 4 bytes, aligned to 16), then
 // their depthwise filters.
 static_assert(tessera::consumer_filter_offset(whole_map::summary.nodes[block].geometry, 4) == 16);
@@ -640,7 +646,7 @@ TEMPLATE_TEST_CASE_SIG("pointwise -> depthwise blocks over channel blocks run bi
                        (1536, fusion_policy::by_traffic, tiling_objective::latency, 0),
                        (2560, fusion_policy::by_traffic, tiling_objective::latency, 0),
                        (4096, fusion_policy::by_latency, tiling_objective::dory_l1, 0),
-                       (5120, fusion_policy::by_latency, tiling_objective::dory_l1, 0),
+                       (5120, fusion_policy::by_traffic, tiling_objective::latency, 0),
                        (2560, fusion_policy::by_traffic, tiling_objective::latency, 16384),
                        (4096, fusion_policy::by_latency, tiling_objective::dory_l1, 16384)) {
   using run = tessera::tiled_executor<expansion, tessera::target<target<L1, Policy, Objective, L2>>>;

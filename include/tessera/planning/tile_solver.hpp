@@ -1157,24 +1157,45 @@ constexpr tile_problem whole_channels(tile_problem p) {
   p.layer.channel_step = p.layer.out_c;
   return p;
 }
-/// Of DORY's best tile over whole channels (`rows`) and its best over all tiles (`any`), both
-/// feasible or not, the one the block's criterion prefers (ties: `rows`, the fewer transfers).
-constexpr tile_solution preferred_variant(const tile_problem& p, const tile_solution& rows, const tile_solution& any) {
-  if (!rows.feasible || !any.feasible) return rows.feasible ? rows : any;
-  if (p.variants_by_traffic) return layer_traffic(p, any.tile) < layer_traffic(p, rows.tile) ? any : rows;
-  return any.cycles < rows.cycles ? any : rows;
+/// Of two of DORY's tiles for a block's variants, each feasible or not, the one the block's
+/// criterion prefers (ties: `a`).
+constexpr tile_solution preferred_variant(const tile_problem& p, const tile_solution& a, const tile_solution& b) {
+  if (!a.feasible || !b.feasible) return a.feasible ? a : b;
+  if (p.variants_by_traffic) return layer_traffic(p, b.tile) < layer_traffic(p, a.tile) ? b : a;
+  return b.cycles < a.cycles ? b : a;
+}
+/// DORY's best tile of a pointwise -> depthwise block among its whole-width, whole-channel tiles,
+/// whose rows carry (carries_rows): its objective over the row count alone (bytes grow with
+/// the rows), then modelled. Infeasible where such tiles do not carry.
+constexpr tile_solution dory_carrying(const tile_problem& p) {
+  tile_solution best{};
+  const tile_geometry& g = p.layer;
+  if (!carries_rows(g, g.out_w)) return best;
+  for (int h = 1; h <= g.out_h; ++h) {
+    const tile_shape t{h, g.out_w, g.out_c};
+    const tile_cost cost = cost_of(p, t);
+    ++best.evaluations;
+    if (!fits_in(p, cost)) break;
+    const std::int64_t s = score_of(p, t, cost);
+    if (better(s, cost, best)) best = {true, t, cost, s, 0, 0, best.evaluations};
+  }
+  if (best.feasible) best.cycles = layer_cycles(p, best.tile, best.cost);
+  return best;
 }
 }  // namespace tiling_detail
 
 /// The layer's tile under `p.objective`. DORY's objective (the most L1, then its heuristics)
 /// does not weigh what a pointwise -> depthwise block's variants differ in: tiles of every
-/// channel (rows: the pointwise filters loaded once, narrow tiles recomputing their windows'
-/// overlap) against channel blocks (each reloading the input window). Left to it, the block at
-/// 3 kB of tests/runtime/test_fusion.cpp took a channel block of 8 that filled L1 more and ran
-/// 36% slower than its whole-channel tile, and the selector then kept it unfused. So such a
-/// block is solved over whole channels and over all tiles, and the target's fusion criterion
-/// (time, or traffic: tile_problem::variants_by_traffic) picks one. The latency objective
-/// weighs them itself.
+/// channel (the pointwise filters loaded once, narrow tiles recomputing their windows'
+/// overlap), whole-width ones among them (their rows carried, nothing recomputed), and channel
+/// blocks (each reloading the input window). Left to it, the block at 3 kB of
+/// tests/runtime/test_fusion.cpp took a channel block of 8 that filled L1 more and ran 36%
+/// slower than its whole-channel tile, and the selector then kept it unfused; MobileNetV1's
+/// blocks at 32 kB of L1 took tiles like 2 x 3 x 128 that recompute most of their windows (2.18 M
+/// modelled cycles against 1.06 M for the carrying 1 x 6 x 128, with more traffic too). So such a
+/// block is solved over all tiles, over whole channels and over carrying rows, and the
+/// target's fusion criterion (time, or traffic: tile_problem::variants_by_traffic) picks one.
+/// The latency objective weighs them itself.
 constexpr tile_solution solve_tiles(const tile_problem& p) {
   tile_solution best{};
   if (p.objective == tiling_objective::latency) {
@@ -1182,12 +1203,17 @@ constexpr tile_solution solve_tiles(const tile_problem& p) {
   } else if (!tiling_detail::whole_layer(p, best)) {
     best = tiling_detail::solve_dory(p);
     if (best.feasible) best.cycles = layer_cycles(p, best.tile, best.cost);
-    if (p.layer.pointwise_first() && p.layer.channel_step < p.layer.out_c) {
-      tile_solution rows = tiling_detail::solve_dory(tiling_detail::whole_channels(p));
-      if (rows.feasible) rows.cycles = layer_cycles(p, rows.tile, rows.cost);
-      rows.evaluations += best.evaluations;
-      best = tiling_detail::preferred_variant(p, rows, best);
-      best.evaluations = rows.evaluations;
+    if (p.layer.pointwise_first()) {
+      const int evaluations = best.evaluations;
+      tile_solution rows{};
+      if (p.layer.channel_step < p.layer.out_c) {
+        rows = tiling_detail::solve_dory(tiling_detail::whole_channels(p));
+        if (rows.feasible) rows.cycles = layer_cycles(p, rows.tile, rows.cost);
+      }
+      const tile_solution carrying = tiling_detail::dory_carrying(p);
+      best = tiling_detail::preferred_variant(
+          p, tiling_detail::preferred_variant(p, carrying, rows), best);
+      best.evaluations = evaluations + rows.evaluations + carrying.evaluations;
     }
   }
   best.smallest_bytes = tiling_detail::smallest_bytes(p);
@@ -1229,9 +1255,10 @@ constexpr tile_solution solve_tiles_exhaustive(const tile_problem& p) {
   tile_solution best = exhaustive_search(p);
   const tile_geometry& g = p.layer;
   tile_solution whole{};
-  if (p.objective != tiling_objective::latency && g.pointwise_first() && g.channel_step < g.out_c &&
-      !whole_layer(p, whole))
-    best = preferred_variant(p, exhaustive_search(whole_channels(p)), best);
+  if (p.objective != tiling_objective::latency && g.pointwise_first() && !whole_layer(p, whole)) {
+    const tile_solution rows = g.channel_step < g.out_c ? exhaustive_search(whole_channels(p)) : tile_solution{};
+    best = preferred_variant(p, preferred_variant(p, dory_carrying(p), rows), best);
+  }
   best.smallest_bytes = smallest_bytes(p);
   best.smallest_constant_bytes = smallest_constant_bytes(p);
   return best;
