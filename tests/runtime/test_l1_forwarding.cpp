@@ -177,14 +177,6 @@ std::uint64_t run_simulated(const In& in, Out& out, const tessera::target_desc& 
   return dma.hazard_count();
 }
 
-template <class Net, class Out, class In>
-Out run_flat(const In& in) {
-  alignas(16) static std::byte arena[tessera::executor<Net>::arena_bytes];
-  Out out{};
-  tessera::executor<Net>::run(arena, {in.data()}, {out.data()});
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("forwarded one-tile chains are bit-exact and hazard-free", "[schedule][forwarding]") {
@@ -194,7 +186,7 @@ TEST_CASE("forwarded one-tile chains are bit-exact and hazard-free", "[schedule]
       const auto in = tiny::random_bytes<12 * 10 * 3>(seed);
       std::array<std::int32_t, 6> out{};
       CHECK(run_simulated<features>(in, out, roomy) == 0);
-      CHECK(out == (run_flat<tiny::features::network, std::array<std::int32_t, 6>>(in)));
+      CHECK(out == (tiny::flat_result<tiny::features::network, std::array<std::int32_t, 6>>(in)));
     }
   }
   SECTION("residual") {
@@ -202,7 +194,7 @@ TEST_CASE("forwarded one-tile chains are bit-exact and hazard-free", "[schedule]
       const auto in = tiny::random_bytes<16>(seed);
       std::array<std::int32_t, 3> out{};
       CHECK(run_simulated<residual>(in, out, roomy) == 0);
-      CHECK(out == (run_flat<tiny::residual::network, std::array<std::int32_t, 3>>(in)));
+      CHECK(out == (tiny::flat_result<tiny::residual::network, std::array<std::int32_t, 3>>(in)));
     }
   }
   SECTION("separable") {
@@ -225,5 +217,5 @@ TEST_CASE("a broken chain is wrong at run time where the simulator sees no trans
   tessera::dma::simulated_policy<> dma(roomy);
   features::replay<consumer_first>(nullptr, l2, l1, {in.data()}, {out.data()}, dma);
   dma.finish();
-  CHECK(out != (run_flat<tiny::features::network, std::array<std::int32_t, 6>>(in)));
+  CHECK(out != (tiny::flat_result<tiny::features::network, std::array<std::int32_t, 6>>(in)));
 }

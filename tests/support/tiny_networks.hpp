@@ -17,6 +17,17 @@ inline constexpr tessera::target_desc sweep_target{.name = "sweep",
                                                    .level_count = 2,
                                                    .cores = 2};
 
+/// The flat executor's output of network `Net` (one input, one output) on `in`: what every
+/// tiled, fused or dispatched run must equal. A template, so that firmware including this
+/// header instantiates no executor it does not use.
+template <class Net, class Output, class Input>
+Output flat_result(const Input& in) {
+  alignas(16) static std::byte arena[tessera::executor<Net>::arena_bytes];
+  Output out{};
+  tessera::executor<Net>::run(arena, {in.data()}, {out.data()});
+  return out;
+}
+
 /// `N` pseudo-random bytes (fixed LCG): the input images of the tests on these networks.
 template <std::size_t N>
 std::array<std::uint8_t, N> random_bytes(std::uint32_t seed) {
@@ -245,14 +256,10 @@ using image = std::array<std::uint8_t, 14 * 11 * 3>;
 using logits = std::array<std::int32_t, 5>;
 /// A pseudo-random input image.
 inline image random_image(std::uint32_t seed) { return random_bytes<14 * 11 * 3>(seed); }
-/// The flat executor's logits: what every tiled, fused or dispatched run must equal (a
-/// template, so that firmware including this header instantiates no executor it does not use).
+/// The flat executor's logits (flat_result).
 template <class Net = network>
 logits run_flat(const image& in) {
-  alignas(16) static std::byte arena[tessera::executor<Net>::arena_bytes];
-  logits out{};
-  tessera::executor<Net>::run(arena, {in.data()}, {out.data()});
-  return out;
+  return flat_result<Net, logits>(in);
 }
 }  // namespace separable
 
@@ -304,10 +311,7 @@ using logits = std::array<std::int32_t, 5>;
 inline image random_image(std::uint32_t seed) { return random_bytes<12 * 10 * 4>(seed); }
 template <class Net = network>
 logits run_flat(const image& in) {
-  alignas(16) static std::byte arena[tessera::executor<Net>::arena_bytes];
-  logits out{};
-  tessera::executor<Net>::run(arena, {in.data()}, {out.data()});
-  return out;
+  return flat_result<Net, logits>(in);
 }
 }  // namespace expansion
 

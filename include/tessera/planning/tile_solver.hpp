@@ -128,8 +128,8 @@ struct tile_problem {
   /// An accelerator's separate weight memory (target/engine.hpp): filter tiles go there and
   /// must fit it, the rest must fit `capacity`. 0: filters share `capacity` (every CPU layer).
   std::size_t constant_capacity = 0;
-  /// DORY's objective on a pointwise -> depthwise block: its two variants are weighed by
-  /// traffic (layer_traffic) instead of modelled time (see solve_tiles).
+  /// DORY's objective on a pointwise -> depthwise block: its variants are weighed by traffic
+  /// (layer_traffic) instead of modelled time (see solve_tiles).
   bool variants_by_traffic = false;
 };
 
