@@ -306,7 +306,7 @@ constexpr std::array<layer_problem, NN> layer_problems_of(const graph_summary<NT
   for (std::size_t n = 0; n < NN; ++n)
     if (tiles_on(g, t, n)) out[n] = {true, problem_of(g, t, n, t.levels[0].bytes, engines[n].engine), engines[n].engine};
   // L1 forwarding happens only between CPU layers that tile, in the order they run (aliases
-  // and the first layers of fused blocks have no steps of their own: has_no_steps): the latency
+  // and the first layers of fused blocks have no steps of their own: runs_no_steps): the latency
   // model credits no side that has none (the network's ends, a layer on L2 or on an
   // accelerator next to it).
   const auto forwards = [&](std::size_t n) { return out[n].tiled && out[n].engine == 0; };
@@ -426,21 +426,24 @@ inline constexpr tile_solution solved_layer = [] {
 }();
 
 namespace planning_detail {
-/// Whether a layer's filters (`front` bytes of a fused block's first layer, then `per_channel`
-/// bytes for each of `out_c` channels) arrive sooner streamed from L3 one L1 filter block
-/// (`tile_c` channels) per chunk than staged whole, by the L3 time each leaves exposed: staged
-/// whole, what the `window` of compute before the layer does not hide; streamed, the first
-/// chunk's excess over that window plus the other chunks' (each paying the transfer's setup and
-/// latency again) over the layer's own compute before its last block (`cycles` modelled).
-constexpr bool streams_filters(const memory_level& l3, std::size_t front, std::size_t per_channel, int out_c,
-                               int tile_c, std::uint64_t cycles, std::uint64_t window) {
+/// Whether the filters of layer `g` (with a fused block's first layer's: producer_filter_bytes)
+/// arrive sooner streamed from L3 one L1 filter block (`tile_c` channels) per chunk than staged
+/// whole, by the L3 time each leaves exposed: staged whole, what the `window` of compute before
+/// the layer does not hide; streamed, the first chunk's excess over that window plus the other
+/// chunks' (each paying the transfer's setup and latency again) over the layer's own compute
+/// before its last block (`cycles` modelled).
+constexpr bool streams_filters(const memory_level& l3, const tile_geometry& g, int tile_c, std::uint64_t cycles,
+                               std::uint64_t window) {
   const auto beyond = [](std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; };
-  const std::uint64_t blocks = static_cast<std::uint64_t>((out_c + tile_c - 1) / tile_c);
+  const auto bytes_of = [&](int channels) {
+    return producer_filter_bytes(g, channels) + g.weight_bytes_per_channel * static_cast<std::size_t>(channels);
+  };
+  const std::uint64_t blocks = static_cast<std::uint64_t>((g.out_c + tile_c - 1) / tile_c);
   if (blocks < 2) return false;
-  const std::uint64_t whole = l3.transfer_cycles(front + per_channel * static_cast<std::size_t>(out_c));
-  const std::uint64_t first = l3.transfer_cycles(front + per_channel * static_cast<std::size_t>(tile_c));
-  const std::uint64_t rest = l3.transfer_cycles(per_channel * static_cast<std::size_t>(out_c - tile_c)) +
-                             (blocks - 2) * (l3.setup_cycles + l3.latency_cycles);
+  const std::uint64_t whole = l3.transfer_cycles(bytes_of(g.out_c));
+  const std::uint64_t first = l3.transfer_cycles(bytes_of(tile_c));
+  const std::uint64_t rest =
+      l3.transfer_cycles(bytes_of(g.out_c) - bytes_of(tile_c)) + (blocks - 2) * (l3.setup_cycles + l3.latency_cycles);
   return beyond(first, window) + beyond(rest, cycles - cycles / blocks) < beyond(whole, window);
 }
 
@@ -603,14 +606,8 @@ constexpr target_plan<NT, NN> plan_for(const graph_summary<NT, NI, NO, NN>& g, c
     // A fused block's first-layer filters ride in front of each chunk (filter_chunk_bytes): all
     // of them (depthwise first: its one chunk), or the chunk's channels' (pointwise first).
     const auto chunk_of = [&](int channels) { return planning_detail::filter_chunk_bytes(geometry, channels); };
-    const bool producer_per_channel = geometry.pointwise_first();
-    const std::size_t front = producer_per_channel ? 0 : producer_filter_bytes(geometry, geometry.out_c);
-    const std::size_t per_channel =
-        geometry.weight_bytes_per_channel + (producer_per_channel ? producer_filter_bytes(geometry, 1) : 0);
     const int tile_c = layer.solution.tile.c;
-    if (l3_streams &&
-        planning_detail::streams_filters(t.levels[2], front, per_channel, geometry.out_c, tile_c,
-                                         layer.solution.cycles, window) &&
+    if (l3_streams && planning_detail::streams_filters(t.levels[2], geometry, tile_c, layer.solution.cycles, window) &&
         2 * chunk_of(tile_c) <= budget) {
       layer.stage_channels = tile_c;
       layer.stage_chunks = (geometry.out_c + tile_c - 1) / tile_c;

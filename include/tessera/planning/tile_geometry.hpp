@@ -178,6 +178,12 @@ constexpr std::size_t producer_filter_bytes(const tile_geometry& g, int channels
   if (!g.pointwise_first()) return g.producer_weight_bytes;
   return g.producer_weight_bytes / static_cast<std::size_t>(g.intermediate_channels) * static_cast<std::size_t>(channels);
 }
+/// The producer's filter bytes a layer of `blocks` filter blocks loads in all (producer_filter_bytes
+/// over its blocks: pointwise first, each channel's once; depthwise first, all with each block).
+constexpr std::size_t producer_filter_bytes_over(const tile_geometry& g, std::int64_t blocks) {
+  return g.pointwise_first() ? g.producer_weight_bytes
+                             : static_cast<std::size_t>(blocks) * producer_filter_bytes(g, g.out_c);
+}
 /// Where the producer's filters of intermediate channel `c` begin in its filter tensor.
 constexpr std::size_t producer_filter_offset(const tile_geometry& g, int c) {
   return g.pointwise_first() ? producer_filter_bytes(g, c) : 0;

@@ -510,10 +510,7 @@ constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t
     bytes += static_cast<std::uint64_t>(count) * (static_cast<std::uint64_t>(g.in_operands) * input_box_bytes(g, each) +
                                                   g.whole_operand_bytes + output_box_bytes(g, each));
   }
-  // A fused block's producer filters with each filter block (producer_filter_bytes).
-  const std::uint64_t producer =
-      g.pointwise_first() ? g.producer_weight_bytes : static_cast<std::uint64_t>(blocks[2]) * g.producer_weight_bytes;
-  return bytes + static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel + producer;
+  return bytes + static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel + producer_filter_bytes_over(g, blocks[2]);
 }
 
 namespace tiling_detail {
@@ -798,11 +795,8 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
                             per_byte;
   if (g.weight_bytes_per_channel > 0) moved += static_cast<std::uint64_t>(chans.count) * fixed;
   moved += tiles * whole_operand_cycles(m, g);  // with every tile (exact: one transfer each)
-  if (g.fused()) {  // the producer's filters with each filter block: at least their bytes, once
-    const std::uint64_t bytes = g.pointwise_first() ? g.producer_weight_bytes
-                                                    : static_cast<std::uint64_t>(chans.count) * g.producer_weight_bytes;
-    moved += static_cast<std::uint64_t>(chans.count) * fixed + bytes / per_byte;
-  }
+  if (g.fused())  // the producer's filters with each filter block
+    moved += static_cast<std::uint64_t>(chans.count) * fixed + producer_filter_bytes_over(g, chans.count) / per_byte;
   // The first tile's slack (first_tile_slack): each of its two affine bounds at its least over
   // the range (an end of it), then the larger; and at least minus the prefetched part of the
   // first fill (which only grows with the tile); rounded down with a cycle to spare.
