@@ -23,6 +23,7 @@
 #include <tessera/ops/pad.hpp>
 #include <tessera/ops/pool.hpp>
 #include <tessera/ops/requant_shift.hpp>
+#include <tessera/ops/requantized_add.hpp>
 #include <tessera/ops/reshape.hpp>
 #include <tessera/ops/slice.hpp>
 #include <tessera/ops/softmax.hpp>

@@ -57,6 +57,7 @@ enum class op_kind : std::uint8_t {
   i_layer_norm,
   i_no_norm,
   resize,
+  requantized_add,  ///< an Add whose operands are requantized first (ops/requantized_add.hpp)
 };
 
 constexpr const char* name_of(op_kind k) {
@@ -89,6 +90,7 @@ constexpr const char* name_of(op_kind k) {
     case op_kind::i_layer_norm: return "iLayerNorm";
     case op_kind::i_no_norm: return "iNoNorm";
     case op_kind::resize: return "Resize";
+    case op_kind::requantized_add: return "RequantizedAdd";
   }
   return "?";
 }

@@ -79,6 +79,7 @@ struct binary {
   dims b_shape;                         ///< physical shape of the constant operand
   std::vector<std::int64_t> constant_b;
   std::optional<requant_table> rq;
+  std::optional<requant_table> a_rq, b_rq;  ///< a RequantizedAdd's operand requantizations
 };
 struct pool {
   bool max = true;

@@ -255,6 +255,7 @@ class header_writer {
 
   std::string node_type(std::size_t i, const device::binary& o) {
     const std::string& layer = layer_names_[i];
+    if (o.a_rq || o.b_rq) return requantized_add(i, o);
     const std::string b = o.b < 0 ? constant(layer + "_b", "std::int32_t", o.constant_b,
                                              fmt::format("{}: constant operand {}", layer, braced(o.b_shape)))
                                   : "";
@@ -269,6 +270,21 @@ class header_writer {
                      : o.kind == ops::binary_kind::sub ? "sub"
                                                        : "mul";
     return node_text(op, name_argument(i), f, constant_arguments({}, b, rq));
+  }
+
+  /// An Add with its operands' requantizations folded in (ops/requantized_add.hpp).
+  std::string requantized_add(std::size_t i, const device::binary& o) {
+    const std::string& layer = layer_names_[i];
+    const auto operand = [&](const std::optional<device::requant_table>& rq, const char* suffix) {
+      return rq ? requant(layer + suffix, *rq) : std::string("tessera::none");
+    };
+    const std::string a = operand(o.a_rq, "_requant_a");
+    const std::string b = operand(o.b_rq, "_requant_b");
+    const std::string rq = o.rq ? requant(layer + "_requant", *o.rq) : std::string("tessera::none");
+    constants_ += "\n";
+    fields f;
+    f.add("a", o.a).add("b", o.b).add("output", o.output);
+    return node_text("requantized_add", name_argument(i), f, {a, b, rq});
   }
 
   std::string node_type(std::size_t i, const device::pool& o) {

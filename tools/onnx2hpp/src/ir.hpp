@@ -103,6 +103,9 @@ struct binary {
   std::int64_t a_offset = 0;  ///< added to every value of a first (a Mul's -za); 0 for Add/Sub
   std::int64_t b_offset = 0;
   std::optional<int_array> constant_b;  ///< right operand when constant, at the output's rank
+  /// Add only: the RequantShift each run-time operand went through, folded in by fusion.cpp
+  /// (a RequantizedAdd: out = rq(a_rq(a) + b_rq(b)); per tensor or per channel, no broadcast).
+  std::optional<requant> a_rq, b_rq;
 };
 struct pool {
   bool max = true;

@@ -249,6 +249,13 @@ class layout_pass {
     const layout out_layout = plain_layout(y, l);
     d.output = place_output(n, out_layout);
     d.rq = fused_table(n, out_layout);
+    // A RequantizedAdd's operands have the output's shape and layout (fusion.cpp).
+    const auto operand_table = [&](const std::optional<requant>& rq) -> std::optional<device::requant_table> {
+      if (!rq) return std::nullopt;
+      return make_requant_table(*rq, y, out_layout, where);
+    };
+    d.a_rq = operand_table(o.a_rq);
+    d.b_rq = operand_table(o.b_rq);
     add_node(n.name, std::move(d));
   }
 
