@@ -397,6 +397,82 @@ TEST_CASE("the latency objective tiles the accelerator's layers by its model", "
   check_latency_objective_on_engines<diana_like<4096, 1024, 256>>();
 }
 
+// --- the accelerator's DMA path (engine_desc::dma) --------------------------------------------
+/// diana8k with the digital engine's DMA path at `Rate` bytes per cycle on DMA engine 1, or
+/// without a path of its own (Rate 0: its tiles move on the target's L2 DMA, engine 0).
+template <std::uint32_t Rate>
+constexpr tessera::target_desc with_engine_path = [] {
+  tessera::target_desc t = diana8k;
+  t.accelerators[0].dma.bytes_per_cycle = Rate;
+  return t;
+}();
+static_assert(diana8k.accelerator(1).dma.dma_engine == 1 && diana8k.transfer_path(1, 1).bytes_per_cycle == 8);
+static_assert(diana8k.transfer_path(1, 0).bytes_per_cycle == diana8k.levels[1].bytes_per_cycle);
+static_assert(with_engine_path<0>.transfer_path(1, 1).dma_engine == 0);  // no path: L2's
+// Each transfer names the memory it fills or drains: an engine layer's its engine's, a CPU
+// layer's the CPU's L1 (on a two-level target every transfer has an L1 side).
+constexpr bool transfers_name_their_memory() {
+  int on_engine = 0, on_cpu = 0;
+  for (const auto& s : diana_run::program.steps) {
+    if (s.kind != tessera::schedule::step_kind::issue) continue;
+    const auto d = tessera::schedule::describe(diana_run::summary, diana_run::plan, s);
+    if (d.engine != diana_run::plan.layers[s.layer].engine) return false;
+    (d.engine > 0 ? on_engine : on_cpu) += 1;
+  }
+  return on_engine > 0 && on_cpu > 0;
+}
+static_assert(transfers_name_their_memory());
+// The latency objective's model of an engine layer moves its tiles on the engine's path.
+static_assert(tessera::engine_problem_of(summary, with_engine_path<1>, 0, 1).latency.transfer.bytes_per_cycle == 1);
+static_assert(tessera::problem_of(summary, with_engine_path<1>, 3, 8192).latency.transfer.bytes_per_cycle ==
+              diana8k.levels[1].bytes_per_cycle);
+
+/// The DMA engines' busy cycles the step program implies: each transfer on its path
+/// (target_desc::transfer_path), timed by that path's figures.
+template <tessera::target_desc T>
+std::array<std::uint64_t, tessera::dma::max_dma_engines> busy_cycles_by_path() {
+  using run = tiled<T>;
+  std::array<std::uint64_t, tessera::dma::max_dma_engines> busy{};
+  for (const auto& s : run::program.steps) {
+    if (s.kind != tessera::schedule::step_kind::issue) continue;
+    const auto d = tessera::schedule::describe(run::summary, run::plan, s);
+    const tessera::memory_level& path = T.transfer_path(d.outer_level, d.engine);
+    busy[path.dma_engine] += path.transfer_cycles(d.bytes());
+  }
+  return busy;
+}
+
+template <tessera::target_desc T>
+std::array<std::uint64_t, tessera::dma::max_dma_engines> simulated_busy_cycles(std::uint64_t& cycles) {
+  using run = tiled<T>;
+  const auto image = random_image(21);
+  std::array<std::int32_t, 5> logits{};
+  alignas(16) static std::byte l2[run::l2_bytes];
+  alignas(16) static std::byte l1[run::l1_bytes];
+  tessera::dma::simulated_policy<> dma(T);
+  run::run(l2, l1, {image.data()}, {logits.data()}, dma);
+  dma.finish();
+  CHECK(logits == run_flat(image));
+  CHECK(dma.hazard_count() == 0);
+  cycles = dma.stats().total_cycles;
+  return dma.stats().engine_busy_cycles;
+}
+
+TEST_CASE("the accelerator's tiles move on its own DMA path", "[dispatch]") {
+  std::uint64_t slow = 0, fast = 0, shared = 0;
+  // Its own engine (1) carries exactly the engine layers' transfers, timed by its figures.
+  const auto by_path = simulated_busy_cycles<with_engine_path<1>>(slow);
+  CHECK(by_path == busy_cycles_by_path<with_engine_path<1>>());
+  CHECK(by_path[1] > 0);
+  CHECK(by_path[0] > 0);
+  CHECK(simulated_busy_cycles<with_engine_path<32>>(fast) == busy_cycles_by_path<with_engine_path<32>>());
+  CHECK(fast < slow);  // the same plan's engine transfers at 32 B/cycle instead of 1
+  // Without a path of its own everything queues on the L2 DMA.
+  const auto one_engine = simulated_busy_cycles<with_engine_path<0>>(shared);
+  CHECK(one_engine[1] == 0);
+  CHECK(one_engine == busy_cycles_by_path<with_engine_path<0>>());
+}
+
 TEST_CASE("the plan table names each layer's engine", "[dispatch]") {
   const auto image = random_image(8);
   std::array<std::int32_t, 5> logits{};
@@ -422,6 +498,9 @@ TEST_CASE("the pictures draw the accelerator's lane and its memories", "[dispatc
   CHECK(pictures.hazards == 0);
   const auto& lanes = pictures.time.lanes;
   REQUIRE(std::find(lanes.begin(), lanes.end(), std::string("digital")) != lanes.end());
+  // Its transfers on its own DMA path, a lane of their own beside the CPU's L2 <-> L1 DMA.
+  CHECK(std::find(lanes.begin(), lanes.end(), std::string("DMA1 L2<->digital")) != lanes.end());
+  CHECK(std::find(lanes.begin(), lanes.end(), std::string("DMA L2<->L1")) != lanes.end());
   const int digital = static_cast<int>(std::find(lanes.begin(), lanes.end(), std::string("digital")) - lanes.begin());
   int on_engine = 0;
   for (const auto& span : pictures.time.spans) on_engine += span.lane == digital ? 1 : 0;

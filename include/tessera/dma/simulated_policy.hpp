@@ -11,9 +11,11 @@
 // adjacent column tiles of one tensor interleave but do not overlap).
 //
 // Time model: DMA engines serving transfers in issue order, each its own queue (the engine of a
-// transfer is its outer level's `dma_engine`: on gap8 L3 <-> L2 runs beside L2 <-> L1). A
-// transfer begins when the CPU has issued it and its engine is free, and lasts
-// `levels[outer_level].transfer_cycles(bytes)`.
+// transfer is its path's `dma_engine`: on gap8 L3 <-> L2 runs beside L2 <-> L1, on DIANA an
+// accelerator's DMA path beside the CPU's). A transfer begins when the CPU has issued it and its
+// engine is free, and lasts `path.transfer_cycles(bytes)`, its path being
+// `target_desc::transfer_path(outer_level, engine)`: the outer level's figures, or those of the
+// accelerator whose memory the transfer's inner side is.
 // compute() advances the CPU clock; wait() advances it to the transfer's completion, and the
 // difference is stall time. Example (gap8 L2: 8 B/cycle, latency 10, setup 30): a 100-byte load
 // takes 30 + 10 + ceil(100 / 8) = 53 cycles; issued at 0 and waited after 40 cycles of
@@ -192,20 +194,21 @@ class simulated_policy {
       (t.inbound ? traffic.bytes_in : traffic.bytes_out) += t.bytes();
       ++(t.inbound ? traffic.transfers_in : traffic.transfers_out);
     }
+    const memory_level& path = desc_.transfer_path(level, t.engine);
+    const std::size_t engine = engine_of(path);
     if (t.bytes() > 0) {
-      const std::uint64_t duration = desc_.levels[static_cast<std::size_t>(level)].transfer_cycles(t.bytes());
-      const std::size_t engine = engine_of(level);
+      const std::uint64_t duration = path.transfer_cycles(t.bytes());
       const std::uint64_t begin = std::max(cpu_, engine_free_[engine]);
       s.done = begin + duration;
       engine_free_[engine] = s.done;
       stats_.dma_busy_cycles += duration;
       stats_.engine_busy_cycles[engine] += duration;
-      if (tracing_) trace_.push_back(transfer_event(s, level, begin));
+      if (tracing_) trace_.push_back(transfer_event(s, level, engine, begin));
     } else {
       s.done = cpu_;  // an empty transfer is complete at once and costs nothing
       // It never occupies the engine: recorded as an instant at issue time (which may fall
       // inside another transfer's span), so the per-lane order holds for spans that take time.
-      if (tracing_) trace_.push_back(transfer_event(s, level, cpu_));
+      if (tracing_) trace_.push_back(transfer_event(s, level, engine, cpu_));
     }
     for (const detail::byte_range& r : s.dst)
       std::memset(reinterpret_cast<void*>(r.lo), std::to_integer<int>(poison), r.hi - r.lo);
@@ -334,7 +337,8 @@ class simulated_policy {
     if (s.done > cpu_) {
       if (tracing_) {
         trace_.push_back({.kind = event_kind::stall, .begin = cpu_, .end = s.done, .id = s.id,
-                          .outer_level = s.t.outer_level, .inbound = s.t.inbound, .bytes = s.t.bytes(), .tag = tag_});
+                          .outer_level = s.t.outer_level, .inbound = s.t.inbound, .bytes = s.t.bytes(), .tag = tag_,
+                          .compute_engine = s.t.engine});
       }
       stats_.stall_cycles += s.done - cpu_;
       cpu_ = s.done;
@@ -345,10 +349,11 @@ class simulated_policy {
     states_[static_cast<std::size_t>(s.id)] = how;
   }
 
-  /// `level`: the level whose cost model timed it (a bad level is clamped to 1 or 2, as timed).
-  trace_event transfer_event(const slot& s, int level, std::uint64_t begin) const {
+  /// `level`: its outer level (a bad level is clamped to 1 or 2, as timed); `engine`: the DMA
+  /// engine that ran it.
+  trace_event transfer_event(const slot& s, int level, std::size_t engine, std::uint64_t begin) const {
     return {.kind = event_kind::transfer,
-            .engine = static_cast<int>(engine_of(level)),
+            .engine = static_cast<int>(engine),
             .begin = begin,
             .end = s.done,
             .id = s.id,
@@ -357,7 +362,8 @@ class simulated_policy {
             .bytes = s.t.bytes(),
             .dst = s.t.dst,
             .src = s.t.src,
-            .tag = tag_};
+            .tag = tag_,
+            .compute_engine = s.t.engine};
   }
 
   std::string describe(const slot& s) const {
@@ -465,9 +471,9 @@ class simulated_policy {
   std::vector<state> states_;  ///< by handle: lets wait() tell "waited twice" from "unknown"
   std::uint64_t cpu_ = 0;          ///< CPU clock (cycles)
   std::array<std::uint64_t, max_dma_engines> engine_free_{};  ///< when each DMA engine finishes its queue (cycles)
-  /// The engine that serves transfers to and from `level` (clamped into the engines modelled).
-  std::size_t engine_of(int level) const {
-    const std::size_t e = desc_.levels[static_cast<std::size_t>(level)].dma_engine;
+  /// The DMA engine that serves a transfer on `path` (clamped into the engines modelled).
+  static std::size_t engine_of(const memory_level& path) {
+    const std::size_t e = path.dma_engine;
     return e < max_dma_engines ? e : max_dma_engines - 1;
   }
   dma_stats stats_{};

@@ -44,6 +44,7 @@ struct trace_event {
   const std::byte* src = nullptr;  ///< transfer: source of row 0 of plane 0
   std::uint64_t macs = 0;   ///< compute: multiply-accumulates
   int tag = -1;             ///< the caller's tag when the event was recorded (e.g. a layer index)
+  int compute_engine = 0;   ///< transfer and stall: whose memory its inner side is (0 the CPU's, k accelerator k's)
 
   constexpr std::uint64_t cycles() const { return end - begin; }
 };

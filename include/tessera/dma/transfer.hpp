@@ -33,6 +33,9 @@ struct transfer {
   std::ptrdiff_t src_plane_stride = 0, dst_plane_stride = 0;
   int outer_level = 1;  ///< memory level index of the outer side (1 = L2, 2 = L3); the level whose cost model applies
   bool inbound = true;  ///< true: outer -> inner (load), false: inner -> outer (store)
+  /// The compute engine whose memory the inner side is: 0 the CPU's, k accelerator k's, whose
+  /// DMA path moves it (target_desc::transfer_path).
+  int engine = 0;
   constexpr std::size_t bytes() const { return row_bytes * rows * planes; }
 };
 

@@ -222,7 +222,8 @@ constexpr tile_problem engine_problem_of(const graph_summary<NT, NI, NO, NN>& g,
   p.micro_c = !e.naive_tiling && cost.channel_granule > 1 ? cost.channel_granule : 1;
   p.micro_w = !e.naive_tiling && cost.width_granule > 1 ? cost.width_granule : 1;
   p.objective = e.naive_tiling ? tiling_objective::dory_l1 : t.objective;
-  p.latency.compute = cost;  // the modelled time; transfers: the target's L2 DMA (tile_problem_for)
+  p.latency.compute = cost;  // the modelled time, with the transfers on the engine's DMA path
+  if (t.level_count > 1) p.latency.transfer = t.transfer_path(1, engine);
   p.latency.forwarded_input = p.latency.forwarded_output = false;  // they keep results in their own memories
   return p;
 }

@@ -141,7 +141,7 @@ constexpr tile_problem tile_problem_for(const target_desc& t, const tile_geometr
   p.latency.compute = t.compute[cost_kind_of(g)];
   if (g.fused()) p.latency.producer_compute = t.compute[producer_cost_kind(g)];
   p.latency.macs_per_cycle_x16 = t.macs_per_cycle_x16;
-  if (t.level_count > 1) p.latency.transfer = t.levels[1];
+  if (t.level_count > 1) p.latency.transfer = t.transfer_path(1);
   p.latency.forwarded_input = p.latency.forwarded_output = t.l1_forwarding;
   p.variants_by_traffic = t.fusion == fusion_policy::by_traffic;
   return p;

@@ -323,6 +323,7 @@ struct tiled_executor {
     t.dst_plane_stride = d.dst.plane_stride;
     t.outer_level = d.outer_level;
     t.inbound = d.inbound;
+    t.engine = d.engine;
     return t;
   }
 

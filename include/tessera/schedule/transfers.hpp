@@ -36,6 +36,9 @@ struct transfer_desc {
   std::size_t row_bytes = 0, rows = 1, planes = 1;
   int outer_level = 1;  ///< the level whose cost model applies (1 = L2, 2 = L3)
   bool inbound = true;  ///< outer -> inner
+  /// The compute engine whose memory the L1-side end is (0: the CPU's L1; k: accelerator k's,
+  /// moved by its DMA path, target_desc::transfer_path).
+  int engine = 0;
   /// The map-side box, for transfers between a tensor and a dense buffer (else bytes() == 0).
   map_box box{};
   constexpr std::size_t bytes() const { return row_bytes * rows * planes; }
@@ -271,12 +274,17 @@ template <class Nodes, std::size_t NT, std::size_t NN>
 constexpr transfer_desc describe(const Nodes& net, const target_plan<NT, NN>& plan, const step& s,
                                  const live_extent& run = {}) {
   const auto& node = net.nodes[s.layer];
+  transfer_desc d{};
   if (run.applies()) {
     const tile_geometry live = at_length(node.geometry, run);
-    return detail::describe_with(node, live, at_length(plan.layers[s.layer].solution.tile, live, run),
-                                 run.growth->whole_operand_is_state ? node.geometry.whole_operand_bytes : 0, plan, s);
+    d = detail::describe_with(node, live, at_length(plan.layers[s.layer].solution.tile, live, run),
+                              run.growth->whole_operand_is_state ? node.geometry.whole_operand_bytes : 0, plan, s);
+  } else {
+    d = detail::describe_with(node, node.geometry, plan.layers[s.layer].solution.tile, 0, plan, s);
   }
-  return detail::describe_with(node, node.geometry, plan.layers[s.layer].solution.tile, 0, plan, s);
+  // An accelerator layer's L1 buffers are its own memories (the plan's local space).
+  if ((d.inbound ? d.dst : d.src).where == space::l1) d.engine = plan.layers[s.layer].engine;
+  return d;
 }
 
 }  // namespace tessera::schedule

@@ -10,9 +10,11 @@
 // granules as its micro-tile: DORY's objective then prefers tile widths and channel blocks
 // that are multiples of the array, which is HTVM's tiling heuristic.
 //
-// Transfers into an engine's memories go through the target's L2 DMA: the solver and the DMA
-// simulator cost them as L2 transfers (the engine memories' own transfer figures are not used
-// yet; a separate DMA path per engine is a later step).
+// Transfers between L2 and an engine's memories take the engine's DMA path (`engine_desc::dma`:
+// its transfer costs and the DMA engine that serves it), which the tile solver's latency model
+// and the DMA simulator both read through target_desc::transfer_path; an engine without a path
+// of its own uses the target's L2 DMA. On DIANA the accelerators' memories are filled by a DMA
+// channel of their own, so an engine layer's transfers do not queue behind the CPU's.
 //
 // Every default is zero (so a target without accelerators mangles as before).
 #pragma once
@@ -86,6 +88,12 @@ struct engine_desc {
   fixed_name name;
   memory_level activations{};  ///< input/output tiles (name and capacity)
   memory_level weights{};      ///< filter tiles (bias and requantisation constants included)
+  /// The DMA path between L2 and both memories: its costs (bytes_per_cycle, latency_cycles,
+  /// setup_cycles, memory_level::transfer_cycles) and the DMA engine that serves it
+  /// (`dma_engine`: another than the CPU's L2 <-> L1 engine runs beside it). Its name and
+  /// capacity are unused. bytes_per_cycle 0 (the default): no path of its own, the target's
+  /// L2 DMA (levels[1]) moves the engine's tiles.
+  memory_level dma{.bytes_per_cycle = 0};
   engine_rules rules{};
   compute_model compute{};     ///< cycles per tile, per op kind (granules: the PE array)
   /// The integers it computes: exact (the CPU's, the default) or an analog array's own

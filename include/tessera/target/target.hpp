@@ -109,6 +109,15 @@ struct target_desc {
   constexpr bool has_level(int i) const { return i < level_count; }
   /// Engine `e` (1-based) of the accelerators.
   constexpr const engine_desc& accelerator(int e) const { return accelerators[static_cast<std::size_t>(e - 1)]; }
+  /// The costs and DMA engine of a transfer between level `outer_level` and the memory of
+  /// compute engine `engine` one level in (0: the CPU's, the outer level's own figures): an
+  /// accelerator's DMA path where it has one (engine_desc::dma). The one choice the tile
+  /// solver's latency model and the DMA simulator both make.
+  constexpr const memory_level& transfer_path(int outer_level, int engine = 0) const {
+    if (engine > 0 && engine <= accelerator_count && accelerator(engine).dma.bytes_per_cycle != 0)
+      return accelerator(engine).dma;
+    return levels[static_cast<std::size_t>(outer_level)];
+  }
 };
 
 /// The memory a plan failure names (target_plan::failing_level): levels 0-2 of the target,
@@ -193,11 +202,14 @@ inline constexpr target_desc stm32h7{
 /// DIANA-like (HTVM's target): one RISC-V core (64 kB of tightly coupled L1 assumed for its
 /// tiles, 512 kB L2) and a digital accelerator, a 16 x 16 PE array with a 256 kB activation
 /// memory and a 64 kB weight memory, that runs int8 convolutions (1x1, 3x3, 5x5, 7x7, stride 1
-/// or 2, padding up to 3, symmetric), depthwise convolutions and dense layers.
+/// or 2, padding up to 3, symmetric), depthwise convolutions and dense layers. Its memories are
+/// filled from L2 by a DMA channel of its own (engine 1: 8 B/cycle, 10 cycles of latency, 30 of
+/// set-up per transfer, an assumption: HTVM gives no figure), beside the CPU's L2 <-> L1 DMA.
 inline constexpr engine_desc diana_digital{
     .name = "digital",
-    .activations = {"DIG-ACT", 256 * kib, 8, 10, 30},
-    .weights = {"DIG-WEIGHTS", 64 * kib, 8, 10, 30},
+    .activations = {"DIG-ACT", 256 * kib},
+    .weights = {"DIG-WEIGHTS", 64 * kib},
+    .dma = {"DIG-DMA", 0, 8, 10, 30, 1},
     .rules = {.ops = static_cast<std::uint8_t>(op_bit(engine_op::convolution) | op_bit(engine_op::depthwise) |
                                                 op_bit(engine_op::dense)),
               .kernel_sizes = (1u << 1) | (1u << 3) | (1u << 5) | (1u << 7),
@@ -209,11 +221,13 @@ inline constexpr engine_desc diana_digital{
 /// channels) of ternary weights, 7-bit inputs, its sums clipped to the ADC's [-32, 31] before
 /// the bias and requantisation (its numerics: kernels/reference/analog_conv2d.hpp); 64 kB of
 /// activation memory; the array itself is the weight memory (one byte per cell in this model),
-/// programmed once per channel block: single buffered.
+/// programmed once per channel block: single buffered. Its own DMA channel (engine 2), with the
+/// digital engine's figures.
 inline constexpr engine_desc diana_analog{
     .name = "analog",
     .activations = {"ANA-ACT", 64 * kib},
     .weights = {"ANA-ARRAY", 1152 * 512},
+    .dma = {"ANA-DMA", 0, 8, 10, 30, 2},
     .rules = {.ops = op_bit(engine_op::convolution),
               .kernel_sizes = (1u << 1) | (1u << 3) | (1u << 5) | (1u << 7),
               .strides = (1u << 1) | (1u << 2),

@@ -4,7 +4,8 @@
 // Lanes: one per core seen in the trace ("core 0", at least that one; a compute event whose
 // engine is -k ran on accelerator k of the target, its lane named after it), then one per DMA
 // engine and outer level of the target ("DMA L2<->L1", "DMA L3<->L2"; a level on engine k > 0,
-// or a transfer the trace puts there, "DMAk L3<->L2": gap8's L3 has an engine of its own).
+// or a transfer the trace puts there, "DMAk L3<->L2": gap8's L3 has an engine of its own; a
+// transfer into an accelerator's memories on that accelerator's DMA path, "DMA1 L2<->digital").
 // Compute and stalls go on their core's lane, each transfer on its engine's lane for its outer
 // level. The spans are the trace's events one for one, in trace order, with the same times, so
 // the picture adds up to the simulator's counters.
@@ -20,6 +21,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -52,14 +54,16 @@ struct default_event_label {
 /// std::string.
 template <class Label = default_event_label>
 timeline timeline_of(const std::vector<dma::trace_event>& trace, const target_desc& target, Label label = {}) {
-  // Lane keys: cores first, then (engine, outer level) pairs, each sorted.
+  // Lane keys: cores first, then (DMA engine, outer level, compute engine of the inner memory)
+  // triples, each sorted.
+  using dma_key = std::tuple<int, int, int>;
   std::vector<int> cores{0};
-  std::vector<std::pair<int, int>> dmas;
+  std::vector<dma_key> dmas;
   for (int level = 1; level < target.level_count; ++level)
-    dmas.emplace_back(target.levels[static_cast<std::size_t>(level)].dma_engine, level);
+    dmas.emplace_back(target.levels[static_cast<std::size_t>(level)].dma_engine, level, 0);
   for (const dma::trace_event& e : trace) {
     if (e.kind == dma::event_kind::transfer) {
-      const std::pair<int, int> key{e.engine, e.outer_level};
+      const dma_key key{e.engine, e.outer_level, e.compute_engine};
       if (std::find(dmas.begin(), dmas.end(), key) == dmas.end()) dmas.push_back(key);
     } else if (std::find(cores.begin(), cores.end(), e.engine) == cores.end()) {
       cores.push_back(e.engine);
@@ -78,15 +82,18 @@ timeline timeline_of(const std::vector<dma::trace_event>& trace, const target_de
       return target.levels[static_cast<std::size_t>(level)].name.c_str();
     return fmt::format("L{}?", level + 1);
   };
-  for (const auto& [engine, level] : dmas)
+  for (const auto& [engine, level, inner] : dmas)
     tl.lanes.push_back(fmt::format("DMA{} {}<->{}", engine == 0 ? std::string() : std::to_string(engine),
-                                   level_name(level), level_name(level - 1)));
+                                   level_name(level),
+                                   inner > 0 && inner <= target.accelerator_count
+                                       ? std::string(target.accelerator(inner).name.c_str())
+                                       : level_name(level - 1)));
 
   auto core_lane = [&](int core) {
     return static_cast<int>(std::find(cores.begin(), cores.end(), core) - cores.begin());
   };
-  auto dma_lane = [&](int engine, int level) {
-    const auto at = std::find(dmas.begin(), dmas.end(), std::pair<int, int>{engine, level}) - dmas.begin();
+  auto dma_lane = [&](int engine, int level, int inner) {
+    const auto at = std::find(dmas.begin(), dmas.end(), dma_key{engine, level, inner}) - dmas.begin();
     return static_cast<int>(cores.size()) + static_cast<int>(at);
   };
   tl.spans.reserve(trace.size());
@@ -94,7 +101,7 @@ timeline timeline_of(const std::vector<dma::trace_event>& trace, const target_de
     timeline_span s{.t_begin = e.begin, .t_end = e.end, .label = std::string(label(e))};
     switch (e.kind) {
       case dma::event_kind::transfer:
-        s.lane = dma_lane(e.engine, e.outer_level);
+        s.lane = dma_lane(e.engine, e.outer_level, e.compute_engine);
         s.kind = e.inbound ? span_kind::dma_in : span_kind::dma_out;
         break;
       case dma::event_kind::compute:
