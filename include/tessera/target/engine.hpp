@@ -93,7 +93,7 @@ struct engine_desc {
   /// (`dma_engine`: another than the CPU's L2 <-> L1 engine runs beside it). Its name and
   /// capacity are unused. bytes_per_cycle 0 (the default): no path of its own, the target's
   /// L2 DMA (levels[1]) moves the engine's tiles.
-  memory_level dma{.bytes_per_cycle = 0};
+  memory_level dma{{}, 0, 0};
   engine_rules rules{};
   compute_model compute{};     ///< cycles per tile, per op kind (granules: the PE array)
   /// The integers it computes: exact (the CPU's, the default) or an analog array's own
