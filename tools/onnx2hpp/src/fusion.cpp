@@ -83,9 +83,7 @@ void fold_pads_into_convs(graph& g) {
 }
 
 void fuse_requant_shifts(graph& g) {
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (std::size_t n = 0; n < g.nodes.size(); ++n)
-    for (tensor_ref t : g.nodes[n].outputs) producer[static_cast<std::size_t>(t)] = static_cast<int>(n);
+  const std::vector<int> producer = g.producers();
   const auto consumers = g.consumers();
   std::vector<bool> removed(g.nodes.size(), false);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -119,9 +117,7 @@ bool per_tensor(const requant& rq) {
 /// node's scalar loop (Deeploy's ResNet-8, whose RequantShift_17 feeds Add_22 in int8: fused,
 /// 7.9% more instructions on the Cortex-M55, 2.2% fewer on the M4).
 void fold_operand_requants_into_adds(graph& g) {
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (std::size_t n = 0; n < g.nodes.size(); ++n)
-    for (tensor_ref t : g.nodes[n].outputs) producer[static_cast<std::size_t>(t)] = static_cast<int>(n);
+  const std::vector<int> producer = g.producers();
   const auto consumers = g.consumers();
   std::vector<bool> removed(g.nodes.size(), false);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -179,9 +175,7 @@ requant* output_requant(node& n) {
 /// Casts go too, so that no tensor of the graph holds other values than in the model (ONNX
 /// Runtime's op-by-op comparison reads them by name).
 bool fold_clamps_once(graph& g) {
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (std::size_t n = 0; n < g.nodes.size(); ++n)
-    for (tensor_ref t : g.nodes[n].outputs) producer[static_cast<std::size_t>(t)] = static_cast<int>(n);
+  const std::vector<int> producer = g.producers();
   const auto consumers = g.consumers();
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const auto* clamp = std::get_if<ops::requant_shift>(&g.nodes[i].operation);

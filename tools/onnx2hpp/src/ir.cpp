@@ -15,6 +15,13 @@ std::vector<std::vector<int>> graph::consumers() const {
   return result;
 }
 
+std::vector<int> graph::producers() const {
+  std::vector<int> result(tensors.size(), -1);
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    for (tensor_ref t : nodes[n].outputs) result[static_cast<std::size_t>(t)] = static_cast<int>(n);
+  return result;
+}
+
 bool graph::is_graph_output(tensor_ref t) const {
   return std::find(outputs.begin(), outputs.end(), t) != outputs.end();
 }

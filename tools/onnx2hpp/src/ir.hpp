@@ -240,6 +240,8 @@ struct graph {
 
   /// For each tensor, the indices of the nodes that read it (in node order).
   std::vector<std::vector<int>> consumers() const;
+  /// For each tensor, the index of the node that writes it (-1: a graph input or a constant).
+  std::vector<int> producers() const;
   bool is_graph_output(tensor_ref t) const;
   bool is_graph_input(tensor_ref t) const;
 };

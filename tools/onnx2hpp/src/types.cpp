@@ -144,9 +144,7 @@ bool widen_concat_inputs(graph& g, const std::vector<int>& producer, const node&
 /// Types every node output once; returns true when it widened graph inputs for a Concat
 /// (the caller starts over).
 bool type_nodes(graph& g) {
-  std::vector<int> producer(g.tensors.size(), -1);
-  for (std::size_t n = 0; n < g.nodes.size(); ++n)
-    for (tensor_ref t : g.nodes[n].outputs) producer[static_cast<std::size_t>(t)] = static_cast<int>(n);
+  const std::vector<int> producer = g.producers();
 
   for (const node& n : g.nodes) {
     if (std::holds_alternative<ops::concat>(n.operation) && widen_concat_inputs(g, producer, n)) return true;
