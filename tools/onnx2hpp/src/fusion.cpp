@@ -114,8 +114,10 @@ bool per_tensor(const requant& rq) {
 /// ones; no exporter writes them in front of an Add), and only for an Add that reads a wider
 /// than 8-bit operand: the optimized families' Add kernels take 8-bit operands, and a vector
 /// one (arm_mve, rvv, x86) runs such an Add after an 8-bit RequantShift faster than the fused
-/// node's scalar loop (Deeploy's ResNet-8, whose RequantShift_17 feeds Add_22 in int8: fused,
-/// 7.9% more instructions on the Cortex-M55, 2.2% fewer on the M4).
+/// node's scalar loop. Deeploy's ResNet-8 (RequantShift_17 feeds Add_22 in int8), its three
+/// such pairs fused, under QEMU: Cortex-M55 +8.1% instructions, rvv +43.7%, but Cortex-M4 -2.1%
+/// and scalar rv32 -2.7% (2026-11-29); a node that picks its loop by kernel family would take
+/// both gains (not built).
 void fold_operand_requants_into_adds(graph& g) {
   const std::vector<int> producer = g.producers();
   const auto consumers = g.consumers();
