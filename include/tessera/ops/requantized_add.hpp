@@ -11,6 +11,8 @@
 // tensor or per channel (the last axis).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include <tessera/graph/constant.hpp>
