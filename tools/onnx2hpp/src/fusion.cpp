@@ -126,8 +126,8 @@ void fold_operand_requants_into_adds(graph& g) {
     node& add_node = g.nodes[i];
     auto* add = std::get_if<ops::binary>(&add_node.operation);
     if (add == nullptr || add->kind != ops::binary_kind::add || add->constant_b || add->a_offset != 0 ||
-        add->b_offset != 0 || add_node.inputs.size() != 2)
-      continue;
+        add->b_offset != 0 || add_node.inputs.size() != 2 || add_node.inputs[0] == add_node.inputs[1])
+      continue;  // (one tensor read twice: folding its producer would leave the second read dangling)
     const dims& out_shape = g.tensors[static_cast<std::size_t>(add_node.outputs[0])].shape;
     const bool wide = std::any_of(add_node.inputs.begin(), add_node.inputs.end(), [&](tensor_ref t) {
       return tessera::size_of(g.tensors[static_cast<std::size_t>(t)].type) > 1;
