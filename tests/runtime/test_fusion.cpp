@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <tessera/dma/simulated_policy.hpp>
+#include <tessera/schedule/statistics.hpp>
 #include <tessera/report/tiled_plan_table.hpp>
 #include <tessera/tessera.hpp>
 
@@ -501,6 +502,26 @@ static_assert(tessera::producer_rows(carrying_run<1024>::block, 8, 1, 1, true) =
 static_assert(tessera::producer_rows(carrying_run<1024>::block, 4, 1, 1, true) == 1);
 static_assert(tessera::producer_rows(carrying_run<1024>::block, 4, 2, 2, true) == 2 &&
               tessera::carried_rows(carrying_run<1024>::block, 4, 2) == 2);
+// A carrying tile loads its window less the carried rows (schedule::input_box): the block's
+// tiles load each input row once, 9 x 7 x 4 bytes in all (recomputing, as the 640 B plan's
+// narrower tiles do, or loading whole windows, the 1-row tiles loaded 2 + 7 x 3 + 2 = 25 rows),
+// and the last 1-row tile, all of whose rows are carried, loads none.
+template <std::size_t L1>
+constexpr std::uint64_t input_bytes =
+    tessera::schedule::totals(carrying_run<L1>::run::summary, carrying_run<L1>::run::plan, carrying_run<L1>::run::program)
+        .bytes_by_role[static_cast<std::size_t>(tessera::schedule::transfer_role::input)];
+static_assert(input_bytes<768> == 9 * 7 * 4 && input_bytes<1024> == 9 * 7 * 4 && input_bytes<1536> == 9 * 7 * 4);
+static_assert(input_bytes<640> > 9 * 7 * 4);
+static_assert(carrying_run<768>::tile.h == 1 && carrying_run<1024>::tile.h == 2);
+static_assert(tessera::schedule::input_box(carrying_run<768>::block,
+                                           tessera::schedule::position(carrying_run<768>::block, carrying_run<768>::tile, 8))
+                  .rows == 0);
+static_assert(tessera::schedule::input_box(carrying_run<768>::block,
+                                           tessera::schedule::position(carrying_run<768>::block, carrying_run<768>::tile, 3))
+                  .row == 4);
+// The model subtracts the same rows (layer_traffic, carried_input_bytes).
+static_assert(tessera::carried_rows_over(carrying_run<1024>::block, 1) == 8 * 2 &&
+              tessera::carried_rows_over(carrying_run<1024>::block, 2) == 4 * 2);
 }  // namespace stride_one
 
 TEMPLATE_TEST_CASE_SIG("a stride-1 pointwise -> depthwise block carries two rows a tile, bit-exact", "[fusion]",

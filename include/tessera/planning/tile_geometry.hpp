@@ -216,6 +216,25 @@ constexpr int carried_rows(const tile_geometry& g, int y0, int tile_h) {
   return above_end > begin ? above_end - begin : 0;
 }
 
+/// carried_rows summed over the row blocks of a carrying block tiled `tile_h` rows high (the
+/// first carries none). Once a block's window begins inside the map, every block after it but
+/// the last carries the same rows (the windows of all blocks but the last end inside the map:
+/// carries_rows), so the sum takes a few steps whatever the block count.
+constexpr std::int64_t carried_rows_over(const tile_geometry& g, int tile_h) {
+  const int blocks = (g.out_h + tile_h - 1) / tile_h;
+  std::int64_t sum = 0;
+  for (int b = 1; b < blocks; ++b) {
+    const int rows = carried_rows(g, b * tile_h, tile_h);
+    if (b + 1 < blocks && window::origin(b * tile_h, g.stride_h, g.pad_top) >= 0) {
+      sum += std::int64_t{rows} * (blocks - 1 - b);  // blocks b .. blocks - 2
+      b = blocks - 2;                                 // then the last
+      continue;
+    }
+    sum += rows;
+  }
+  return sum;
+}
+
 /// Where the rows a tile at `y0` carries (carried_rows) lie in the intermediate of the tile
 /// above: the row of its window where this tile's window begins.
 constexpr int carried_rows_source(const tile_geometry& g, int y0, int tile_h) {

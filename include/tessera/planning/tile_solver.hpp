@@ -184,6 +184,15 @@ constexpr std::uint64_t input_box_bytes(const tile_geometry& g, const tile_shape
          static_cast<std::uint64_t>(g.channel_lockstep ? t.c : g.in_c) * static_cast<std::uint64_t>(g.in_elem_bytes);
 }
 
+/// Bytes of tile `t`'s input box that a tile at output row `y0` of a layer tiled `tile_h` rows
+/// high does not load: the rows a pointwise -> depthwise block that carries rows takes from the
+/// tile above (carried_rows, schedule::tile_position::carried); 0 for every other tile.
+constexpr std::uint64_t carried_input_bytes(const tile_geometry& g, int y0, int tile_h, const tile_shape& t) {
+  if (!g.pointwise_first() || !carries_rows(g, t.w)) return 0;
+  return static_cast<std::uint64_t>(carried_rows(g, y0, tile_h)) * static_cast<std::uint64_t>(g.input_cols(t.w)) *
+         static_cast<std::uint64_t>(g.channel_lockstep ? t.c : g.in_c) * static_cast<std::uint64_t>(g.in_elem_bytes);
+}
+
 /// Bytes of tile `t`'s output box.
 constexpr std::uint64_t output_box_bytes(const tile_geometry& g, const tile_shape& t) {
   return static_cast<std::uint64_t>(t.h) * static_cast<std::uint64_t>(t.w) * static_cast<std::uint64_t>(t.c) *
@@ -250,8 +259,9 @@ constexpr std::int64_t score_of(const tile_problem& p, const tile_shape& t, cons
 //         the new rows only: producer_rows), with the kernels'
 //         preparation (per_block) on the first tile of each channel block when the layer keeps
 //         it (keeps_preparation), on every tile otherwise,
-//   L_i = one DMA transfer per input operand of its input box (halo included, as cost_of counts it),
-//         and one of a whole operand (MatMul's B) when the layer has one,
+//   L_i = one DMA transfer per input operand of its input box (halo included, as cost_of counts it;
+//         below the first row block of a block that carries rows, less the carried rows:
+//         carried_input_bytes), and one of a whole operand (MatMul's B) when the layer has one,
 //   F_i = the transfer of its filters when it opens a channel block (0 without filters),
 //   S_i = the transfer of its output box,
 // each transfer costing memory_level::transfer_cycles. Double buffered, tile i computes while
@@ -276,9 +286,10 @@ struct tile_kinds {
   int last[3]{};    ///< rows, cols, channels of the last block
   std::int64_t blocks[4]{};  ///< channel blocks, images, row blocks, column blocks (loop order)
   std::uint64_t compute[8]{}, load[8]{}, store[8]{}, filters[2]{};
-  /// The compute of the kinds' tiles in the first row block; `compute` is that of the others,
-  /// which differ where a pointwise -> depthwise block carries rows (carries_rows).
-  std::uint64_t compute_first[8]{};
+  /// The compute and loads of the kinds' tiles in the first row block; `compute` and `load` are
+  /// those of the others, which differ where a pointwise -> depthwise block carries rows
+  /// (carries_rows: the pointwise kernel computes, and the tile loads, only the new rows).
+  std::uint64_t compute_first[8]{}, load_first[8]{};
 };
 
 /// The kinds of tile `t`; `z` >= 0: the last block along dimension z is `last_z` wide instead
@@ -305,7 +316,7 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t, int z 
     if ((i & single) != 0) {
       const int same = i & ~single;
       k.compute[i] = k.compute[same], k.load[i] = k.load[same], k.store[i] = k.store[same];
-      k.compute_first[i] = k.compute_first[same];
+      k.compute_first[i] = k.compute_first[same], k.load_first[i] = k.load_first[same];
       continue;
     }
     const int rows = (i & 1) ? k.last[0] : k.extent[0];
@@ -321,8 +332,13 @@ constexpr tile_kinds kinds_of(const tile_problem& p, const tile_shape& t, int z 
     const int y0 = (i & 1) ? g.out_h - k.last[0] : k.extent[0];
     k.compute[i] = carry ? cycles(producer_rows(g, y0, rows, k.extent[0], true)) : k.compute_first[i];
     const tile_shape each{rows, cols, chans};
-    k.load[i] = static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(input_box_bytes(g, each)) +
-                whole_operand_cycles(m, g);
+    const std::uint64_t window_bytes = input_box_bytes(g, each);
+    k.load_first[i] =
+        static_cast<std::uint64_t>(g.in_operands) * m.transfer_cycles(window_bytes) + whole_operand_cycles(m, g);
+    k.load[i] = carry ? static_cast<std::uint64_t>(g.in_operands) *
+                                m.transfer_cycles(window_bytes - carried_input_bytes(g, y0, k.extent[0], each)) +
+                            whole_operand_cycles(m, g)
+                      : k.load_first[i];
     k.store[i] = m.transfer_cycles(output_box_bytes(g, each));
   }
   for (int i = 0; i < 2; ++i) k.filters[i] = filter_block_cycles(m, g, i ? k.last[2] : k.extent[2]);
@@ -356,7 +372,7 @@ constexpr int kind_at(const tile_kinds& k, const std::int64_t (&v)[4]) {
 
 /// The layer model over the kinds `k`; `cost`: the tile's (its buffering and scratch).
 constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds& k, const tile_cost& cost) {
-  const std::uint64_t fill = exposed_fill(p.latency, k.load[0], k.filters[0]);
+  const std::uint64_t fill = exposed_fill(p.latency, k.load_first[0], k.filters[0]);
   const std::uint64_t prepare = preparation_cycles(p.latency.compute, p.latency.producer_compute, p.layer);
   const bool kept = keeps_preparation(p.layer, cost.scratch_bytes);
   if (!cost.activations_doubled) {
@@ -366,14 +382,14 @@ constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds&
                          blocks = (i & 4) ? 1 : k.blocks[0] - 1;
       // Of the kind's `rows` row blocks, the first row block is one when it is of this kind.
       const std::int64_t first = (i & 1) ? (k.blocks[2] == 1 ? 1 : 0) : (rows > 0 ? 1 : 0);
-      const std::uint64_t compute = static_cast<std::uint64_t>(first) * k.compute_first[i] +
-                                    static_cast<std::uint64_t>(rows - first) * k.compute[i];
+      const std::uint64_t compute = static_cast<std::uint64_t>(first) * (k.compute_first[i] + k.load_first[i]) +
+                                    static_cast<std::uint64_t>(rows - first) * (k.compute[i] + k.load[i]);
       sum += static_cast<std::uint64_t>(cols * blocks * k.blocks[1]) *
-             (static_cast<std::uint64_t>(rows) * (k.load[i] + k.store[i]) + compute);
+             (static_cast<std::uint64_t>(rows) * k.store[i] + compute);
     }
     sum += static_cast<std::uint64_t>(k.blocks[0] - 1) * k.filters[0] + k.filters[1];
     sum += static_cast<std::uint64_t>(kept ? k.blocks[0] : k.blocks[0] * k.blocks[1] * k.blocks[2] * k.blocks[3]) * prepare;
-    return sum - (k.load[0] + k.filters[0] - fill);
+    return sum - (k.load_first[0] + k.filters[0] - fill);
   }
   // Representatives of each loop index: 0, the one before the last, the last, and one middle
   // value standing for the others (its multiplicity).
@@ -418,7 +434,7 @@ constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds&
     if (d >= 0) {
       ++u[d];
       for (int e = d + 1; e < 4; ++e) u[e] = 0;
-      window += k.load[kind_at(k, u)];
+      window += (u[2] == 0 ? k.load_first : k.load)[kind_at(k, u)];
       if (d == 0) window += k.filters[u[0] == k.blocks[0] - 1 ? 1 : 0];  // opens a channel block
     }
     const bool opens_block = v[1] == 0 && v[2] == 0 && v[3] == 0;
@@ -488,8 +504,9 @@ constexpr std::uint64_t layer_cycles_over(const tile_problem& p, const tile_shap
 }
 
 /// Bytes the layer moves between L2 and L1 with tile `t`: every tile's input box (halo
-/// included, as cost_of counts it), whole operand and output, the filters once per channel
-/// block (a fused block's producer filters with each: producer_filter_bytes).
+/// included, as cost_of counts it; less the rows a carrying tile carries: carried_input_bytes),
+/// whole operand and output, the filters once per channel block (a fused block's producer
+/// filters with each: producer_filter_bytes).
 constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t) {
   using tiling_detail::ceil_div;
   const tile_geometry& g = p.layer;
@@ -509,6 +526,13 @@ constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t
     const tile_shape each{size[0], size[1], size[2]};
     bytes += static_cast<std::uint64_t>(count) * (static_cast<std::uint64_t>(g.in_operands) * input_box_bytes(g, each) +
                                                   g.whole_operand_bytes + output_box_bytes(g, each));
+  }
+  if (g.pointwise_first() && carries_rows(g, t.w)) {  // carried_input_bytes over the tiles
+    const std::uint64_t channels = g.channel_lockstep ? static_cast<std::uint64_t>(g.out_c)
+                                                      : static_cast<std::uint64_t>(blocks[2]) * static_cast<std::uint64_t>(g.in_c);
+    bytes -= static_cast<std::uint64_t>(g.batch) * static_cast<std::uint64_t>(g.in_operands) *
+             static_cast<std::uint64_t>(carried_rows_over(g, t.h)) * static_cast<std::uint64_t>(g.input_cols(t.w)) *
+             channels * static_cast<std::uint64_t>(g.in_elem_bytes);
   }
   return bytes + static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel + producer_filter_bytes_over(g, blocks[2]);
 }
@@ -777,8 +801,13 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
 
   const std::uint64_t fixed = std::uint64_t{m.setup_cycles} + m.latency_cycles;
   const std::uint64_t per_byte = m.bytes_per_cycle != 0 ? m.bytes_per_cycle : 1;
-  const std::uint64_t input_rows =
-      input_span_sum(rows, z == 0, g.out_h, g.in_h, g.stride_h, g.kernel_h, g.dilation_h);
+  std::uint64_t input_rows = input_span_sum(rows, z == 0, g.out_h, g.in_h, g.stride_h, g.kernel_h, g.dilation_h);
+  if (g.pointwise_first() && t.w == g.out_w && carries_rows(g, t.w)) {
+    // Carrying tiles load each row their windows cover once (carried_input_bytes); narrower
+    // tiles of the range, at least as much.
+    const std::uint64_t cover = window_cover(g.out_h, g.in_h, g.stride_h, g.kernel_h, g.dilation_h, g.pad_top);
+    input_rows = cover < input_rows ? cover : input_rows;
+  }
   const std::uint64_t input_cols =
       input_span_sum(cols, z == 1, g.out_w, g.in_w, g.stride_w, g.kernel_w, g.dilation_w);
   const std::uint64_t input_chans = g.channel_lockstep ? static_cast<std::uint64_t>(g.out_c)

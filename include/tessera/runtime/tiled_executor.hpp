@@ -497,37 +497,37 @@ struct tiled_executor {
     pointwise.tile(pw);
   }
 
-  /// A tile of a pointwise -> depthwise block (`tile`: its arguments, the loaded input window
+  /// A tile of a pointwise -> depthwise block (`tile`: its arguments, its input window
   /// [in_rows][in_cols][Cin]): the pointwise kernel writes the tile's intermediate channels
   /// (c0 .. c0 + c: a depthwise channel reads only its own) of the window's pixels into
   /// `intermediate` ([in_rows][in_cols][c]), its rows shared over the cores; then the depthwise
   /// kernel computes the tile's outputs from it with the tile's padding, its output rows shared
-  /// over the cores. A tile that carries rows (carries_rows;
-  /// `tile_h`: the layer's tile height) finds the first rows of its window in `intermediate`,
-  /// where the tile above computed them: they move to the top, and only the rest is computed.
+  /// over the cores. A tile that carries rows (carries_rows; `p.carried` of them; `tile_h`: the
+  /// layer's tile height) finds the first rows of its window in `intermediate`, where the tile
+  /// above computed them: they move to the top, and only the rest is computed, from the input
+  /// rows the tile loaded (its input box is the window less the carried rows: input_box).
   template <class T>
   static void pointwise_first_tile(T& team, int layer, int cores, const runtime_detail::node_calls& pointwise,
                                    const runtime_detail::node_calls& depthwise, const tile_geometry& g,
                                    const schedule::tile_position& p, const tile_args& tile,
                                    const std::byte* pointwise_filters, std::byte* intermediate, int tile_h) {
-    const map_box window = schedule::input_box(g, p);
+    const map_box loaded = schedule::input_box(g, p);
     const auto in_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(g.in_c) *
                         static_cast<std::size_t>(g.in_elem_bytes);
     const auto mid_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(p.c) *
                          static_cast<std::size_t>(g.intermediate_elem_bytes);
-    const int carried = carries_rows(g, p.w) ? carried_rows(g, p.y0, tile_h) : 0;
+    const int carried = tile.in_rows - loaded.rows;  // p.carried, at most the window
     if (carried > 0)
       std::memmove(intermediate, intermediate + static_cast<std::size_t>(carried_rows_source(g, p.y0, tile_h)) * mid_row,
                    static_cast<std::size_t>(carried) * mid_row);
-    if (tile.in_rows > carried) share_rows(team, layer, tile.in_rows - carried, cores, [&](row_band band) {
-      const row_band r{band.begin + carried, band.end + carried};
+    if (loaded.rows > 0) share_rows(team, layer, loaded.rows, cores, [&](row_band band) {
       tile_args pw{};
-      pw.input[0] = static_cast<const std::byte*>(tile.input[0]) + static_cast<std::size_t>(r.begin) * in_row;
-      pw.in_rows = r.rows(), pw.in_cols = tile.in_cols, pw.in_channels = g.in_c;
+      pw.input[0] = static_cast<const std::byte*>(tile.input[0]) + static_cast<std::size_t>(band.begin) * in_row;
+      pw.in_rows = band.rows(), pw.in_cols = tile.in_cols, pw.in_channels = g.in_c;
       pw.weights = pointwise_filters;
-      pw.output = intermediate + static_cast<std::size_t>(r.begin) * mid_row;
-      pw.n = p.n, pw.y0 = window.row + r.begin, pw.x0 = window.col, pw.c0 = p.c0;
-      pw.h = r.rows(), pw.w = tile.in_cols, pw.c = p.c;
+      pw.output = intermediate + static_cast<std::size_t>(carried + band.begin) * mid_row;
+      pw.n = p.n, pw.y0 = loaded.row + band.begin, pw.x0 = loaded.col, pw.c0 = p.c0;
+      pw.h = band.rows(), pw.w = tile.in_cols, pw.c = p.c;
       pw.scratch = tile.scratch;
       pointwise.tile(pw);
     });

@@ -10,9 +10,14 @@
 
 namespace tessera::schedule {
 
-/// Tile `index` of a layer: its output box and channel block.
+/// Tile `index` of a layer: its output box and channel block. `carried`: the input rows at the
+/// top of its window that the tile does not load, because a pointwise -> depthwise block that
+/// carries rows (carries_rows) takes their intermediate rows from the tile above (carried_rows:
+/// the block's input map and its intermediate map have the same rows, the pointwise kernel
+/// being 1x1); 0 for every other tile.
 struct tile_position {
   int n = 0, y0 = 0, x0 = 0, c0 = 0, h = 0, w = 0, c = 0, block = 0;
+  int carried = 0;
 };
 
 struct tile_grid {
@@ -54,6 +59,7 @@ constexpr tile_position position(const tile_geometry& g, const tile_shape& t, st
   p.h = g.out_h - p.y0 < t.h ? g.out_h - p.y0 : t.h;
   p.w = g.out_w - p.x0 < t.w ? g.out_w - p.x0 : t.w;
   p.c = g.out_c - p.c0 < t.c ? g.out_c - p.c0 : t.c;
+  if (g.pointwise_first() && carries_rows(g, p.w)) p.carried = carried_rows(g, p.y0, t.h);
   return p;
 }
 
@@ -75,8 +81,9 @@ constexpr map_box output_box(const tile_geometry& g, const tile_position& p) {
   return {g.out_h, g.out_w, g.out_c, g.out_elem_bytes, p.n, p.y0, p.h, p.x0, p.w, p.c0, p.c};
 }
 
-/// The input box a tile reads (padding excluded; one operand) and the tile's share of the
-/// layer's padding, in `args` (border tiles pad, inner tiles read their halo).
+/// The input box a tile loads (padding excluded; one operand) and, in `args`, its window and the
+/// tile's share of the layer's padding (border tiles pad, inner tiles read their halo). The box
+/// is the window less the `carried` rows at its top (tile_position), which the tile does not load.
 constexpr map_box input_box(const tile_geometry& g, const tile_position& p, tile_args* args = nullptr) {
   const int r0 = window::origin(p.y0, g.stride_h, g.pad_top);
   const int r1 = r0 + window::span(p.h, g.stride_h, g.kernel_h, g.dilation_h);
@@ -96,7 +103,8 @@ constexpr map_box input_box(const tile_geometry& g, const tile_position& p, tile
     args->pad_bottom = r1 > g.in_h ? r1 - g.in_h : 0;
     args->pad_right = q1 > g.in_w ? q1 - g.in_w : 0;
   }
-  return {g.in_h, g.in_w, g.in_c, g.in_elem_bytes, p.n, row_begin, rows, col_begin, cols,
+  const int carried = p.carried < rows ? p.carried : rows;
+  return {g.in_h, g.in_w, g.in_c, g.in_elem_bytes, p.n, row_begin + carried, rows - carried, col_begin, cols,
           g.channel_lockstep ? p.c0 : 0, channels};
 }
 
