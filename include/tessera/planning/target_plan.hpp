@@ -417,34 +417,13 @@ constexpr std::array<tile_solution, NN> solve_layers(const graph_summary<NT, NI,
 /// 1,000 nodes took 20 s more to compile); and equal layers share one evaluation. The scratch
 /// functions travel as their own arguments: GCC 12 rejects a pointer to a function template
 /// specialization inside a class-type template argument.
-/// A fused block whose kernels both need scratch is solved in both scratch layouts
-/// (solve_tiles, fused_layout), each in a constant evaluation of its own: together they
-/// exceeded clang's step limit for the DS-CNN's blocks under the latency objective.
-template <layer_problem P, scratch_function Scratch, scratch_function ProducerScratch>
-inline constexpr tile_problem problem_with_scratch = [] {
+template <layer_problem P, scratch_function Scratch, scratch_function ProducerScratch = nullptr>
+inline constexpr tile_solution solved_layer = [] {
+  if (!P.tiled) return tile_solution{};
   tile_problem problem = P.problem;
   problem.scratch = Scratch;
   problem.producer_scratch = ProducerScratch;
-  return problem;
-}();
-template <layer_problem P, scratch_function Scratch, scratch_function ProducerScratch, bool Shared>
-inline constexpr tile_solution solved_layer_in_layout = [] {
-  tile_problem problem = problem_with_scratch<P, Scratch, ProducerScratch>;
-  problem.shared_kernel_scratch = Shared;
-  return solve_tiles_in_layout(problem);
-}();
-template <layer_problem P, scratch_function Scratch, scratch_function ProducerScratch = nullptr>
-inline constexpr tile_solution solved_layer = [] {
-  if constexpr (!P.tiled) {
-    return tile_solution{};
-  } else {
-    constexpr const tile_problem& problem = problem_with_scratch<P, Scratch, ProducerScratch>;
-    if constexpr (!tiling_detail::has_layout_choice(problem))
-      return solved_layer_in_layout<P, Scratch, ProducerScratch, false>;
-    else
-      return tiling_detail::preferred_layout(problem, solved_layer_in_layout<P, Scratch, ProducerScratch, false>,
-                                             solved_layer_in_layout<P, Scratch, ProducerScratch, true>);
-  }
+  return solve_tiles(problem);
 }();
 
 namespace planning_detail {

@@ -1265,8 +1265,8 @@ constexpr tile_solution dory_carrying(const tile_problem& p) {
 /// modelled cycles against 1.06 M for the carrying 1 x 6 x 128, with more traffic too). So such a
 /// block is solved over all tiles, over whole channels and over carrying rows, and the
 /// target's fusion criterion (time, or traffic: tile_problem::variants_by_traffic) picks one.
-/// The latency objective weighs them itself. (One scratch layout of a fused block: solve_tiles
-/// below weighs both.)
+/// The latency objective weighs them itself. A fused block is solved with its kernels' scratch
+/// kept apart and shared (fused_layout), and the objective picks (preferred_layout).
 constexpr tile_solution solve_tiles_in_layout(const tile_problem& p) {
   tile_solution best{};
   if (p.objective == tiling_objective::latency) {
@@ -1291,8 +1291,6 @@ constexpr tile_solution solve_tiles_in_layout(const tile_problem& p) {
   best.smallest_constant_bytes = tiling_detail::smallest_constant_bytes(p);
   return best;
 }
-/// The layer's tile: a fused block whose two kernels both need scratch is solved with their
-/// scratch kept apart and shared (fused_layout), and the objective picks (preferred_layout).
 constexpr tile_solution solve_tiles(const tile_problem& p) {
   if (!tiling_detail::has_layout_choice(p)) return solve_tiles_in_layout(p);
   return tiling_detail::preferred_layout(p, solve_tiles_in_layout(p),
