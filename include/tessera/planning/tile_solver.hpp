@@ -1207,17 +1207,14 @@ constexpr tile_solution preferred_variant(const tile_problem& p, const tile_solu
 /// Of a fused block's solutions with its kernels' scratch kept apart (`kept`) and shared
 /// (`shared`: fused_layout), the one the objective prefers: the faster under the latency
 /// objective; under DORY's, what its variants are weighed by (preferred_variant: the two
-/// layouts' tiles differ in L1, which DORY's score rewards, not in what they cost). Ties: the
-/// shared layout, which leaves more L1 to the neighbours (forwarding: a block of one tile keeps
-/// nothing between tiles, and with its scratch kept apart MobileNetV1's one-tile blocks on
-/// stm32h7 forwarded 23 kB fewer results). Neither feasible: the one whose smallest tile is
-/// smaller (what a failure reports).
+/// layouts' tiles differ in L1, which DORY's score rewards, not in what they cost). Neither
+/// feasible: the one whose smallest tile is smaller (what a failure reports).
 constexpr tile_solution preferred_layout(const tile_problem& p, tile_solution kept, tile_solution shared) {
   const int evaluations = kept.evaluations + shared.evaluations;
   tile_solution best{};
   if (!kept.feasible && !shared.feasible) best = shared.smallest_bytes < kept.smallest_bytes ? shared : kept;
-  else if (p.objective == tiling_objective::latency) best = !shared.feasible || (kept.feasible && kept.cycles < shared.cycles) ? kept : shared;
-  else best = preferred_variant(p, shared, kept);
+  else if (p.objective == tiling_objective::latency) best = !kept.feasible || (shared.feasible && shared.cycles < kept.cycles) ? shared : kept;
+  else best = preferred_variant(p, kept, shared);
   best.evaluations = evaluations;
   return best;
 }
