@@ -435,38 +435,14 @@ static_assert(tessera::carried_rows_source(carrying_block, 3, 1) == 2);
 static_assert(tessera::producer_rows(carrying_block, 3, 1, 1, true) == 2 &&
               tessera::producer_rows(carrying_block, 3, 1, 1, false) == 3);
 
-// Each kernel of a block has its own scratch (fused_layout), so the tiles of a filter block
-// after its first keep both kernels' preparation, as an unfused layer's tiles do (the hazard
-// proof checks that nothing writes the scratch between them: hazard::lost_scratch).
-// The native family's kernels (x86 here) have scratch where the reference kernels have none.
-inline constexpr tessera::target_desc native_carrying_target = [] {
-  tessera::target_desc t = sweep_target<1280, fusion_policy::by_traffic>;
-  t.kernels = tessera::kernels::native_family;
-  return t;
-}();
-using native_carrying = tessera::tiled_executor<net, tessera::target<native_carrying_target>>;
-template <class Run>
-constexpr int prepared_computes(int layer) {
-  int n = 0;
-  for (const auto& s : Run::program.steps)
-    if (s.kind == tessera::schedule::step_kind::compute && s.layer == layer && s.prepared != 0) ++n;
-  return n;
-}
-constexpr auto native_cost = native_carrying::plan.layers[3].solution.cost;
-static_assert(native_carrying::summary.nodes[3].geometry.pointwise_first() && native_cost.kept_scratch_bytes > 0);
-static_assert(prepared_computes<native_carrying>(3) == native_cost.tiles - 1);  // one filter block
-static_assert(carrying::plan.layers[3].solution.cost.kept_scratch_bytes == 0 && prepared_computes<carrying>(3) == 0);
-
 TEST_CASE("a pointwise -> depthwise block carries rows from the tile above, bit-exact", "[fusion]") {
   for (std::uint32_t seed : {6u, 7u}) {
     const auto image = random_image(seed);
     const tiled_run<sweep_target<1280, fusion_policy::by_traffic>> one(image);
     const tiled_run<sweep_target<1280, fusion_policy::by_traffic>, 3> three(image);
-    const tiled_run<native_carrying_target> native(image);
     CHECK(one.out == run_flat(image));
     CHECK(three.out == run_flat(image));
-    CHECK(native.out == run_flat(image));
-    CHECK(one.hazards + three.hazards + native.hazards == 0);
+    CHECK(one.hazards + three.hazards == 0);
   }
 }
 
@@ -507,14 +483,6 @@ template <std::size_t L1>
 inline constexpr tessera::target_desc carrying_target = [] {
   tessera::target_desc t = sweep_target<L1, fusion_policy::by_traffic>;
   t.objective = tessera::tiling_objective::latency;
-  return t;
-}();
-/// The same with the native family's kernels, which have scratch: their tiles keep their
-/// preparation (the last tile of a plan is shorter, and its kernels' scratch must not move).
-template <std::size_t L1>
-inline constexpr tessera::target_desc native_target = [] {
-  tessera::target_desc t = carrying_target<L1>;
-  t.kernels = tessera::kernels::native_family;
   return t;
 }();
 template <std::size_t L1, int Cores = 1>
@@ -565,11 +533,9 @@ TEMPLATE_TEST_CASE_SIG("a stride-1 pointwise -> depthwise block carries two rows
     const auto flat = stride_one::run_flat(image);
     const carrying_run<L1> one(image);
     const carrying_run<L1, 3> three(image);
-    const simulated_run<stride_one::network, stride_one::native_target<L1>, stride_one::output> native(image);
     CHECK(one.out == flat);
     CHECK(three.out == flat);
-    CHECK(native.out == flat);
-    CHECK(one.hazards + three.hazards + native.hazards == 0);
+    CHECK(one.hazards + three.hazards == 0);
   }
 }
 

@@ -204,7 +204,6 @@ TEST_CASE("tile solver: the latency objective equals exhaustive search on random
           "[tile_solver]") {
   lcg r{20261126};
   int tiled = 0, fused = 0, products = 0, pointwise_first = 0, pointwise_first_channel_blocks = 0;
-  int kept_scratch = 0, shared_scratch = 0;  // fused blocks whose two kernels have scratch (fused_layout)
   for (int i = 0; i < 2100; ++i) {
     const tile_problem p = random_latency_layer(r);
     const tile_solution fast = solve_tiles(p);
@@ -221,22 +220,12 @@ TEST_CASE("tile solver: the latency objective equals exhaustive search on random
     products += p.layer.whole_operand_bytes > 0 && fast.cost.tiles > 1;
     pointwise_first += p.layer.pointwise_first() && fast.cost.tiles > 1;
     pointwise_first_channel_blocks += p.layer.pointwise_first() && fast.tile.c < p.layer.out_c;
-    if (p.layer.fused() && p.scratch != nullptr && p.producer_scratch != nullptr) {
-      // The layout the solver chose is as fast as the other layout's best tile.
-      tile_problem other = p;
-      other.shared_kernel_scratch = fast.cost.kept_scratch_bytes > 0;
-      const tile_solution alternative = tessera::tiling_detail::exhaustive_in_layout(other);
-      REQUIRE((!alternative.feasible || fast.cycles <= alternative.cycles));
-      (fast.cost.kept_scratch_bytes > 0 ? kept_scratch : shared_scratch) += 1;
-    }
   }
   CHECK(tiled > 700);
   CHECK(fused > 100);
   CHECK(products > 100);
   CHECK(pointwise_first > 100);
   CHECK(pointwise_first_channel_blocks > 20);  // its channel-block tiles (the pointwise filters per block)
-  CHECK(kept_scratch > 20);   // each kernel's scratch apart, preparation kept
-  CHECK(shared_scratch > 0);  // one scratch, larger tiles (3 with this seed: the scratch here is small beside L1)
 }
 
 TEST_CASE("tile solver: the range bounds are at most the model on every extent of their range", "[tile_solver]") {
@@ -266,7 +255,7 @@ TEST_CASE("tile solver: the range bounds are at most the model on every extent o
     const int a = whole_group ? low : r.next(low, high), b = whole_group ? high : r.next(a, high);
     const tile_cost high_cost = cost_of(p, at(b));
     const std::uint64_t over = layer_cycles_over(p, at(a), at(b), z, high_cost);
-    const bool may_keep = keeps_preparation(g, high_cost.kept_scratch_bytes);
+    const bool may_keep = keeps_preparation(g, high_cost.scratch_bytes);
     const std::uint64_t bound = layer_cycles_bound(p, at(b), z, may_keep, a * step);
     INFO("layer " << i << ": out " << g.out_h << "x" << g.out_w << "x" << g.out_c << ", z " << z << ", range " << a
                   << ".." << b);

@@ -298,20 +298,12 @@ constexpr tile_geometry consumer_of(const tile_geometry& g) {
 
 /// Where a fused block's tile keeps its parts. In the filter slot: the producer's filters, then
 /// the consumer's block. In the scratch area: the intermediate tile [rows][cols][C] (see
-/// intermediate_rows, intermediate_channels_of), then the kernels' own scratch, in one of two
-/// layouts (the tile solver weighs both, tile_problem::shared_kernel_scratch):
-/// - kept: the producer's, and after it the consumer's. Each kernel has bytes of its own, so
-///   what it derives from its filters, bias and requantization (its preparation: the arm_dsp
-///   convolution's widened weights, the depthwise kernels' requantization tables) survives the
-///   other kernel's call and the tiles of one filter block skip it (schedule::step::prepared),
-///   as an unfused layer's do;
-/// - shared: both in the same bytes (the larger of the two): less L1, so larger tiles, but
-///   both kernels prepare on every tile (on the Cortex-M7 model 7,000 cycles a tile).
+/// intermediate_rows, intermediate_channels_of), then the kernels' own scratch (the producer's,
+/// then the consumer's, in the same bytes: they run one after the other).
 struct fused_layout {
   std::size_t consumer_filters = 0;  ///< offset of the consumer's filters in the filter slot
   std::size_t intermediate_bytes = 0;
-  std::size_t kernel_scratch = 0;    ///< offset of the kernels' scratch (the producer's) in the scratch area
-  std::size_t consumer_scratch = 0;  ///< offset of the consumer's scratch in the kernels' scratch (shared: 0)
+  std::size_t kernel_scratch = 0;    ///< offset of the kernels' scratch in the scratch area
   std::size_t scratch_bytes = 0;     ///< the whole scratch area
 };
 
@@ -326,30 +318,25 @@ constexpr tile_shape intermediate_tile(const tile_geometry& g, const tile_shape&
   return {intermediate_rows(g, t.h), intermediate_cols(g, t.w), intermediate_channels_of(g, t.c)};
 }
 
-/// `t`: the layer's planned tile (its filter slot's channels) or one of its tiles; `shared`:
-/// the kernels' scratch in one place (see fused_layout).
+/// `t`: the layer's planned tile (its filter slot's channels) or one of its tiles.
 constexpr fused_layout fused_layout_of(const tile_geometry& g, const tile_shape& t, std::size_t producer_scratch,
-                                       std::size_t consumer_scratch, bool shared = false) {
+                                       std::size_t consumer_scratch) {
   fused_layout f{};
   f.consumer_filters = consumer_filter_offset(g, t.c);
   const tile_shape i = intermediate_tile(g, t);
   f.intermediate_bytes = static_cast<std::size_t>(i.h) * static_cast<std::size_t>(i.w) *
                          static_cast<std::size_t>(i.c) * static_cast<std::size_t>(g.intermediate_elem_bytes);
   f.kernel_scratch = l1_aligned(f.intermediate_bytes);
-  if (shared) {
-    f.scratch_bytes = f.kernel_scratch + (producer_scratch > consumer_scratch ? producer_scratch : consumer_scratch);
-  } else {
-    f.consumer_scratch = l1_aligned(producer_scratch);
-    f.scratch_bytes = f.kernel_scratch + (consumer_scratch > 0 ? f.consumer_scratch + consumer_scratch : producer_scratch);
-  }
+  const std::size_t kernels = producer_scratch > consumer_scratch ? producer_scratch : consumer_scratch;
+  f.scratch_bytes = f.kernel_scratch + kernels;
   return f;
 }
 
 /// The scratch of a fused block's tile, from its two kernels' scratch functions.
 constexpr fused_layout fused_layout_of(const tile_geometry& g, const tile_shape& t, scratch_function producer,
-                                       scratch_function consumer, bool shared = false) {
+                                       scratch_function consumer) {
   return fused_layout_of(g, t, producer != nullptr ? producer(producer_of(g), intermediate_tile(g, t)) : 0,
-                         consumer != nullptr ? consumer(consumer_of(g), t) : 0, shared);
+                         consumer != nullptr ? consumer(consumer_of(g), t) : 0);
 }
 
 }  // namespace tessera

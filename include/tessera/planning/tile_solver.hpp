@@ -131,9 +131,6 @@ struct tile_problem {
   /// DORY's objective on a pointwise -> depthwise block: its variants are weighed by traffic
   /// (layer_traffic) instead of modelled time (see solve_tiles).
   bool variants_by_traffic = false;
-  /// Fused blocks: the two kernels' scratch in the same bytes (fused_layout: less L1, but no
-  /// preparation kept between tiles). solve_tiles weighs both layouts.
-  bool shared_kernel_scratch = false;
 };
 
 /// The problem of tiling layer `g` into `capacity` bytes of L1 on target `t`.
@@ -155,11 +152,6 @@ struct tile_cost {
   std::size_t output_bytes = 0;    ///< one output tile
   std::size_t constant_bytes = 0;  ///< one weights + bias + requant tile
   std::size_t scratch_bytes = 0;
-  /// The scratch that survives from one tile to the next (the kernels' own; a fused block's
-  /// beside its intermediate, and none when its two kernels share theirs): whether the tiles of
-  /// a filter block keep their preparation (keeps_preparation).
-  std::size_t kept_scratch_bytes = 0;
-  std::size_t consumer_scratch = 0;  ///< fused blocks: fused_layout::consumer_scratch of the tile
   std::size_t total_bytes = 0;     ///< L1 bytes the layer needs with this tile
   /// With a separate constant memory (tile_problem::constant_capacity): the filter buffers'
   /// bytes there (not counted in total_bytes); else 0.
@@ -222,13 +214,11 @@ constexpr tile_cost cost_of(const tile_problem& p, const tile_shape& t) {
   c.constant_bytes = static_cast<std::size_t>(t.c) * (g.weight_bytes_per_channel + g.const_bytes_per_channel) +
                      g.const_bytes_fixed;
   if (g.fused()) {  // the depthwise filters ride in the filter slot, the intermediate in scratch
-    const fused_layout f = fused_layout_of(g, t, p.producer_scratch, p.scratch, p.shared_kernel_scratch);
+    const fused_layout f = fused_layout_of(g, t, p.producer_scratch, p.scratch);
     c.constant_bytes += f.consumer_filters;
     c.scratch_bytes = f.scratch_bytes;
-    c.kept_scratch_bytes = p.shared_kernel_scratch ? 0 : f.scratch_bytes - f.kernel_scratch;
-    c.consumer_scratch = f.consumer_scratch;
   } else {
-    c.scratch_bytes = c.kept_scratch_bytes = p.scratch != nullptr ? p.scratch(g, t) : 0;
+    c.scratch_bytes = p.scratch != nullptr ? p.scratch(g, t) : 0;
   }
   const std::int64_t channel_tiles = ceil_div(g.out_c, t.c);
   c.tiles = g.batch * ceil_div(g.out_h, t.h) * ceil_div(g.out_w, t.w) * channel_tiles;
@@ -384,7 +374,7 @@ constexpr int kind_at(const tile_kinds& k, const std::int64_t (&v)[4]) {
 constexpr std::uint64_t cycles_of_kinds(const tile_problem& p, const tile_kinds& k, const tile_cost& cost) {
   const std::uint64_t fill = exposed_fill(p.latency, k.load_first[0], k.filters[0]);
   const std::uint64_t prepare = preparation_cycles(p.latency.compute, p.latency.producer_compute, p.layer);
-  const bool kept = keeps_preparation(p.layer, cost.kept_scratch_bytes);
+  const bool kept = keeps_preparation(p.layer, cost.scratch_bytes);
   if (!cost.activations_doubled) {
     std::uint64_t sum = 0;
     for (int i = 0; i < 8; ++i) {
@@ -885,12 +875,8 @@ constexpr bool whole_layer(const tile_problem& p, tile_solution& out) {
   return true;
 }
 
-/// L1 bytes of the smallest tile (a fused block's with its kernels' scratch shared, the layout
-/// that needs the least: fused_layout).
 constexpr std::size_t smallest_bytes(const tile_problem& p) {
-  tile_problem least = p;
-  least.shared_kernel_scratch = p.layer.fused();
-  return cost_of(least, {1, 1, p.layer.channel_step}).total_bytes;
+  return cost_of(p, {1, 1, p.layer.channel_step}).total_bytes;
 }
 constexpr std::size_t smallest_constant_bytes(const tile_problem& p) {
   return cost_of(p, {1, 1, p.layer.channel_step}).constant_memory_bytes;
@@ -1075,11 +1061,11 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
   tile_solution best{};
   whole_layer(p, best);  // one tile is a candidate like any other
   const tile_geometry& g = p.layer;
-  const bool may_keep = keeps_preparation(g, cost_of(p, {g.out_h, g.out_w, g.out_c}).kept_scratch_bytes);
+  const bool may_keep = keeps_preparation(g, cost_of(p, {g.out_h, g.out_w, g.out_c}).scratch_bytes);
   const auto consider = [&](const tile_shape& t, const tile_cost& cost) {
     // The bound costs a few times less than layer_cycles and turns most candidates away.
     if (best.feasible &&
-        layer_cycles_bound(p, t, exactly_t, keeps_preparation(g, cost.kept_scratch_bytes), 0, best.cycles) >= best.cycles)
+        layer_cycles_bound(p, t, exactly_t, keeps_preparation(g, cost.scratch_bytes), 0, best.cycles) >= best.cycles)
       return;
     const std::uint64_t cycles = layer_cycles(p, t, cost);
     if (faster(cycles, cost, best)) best = {true, t, cost, score_of(p, t, cost), 0, cycles, best.evaluations};
@@ -1195,41 +1181,11 @@ constexpr tile_problem whole_channels(tile_problem p) {
   return p;
 }
 /// Of two of DORY's tiles for a block's variants, each feasible or not, the one the block's
-/// criterion prefers (traffic: ties broken by time; ties: `a`).
+/// criterion prefers (ties: `a`).
 constexpr tile_solution preferred_variant(const tile_problem& p, const tile_solution& a, const tile_solution& b) {
   if (!a.feasible || !b.feasible) return a.feasible ? a : b;
-  if (p.variants_by_traffic) {
-    const std::uint64_t ta = layer_traffic(p, a.tile), tb = layer_traffic(p, b.tile);
-    if (ta != tb) return tb < ta ? b : a;
-  }
+  if (p.variants_by_traffic) return layer_traffic(p, b.tile) < layer_traffic(p, a.tile) ? b : a;
   return b.cycles < a.cycles ? b : a;
-}
-/// Of a fused block's solutions with its kernels' scratch kept apart (`kept`) and shared
-/// (`shared`: fused_layout), the one the objective prefers: the faster under the latency
-/// objective; under DORY's, what its variants are weighed by (preferred_variant: the two
-/// layouts' tiles differ in L1, which DORY's score rewards, not in what they cost). Neither
-/// feasible: the one whose smallest tile is smaller (what a failure reports).
-constexpr tile_solution preferred_layout(const tile_problem& p, tile_solution kept, tile_solution shared) {
-  const int evaluations = kept.evaluations + shared.evaluations;
-  tile_solution best{};
-  if (!kept.feasible && !shared.feasible) best = shared.smallest_bytes < kept.smallest_bytes ? shared : kept;
-  else if (p.objective == tiling_objective::latency) best = !kept.feasible || (shared.feasible && shared.cycles < kept.cycles) ? shared : kept;
-  else best = preferred_variant(p, kept, shared);
-  best.evaluations = evaluations;
-  return best;
-}
-/// Whether a fused block's two scratch layouts differ: both kernels need scratch (at the whole
-/// layer's tile, their largest: scratch functions do not shrink as tiles grow). Else one solve.
-constexpr bool has_layout_choice(const tile_problem& p) {
-  if (!p.layer.fused() || p.shared_kernel_scratch || p.producer_scratch == nullptr || p.scratch == nullptr) return false;
-  const tile_shape whole{p.layer.out_h, p.layer.out_w, p.layer.out_c};
-  return p.producer_scratch(producer_of(p.layer), intermediate_tile(p.layer, whole)) > 0 &&
-         p.scratch(consumer_of(p.layer), whole) > 0;
-}
-/// `p` with a fused block's kernels' scratch shared (fused_layout).
-constexpr tile_problem sharing_scratch(tile_problem p) {
-  p.shared_kernel_scratch = true;
-  return p;
 }
 /// DORY's best tile of a pointwise -> depthwise block among its whole-width, whole-channel tiles,
 /// whose rows carry (carries_rows): its objective over the row count alone (bytes grow with
@@ -1262,9 +1218,8 @@ constexpr tile_solution dory_carrying(const tile_problem& p) {
 /// modelled cycles against 1.06 M for the carrying 1 x 6 x 128, with more traffic too). So such a
 /// block is solved over all tiles, over whole channels and over carrying rows, and the
 /// target's fusion criterion (time, or traffic: tile_problem::variants_by_traffic) picks one.
-/// The latency objective weighs them itself. A fused block is solved with its kernels' scratch
-/// kept apart and shared (fused_layout), and the objective picks (preferred_layout).
-constexpr tile_solution solve_tiles_in_layout(const tile_problem& p) {
+/// The latency objective weighs them itself.
+constexpr tile_solution solve_tiles(const tile_problem& p) {
   tile_solution best{};
   if (p.objective == tiling_objective::latency) {
     best = tiling_detail::solve_latency(p);
@@ -1287,11 +1242,6 @@ constexpr tile_solution solve_tiles_in_layout(const tile_problem& p) {
   best.smallest_bytes = tiling_detail::smallest_bytes(p);
   best.smallest_constant_bytes = tiling_detail::smallest_constant_bytes(p);
   return best;
-}
-constexpr tile_solution solve_tiles(const tile_problem& p) {
-  if (!tiling_detail::has_layout_choice(p)) return solve_tiles_in_layout(p);
-  return tiling_detail::preferred_layout(p, solve_tiles_in_layout(p),
-                                         solve_tiles_in_layout(tiling_detail::sharing_scratch(p)));
 }
 
 namespace tiling_detail {
@@ -1321,9 +1271,10 @@ constexpr tile_solution exhaustive_search(const tile_problem& p) {
 }
 }  // namespace tiling_detail
 
-namespace tiling_detail {
-/// solve_tiles_exhaustive in one scratch layout of a fused block.
-constexpr tile_solution exhaustive_in_layout(const tile_problem& p) {
+/// Every tile, for tests: the reference the solver must equal in objective value (DORY's, on
+/// a pointwise -> depthwise block, over each variant: see solve_tiles).
+constexpr tile_solution solve_tiles_exhaustive(const tile_problem& p) {
+  using namespace tiling_detail;
   tile_solution best = exhaustive_search(p);
   const tile_geometry& g = p.layer;
   tile_solution whole{};
@@ -1334,16 +1285,6 @@ constexpr tile_solution exhaustive_in_layout(const tile_problem& p) {
   best.smallest_bytes = smallest_bytes(p);
   best.smallest_constant_bytes = smallest_constant_bytes(p);
   return best;
-}
-}  // namespace tiling_detail
-
-/// Every tile, for tests: the reference the solver must equal in objective value (DORY's, on
-/// a pointwise -> depthwise block, over each variant; a fused block in both scratch layouts:
-/// see solve_tiles).
-constexpr tile_solution solve_tiles_exhaustive(const tile_problem& p) {
-  using namespace tiling_detail;
-  if (!has_layout_choice(p)) return exhaustive_in_layout(p);
-  return preferred_layout(p, exhaustive_in_layout(p), exhaustive_in_layout(sharing_scratch(p)));
 }
 
 }  // namespace tessera

@@ -434,18 +434,16 @@ struct tiled_executor {
     dma.declare_write(intermediate, b.intermediate.bytes);
     const runtime_detail::node_calls& producer = nodes[s.layer - wiring.nodes[s.layer].producer_offset];
     const runtime_detail::node_calls& consumer = nodes[s.layer];
-    // Each kernel on its own scratch (fused_layout), which keeps its preparation (args.prepared).
-    void* consumer_scratch = static_cast<std::byte*>(args.scratch) + b.consumer_scratch;
     if (g.pointwise_first()) {
       pointwise_first_tile(team, s.layer, cores, producer, consumer, g, p, args, producer_filters, intermediate,
-                           consumer_scratch, plan.layers[s.layer].solution.tile.h);
+                           plan.layers[s.layer].solution.tile.h);
     } else {
       // A band of output rows needs the same rows of the intermediate (the pointwise layer is
       // 1x1), so each core runs both kernels on its band: no barrier between them.
       const std::size_t row_bytes = b.intermediate.bytes / static_cast<std::size_t>(p.h);
       share_rows(team, s.layer, p.h, cores, [&](row_band r) {
         fused_band(producer, consumer, g, band_args(g, p, args, r), producer_filters,
-                   intermediate + static_cast<std::size_t>(r.begin) * row_bytes, consumer_scratch);
+                   intermediate + static_cast<std::size_t>(r.begin) * row_bytes);
       });
     }
     // The first kernel's pixels: the window's rows it computed (first_kernel_rows), or the tile's.
@@ -480,13 +478,12 @@ struct tiled_executor {
     }
   }
 
-  /// Rows of a fused block's tile (`block`: their arguments as the block sees them, its
-  /// scratch the depthwise kernel's): the depthwise kernel writes every intermediate channel of
-  /// the rows into `intermediate` ([rows][w][C]), then the pointwise kernel computes the rows'
-  /// outputs from it, on `pointwise_scratch`.
+  /// Rows of a fused block's tile (`block`: their arguments as the block sees them): the
+  /// depthwise kernel writes every intermediate channel of the rows into `intermediate`
+  /// ([rows][w][C]), then the pointwise kernel computes the rows' outputs from it.
   static void fused_band(const runtime_detail::node_calls& depthwise, const runtime_detail::node_calls& pointwise,
                          const tile_geometry& g, const tile_args& block, const std::byte* depthwise_filters,
-                         std::byte* intermediate, void* pointwise_scratch) {
+                         std::byte* intermediate) {
     tile_args dw = block;  // the rows' input window and padding, all intermediate channels
     dw.weights = depthwise_filters;
     dw.output = intermediate;
@@ -497,13 +494,11 @@ struct tiled_executor {
     pw.input[0] = intermediate;
     pw.in_rows = block.h, pw.in_cols = block.w, pw.in_channels = g.intermediate_channels;
     pw.pad_top = pw.pad_left = pw.pad_bottom = pw.pad_right = 0;
-    pw.scratch = pointwise_scratch;
     pointwise.tile(pw);
   }
 
   /// A tile of a pointwise -> depthwise block (`tile`: its arguments, its input window
-  /// [in_rows][in_cols][Cin], its scratch the pointwise kernel's; the depthwise kernel's:
-  /// `depthwise_scratch`): the pointwise kernel writes the tile's intermediate channels
+  /// [in_rows][in_cols][Cin]): the pointwise kernel writes the tile's intermediate channels
   /// (c0 .. c0 + c: a depthwise channel reads only its own) of the window's pixels into
   /// `intermediate` ([in_rows][in_cols][c]), its rows shared over the cores; then the depthwise
   /// kernel computes the tile's outputs from it with the tile's padding, its output rows shared
@@ -515,8 +510,7 @@ struct tiled_executor {
   static void pointwise_first_tile(T& team, int layer, int cores, const runtime_detail::node_calls& pointwise,
                                    const runtime_detail::node_calls& depthwise, const tile_geometry& g,
                                    const schedule::tile_position& p, const tile_args& tile,
-                                   const std::byte* pointwise_filters, std::byte* intermediate,
-                                   void* depthwise_scratch, int tile_h) {
+                                   const std::byte* pointwise_filters, std::byte* intermediate, int tile_h) {
     const map_box loaded = schedule::input_box(g, p);
     const auto in_row = static_cast<std::size_t>(tile.in_cols) * static_cast<std::size_t>(g.in_c) *
                         static_cast<std::size_t>(g.in_elem_bytes);
@@ -535,13 +529,11 @@ struct tiled_executor {
       pw.n = p.n, pw.y0 = loaded.row + band.begin, pw.x0 = loaded.col, pw.c0 = p.c0;
       pw.h = band.rows(), pw.w = tile.in_cols, pw.c = p.c;
       pw.scratch = tile.scratch;
-      pw.prepared = tile.prepared;
       pointwise.tile(pw);
     });
     tile_args dw = tile;  // the window's extents and padding, over the tile's intermediate channels
     dw.input[0] = intermediate;
     dw.in_channels = p.c;
-    dw.scratch = depthwise_scratch;
     const tile_geometry consumer = consumer_of(g);
     share_rows(team, layer, p.h, cores, [&](row_band r) { depthwise.tile(band_args(consumer, p, dw, r)); });
   }

@@ -572,7 +572,7 @@ class emitter {
     // Whether a tile may keep its kernel's preparation (step::prepared): the layer's kind (the
     // cost model's rule, on the CPU), and the previous tile's filter block (tracked here: a
     // position() per tile is what long programs spend their constexpr budget on).
-    r.keeps = l.engine == 0 && keeps_preparation(g, l.solution.cost.kept_scratch_bytes);
+    r.keeps = l.engine == 0 && keeps_preparation(g, l.solution.cost.scratch_bytes);
   }
 
   /// Tile `i` of the current layer: wait for its loads, prefetch the next, compute, store.

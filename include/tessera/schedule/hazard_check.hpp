@@ -481,7 +481,7 @@ class checker {
     if (s.prepared != 0 && !(kept_.on && kept_.layer == s.layer && kept_.block == bufs.at.block &&
                              kept_.where.lo == scratch.lo && kept_.where.hi == scratch.hi))
       return fail(hazard::lost_scratch, s.layer, s.tile, scratch);
-    kept_ = {bufs.scratch.bytes > 0 && s.engine == 0, s.layer, bufs.at.block, scratch};
+    kept_ = {bufs.scratch.bytes > 0 && s.engine == 0 && bufs.intermediate.bytes == 0, s.layer, bufs.at.block, scratch};
     // What the tile reads (inputs, filters), then what it writes (output, scratch).
     region used[7]{};
     int reads = 0;

@@ -96,10 +96,8 @@ struct tile_buffers {
   int operands = 0;
   l1_span weights{}, output{}, scratch{};  ///< bytes 0: none
   /// Fused blocks: the producer's filters (its first layer's) and the intermediate tile
-  /// (`scratch` is then the kernels' own scratch, after the intermediate: the producer's, and
-  /// the consumer's from `consumer_scratch` bytes on, fused_layout).
+  /// (`scratch` is then the kernels' own scratch, after the intermediate).
   l1_span producer_weights{}, intermediate{};
-  std::size_t consumer_scratch = 0;
 };
 
 /// What describe() and buffers_of() read of a node: its tensors and its tile geometry. They
@@ -148,14 +146,12 @@ constexpr tile_buffers buffers_with(const Node& node, const tile_geometry& g, co
   if (g.weight_bytes_per_channel > 0) b.weights = {l.weights[s.operand], filters};
   b.output = {l.output[s.slot], output_box(g, b.at).bytes()};
   b.scratch = {l.scratch, l.solution.cost.scratch_bytes};
-  if (g.fused()) {  // the layout the tile solver costed (fused_layout_of) for the plan's tile, so
-                    // that the kernels' scratch, which keeps their preparation, never moves
-    const fused_layout f = fused_layout_of(g, tile, std::size_t{0}, std::size_t{0});
+  if (g.fused()) {  // the layout the tile solver costed (fused_layout_of; the filter slot's: the plan's tile)
+    const fused_layout f = fused_layout_of(g, {b.at.h, b.at.w, b.at.c}, std::size_t{0}, std::size_t{0});
     b.producer_weights = {l.weights[s.operand], producer_filter_bytes(g, b.at.c)};
     b.weights = {l.weights[s.operand] + consumer_filter_offset(g, tile.c), filters};
-    b.intermediate = {l.scratch, fused_layout_of(g, {b.at.h, b.at.w, b.at.c}, std::size_t{0}, std::size_t{0}).intermediate_bytes};
+    b.intermediate = {l.scratch, f.intermediate_bytes};
     b.scratch = {l.scratch + f.kernel_scratch, l.solution.cost.scratch_bytes - f.kernel_scratch};
-    b.consumer_scratch = l.solution.cost.consumer_scratch;
   }
   return b;
 }

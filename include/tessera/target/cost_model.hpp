@@ -126,11 +126,10 @@ constexpr std::uint64_t preparation_cycles(const kernel_cost& cost, const kernel
 }
 
 /// Whether the tiles of one filter block keep their kernel's preparation (the schedule marks
-/// them schedule::step::prepared on the CPU): a layer with filters whose kernels have scratch
-/// that survives between tiles (`kept_scratch_bytes`, tile_cost: a fused block's two kernels'
-/// own parts, fused_layout; none when they share it).
-constexpr bool keeps_preparation(const tile_geometry& g, std::size_t kept_scratch_bytes) {
-  return g.weight_bytes_per_channel > 0 && kept_scratch_bytes > 0;
+/// them schedule::step::prepared on the CPU): a layer with filters and kernel scratch, not a
+/// fused block (its two kernels share one scratch area, so neither keeps anything in it).
+constexpr bool keeps_preparation(const tile_geometry& g, std::size_t scratch_bytes) {
+  return g.weight_bytes_per_channel > 0 && !g.fused() && scratch_bytes > 0;
 }
 
 namespace cost_models {
