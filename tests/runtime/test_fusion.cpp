@@ -513,12 +513,16 @@ constexpr std::uint64_t input_bytes =
 static_assert(input_bytes<768> == 9 * 7 * 4 && input_bytes<1024> == 9 * 7 * 4 && input_bytes<1536> == 9 * 7 * 4);
 static_assert(input_bytes<640> > 9 * 7 * 4);
 static_assert(carrying_run<768>::tile.h == 1 && carrying_run<1024>::tile.h == 2);
-static_assert(tessera::schedule::input_box(carrying_run<768>::block,
-                                           tessera::schedule::position(carrying_run<768>::block, carrying_run<768>::tile, 8))
-                  .rows == 0);
+template <std::size_t L1>
+constexpr tessera::map_box loaded_box(std::int64_t tile) {
+  return tessera::schedule::input_box(
+      carrying_run<L1>::block, tessera::schedule::loading_position(carrying_run<L1>::block, carrying_run<L1>::tile, tile));
+}
+static_assert(loaded_box<768>(8).rows == 0 && loaded_box<768>(3).row == 4 && loaded_box<768>(0).rows == 2);
+// A plain position (the walk's, every other use) is the tile's window: rows 2 .. 4 for tile 3.
 static_assert(tessera::schedule::input_box(carrying_run<768>::block,
                                            tessera::schedule::position(carrying_run<768>::block, carrying_run<768>::tile, 3))
-                  .row == 4);
+                  .row == 2);
 // The model subtracts the same rows (layer_traffic, carried_input_bytes).
 static_assert(tessera::carried_rows_over(carrying_run<1024>::block, 1) == 8 * 2 &&
               tessera::carried_rows_over(carrying_run<1024>::block, 2) == 4 * 2);

@@ -177,11 +177,16 @@ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b 
 constexpr std::size_t aligned(std::size_t v) { return l1_aligned(v); }
 }  // namespace tiling_detail
 
+/// Bytes of `rows` rows of one operand's input box of tile `t` (their halo columns included).
+constexpr std::uint64_t input_rows_bytes(const tile_geometry& g, std::int64_t rows, const tile_shape& t) {
+  return static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(g.input_cols(t.w)) *
+         static_cast<std::uint64_t>(g.channel_lockstep ? t.c : g.in_c) * static_cast<std::uint64_t>(g.in_elem_bytes);
+}
+
 /// Bytes of one operand's input box of tile `t` (halo included; every operand tiled with the
 /// output has one, a whole operand is apart).
 constexpr std::uint64_t input_box_bytes(const tile_geometry& g, const tile_shape& t) {
-  return static_cast<std::uint64_t>(g.input_rows(t.h)) * static_cast<std::uint64_t>(g.input_cols(t.w)) *
-         static_cast<std::uint64_t>(g.channel_lockstep ? t.c : g.in_c) * static_cast<std::uint64_t>(g.in_elem_bytes);
+  return input_rows_bytes(g, g.input_rows(t.h), t);
 }
 
 /// Bytes of tile `t`'s input box that a tile at output row `y0` of a layer tiled `tile_h` rows
@@ -189,8 +194,7 @@ constexpr std::uint64_t input_box_bytes(const tile_geometry& g, const tile_shape
 /// tile above (carried_rows, schedule::tile_position::carried); 0 for every other tile.
 constexpr std::uint64_t carried_input_bytes(const tile_geometry& g, int y0, int tile_h, const tile_shape& t) {
   if (!g.pointwise_first() || !carries_rows(g, t.w)) return 0;
-  return static_cast<std::uint64_t>(carried_rows(g, y0, tile_h)) * static_cast<std::uint64_t>(g.input_cols(t.w)) *
-         static_cast<std::uint64_t>(g.channel_lockstep ? t.c : g.in_c) * static_cast<std::uint64_t>(g.in_elem_bytes);
+  return input_rows_bytes(g, carried_rows(g, y0, tile_h), t);
 }
 
 /// Bytes of tile `t`'s output box.
@@ -528,11 +532,10 @@ constexpr std::uint64_t layer_traffic(const tile_problem& p, const tile_shape& t
                                                   g.whole_operand_bytes + output_box_bytes(g, each));
   }
   if (g.pointwise_first() && carries_rows(g, t.w)) {  // carried_input_bytes over the tiles
-    const std::uint64_t channels = g.channel_lockstep ? static_cast<std::uint64_t>(g.out_c)
-                                                      : static_cast<std::uint64_t>(blocks[2]) * static_cast<std::uint64_t>(g.in_c);
+    const std::int64_t rows = carried_rows_over(g, t.h);
+    const tile_shape last_block{t.h, t.w, g.out_c - static_cast<int>(blocks[2] - 1) * t.c};
     bytes -= static_cast<std::uint64_t>(g.batch) * static_cast<std::uint64_t>(g.in_operands) *
-             static_cast<std::uint64_t>(carried_rows_over(g, t.h)) * static_cast<std::uint64_t>(g.input_cols(t.w)) *
-             channels * static_cast<std::uint64_t>(g.in_elem_bytes);
+             (static_cast<std::uint64_t>(blocks[2] - 1) * input_rows_bytes(g, rows, t) + input_rows_bytes(g, rows, last_block));
   }
   return bytes + static_cast<std::uint64_t>(g.out_c) * g.weight_bytes_per_channel + producer_filter_bytes_over(g, blocks[2]);
 }

@@ -61,16 +61,15 @@ struct serial_team {
 /// The arguments of the band of output rows `band` (relative to the tile) of the tile `tile`
 /// (at position `p` of a layer with geometry `g`): the same L1 buffers, entered at the band's
 /// first input and output row, with the band's own share of the layer's padding. A band is a
-/// tile of its own whose input lies inside its tile's input (dense [rows][cols][channels] in L1).
+/// tile of its own whose input lies inside its tile's input (dense [rows][cols][channels] in L1):
+/// the tile's whole window, so `p` carries no rows (tile_position::carried is 0).
 constexpr tile_args band_args(const tile_geometry& g, const schedule::tile_position& p, const tile_args& tile,
                               row_band band) {
   tile_args b = tile;
-  schedule::tile_position window = p;  // a band's kernel reads the tile's window (no carried rows)
-  window.carried = 0;
-  schedule::tile_position q = window;
+  schedule::tile_position q = p;
   q.y0 = p.y0 + band.begin;
   q.h = band.rows();
-  const map_box tile_in = schedule::input_box(g, window);
+  const map_box tile_in = schedule::input_box(g, p);
   const map_box band_in = schedule::input_box(g, q, &b);
   const auto in_row_bytes = static_cast<std::ptrdiff_t>(tile.in_cols) * tile.in_channels * g.in_elem_bytes;
   const std::ptrdiff_t in_skip = static_cast<std::ptrdiff_t>(band_in.row - tile_in.row) * in_row_bytes;

@@ -535,7 +535,9 @@ struct tiled_executor {
     dw.input[0] = intermediate;
     dw.in_channels = p.c;
     const tile_geometry consumer = consumer_of(g);
-    share_rows(team, layer, p.h, cores, [&](row_band r) { depthwise.tile(band_args(consumer, p, dw, r)); });
+    schedule::tile_position window = p;  // the depthwise kernel reads the whole window (band_args)
+    window.carried = 0;
+    share_rows(team, layer, p.h, cores, [&](row_band r) { depthwise.tile(band_args(consumer, window, dw, r)); });
   }
 };
 

@@ -221,7 +221,7 @@ class emitter {
           reads_output_of(layer, k, producer))
         return plan_.layers[static_cast<std::size_t>(producer)].solution.cost.tiles - 1;
     const tile_geometry& g = reader.geometry;
-    const tile_position p = position(g, plan_.layers[static_cast<std::size_t>(layer)].solution.tile, tile);
+    const tile_position p = loading_position(g, plan_.layers[static_cast<std::size_t>(layer)].solution.tile, tile);
     const auto meeting = [&](int operand) {
       return last_tile_meeting(net_.nodes[static_cast<std::size_t>(producer)].geometry,
                                plan_.layers[static_cast<std::size_t>(producer)].solution.tile, operand_box(g, p, operand));

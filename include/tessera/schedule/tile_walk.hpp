@@ -14,7 +14,7 @@ namespace tessera::schedule {
 /// top of its window that the tile does not load, because a pointwise -> depthwise block that
 /// carries rows (carries_rows) takes their intermediate rows from the tile above (carried_rows:
 /// the block's input map and its intermediate map have the same rows, the pointwise kernel
-/// being 1x1); 0 for every other tile.
+/// being 1x1); set by loading_position only, 0 for every other tile and every other position.
 struct tile_position {
   int n = 0, y0 = 0, x0 = 0, c0 = 0, h = 0, w = 0, c = 0, block = 0;
   int carried = 0;
@@ -59,6 +59,15 @@ constexpr tile_position position(const tile_geometry& g, const tile_shape& t, st
   p.h = g.out_h - p.y0 < t.h ? g.out_h - p.y0 : t.h;
   p.w = g.out_w - p.x0 < t.w ? g.out_w - p.x0 : t.w;
   p.c = g.out_c - p.c0 < t.c ? g.out_c - p.c0 : t.c;
+  return p;
+}
+
+/// position, with the rows the tile carries (tile_position::carried): for where a tile's input is
+/// loaded or found (the step program's input transfers, the executor's buffers, the tiles a load
+/// waits for), so that they all see the box input_box gives. Every other use of a position (the
+/// walk's blocks, outputs, filters: the hot path of every layer) has no need of it.
+constexpr tile_position loading_position(const tile_geometry& g, const tile_shape& t, std::int64_t i) {
+  tile_position p = position(g, t, i);
   if (g.pointwise_first() && carries_rows(g, p.w)) p.carried = carried_rows(g, p.y0, t.h);
   return p;
 }
@@ -83,7 +92,8 @@ constexpr map_box output_box(const tile_geometry& g, const tile_position& p) {
 
 /// The input box a tile loads (padding excluded; one operand) and, in `args`, its window and the
 /// tile's share of the layer's padding (border tiles pad, inner tiles read their halo). The box
-/// is the window less the `carried` rows at its top (tile_position), which the tile does not load.
+/// is the window less the `carried` rows at its top (tile_position, loading_position), which the
+/// tile does not load.
 constexpr map_box input_box(const tile_geometry& g, const tile_position& p, tile_args* args = nullptr) {
   const int r0 = window::origin(p.y0, g.stride_h, g.pad_top);
   const int r1 = r0 + window::span(p.h, g.stride_h, g.kernel_h, g.dilation_h);

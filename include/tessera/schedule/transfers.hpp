@@ -136,7 +136,7 @@ constexpr tile_buffers buffers_with(const Node& node, const tile_geometry& g, co
                                     const target_plan<NT, NN>& plan, const step& s, tile_args* pads) {
   const layer_l1_plan& l = plan.layers[s.layer];
   tile_buffers b{};
-  b.at = position(g, tile, s.tile);
+  b.at = loading_position(g, tile, s.tile);
   const std::size_t in_bytes = input_box(g, b.at, pads).bytes();
   b.operands = node.input_count < 2 ? node.input_count : 2;
   for (int k = 0; k < b.operands; ++k)  // slots as planned (at the capacity)
@@ -182,7 +182,7 @@ constexpr transfer_desc describe_with(const Node& node, const tile_geometry& g, 
   const auto wbytes = g.weight_bytes_per_channel;
   switch (s.role) {
     case transfer_role::input: {
-      const map_box box = operand_box(g, position(g, tile, s.tile), s.operand, image_stride);
+      const map_box box = operand_box(g, loading_position(g, tile, s.tile), s.operand, image_stride);
       const auto offset = l.input[s.slot] + operand_offset(l, node.geometry, s.operand);
       const endpoint dense{space::l1, 0, static_cast<std::int64_t>(offset)};
       const int t = node.inputs[s.operand];
@@ -195,7 +195,7 @@ constexpr transfer_desc describe_with(const Node& node, const tile_geometry& g, 
       return detail::box_transfer(box, t, dense, true, 1);
     }
     case transfer_role::spill_input: {
-      const map_box box = operand_box(g, position(g, tile, s.tile), s.operand, image_stride);
+      const map_box box = operand_box(g, loading_position(g, tile, s.tile), s.operand, image_stride);
       const endpoint slot{space::l2, 0,
                           static_cast<std::int64_t>(plan.spill_input_slot[s.slot] + operand_offset(l, node.geometry, s.operand))};
       return detail::box_transfer(box, node.inputs[s.operand], slot, true, 2);
