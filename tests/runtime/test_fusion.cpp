@@ -4,10 +4,12 @@
 // tile problem solved exactly (against the exhaustive search), and tiled runs of fused plans
 // bit-exact with the flat executor over an L1 sweep, 0 hazards in the simulated DMA and in the
 // compile-time proof.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -121,9 +123,12 @@ static_assert(!always_problems[0].problem.latency.forwarded_input && always_prob
 static_assert(always_problems[8].problem.latency.forwarded_input && !always_problems[8].problem.latency.forwarded_output);
 
 // The selection is the best set of non-overlapping blocks for the criterion's cost: the
-// programme's result against all 2^3 sets of the three candidates.
+// programme's result against all 2^3 sets of the three candidates. by_traffic_no_slower: the
+// fewest bytes among the sets whose cycles are no more than the unfused network's (both on the
+// selector's scales, fusion_cost by traffic and by latency).
 template <tessera::target_desc T>
 constexpr bool selection_is_optimal() {
+  using tessera::fusion_cost;
   constexpr auto& summary = net::summary;
   constexpr auto& layers = tessera::layer_problems<summary, T>;
   constexpr auto& layer_tiles = tessera::layer_solutions<summary, T>;
@@ -132,25 +137,28 @@ constexpr bool selection_is_optimal() {
   constexpr auto& choice = tessera::fusion_choice<summary, T>;
   constexpr std::size_t count = summary.nodes.size();
   const auto neighbours = tessera::one_tile_neighbours_of(summary, layers, layer_tiles);
-  const auto alone = [&](std::size_t n) -> std::uint64_t {
-    return layers[n].tiled && layer_tiles[n].feasible
-               ? tessera::fusion_cost(T.fusion, layers[n].problem, layer_tiles[n], neighbours.before[n],
-                                      neighbours.after[n])
-               : 0;
+  struct cost {
+    std::uint64_t criterion = 0, bytes = 0, cycles = 0;
   };
   const auto cost_of_set = [&](const std::array<int, count>& set) {
-    std::uint64_t total = 0;
+    cost total{};
     for (std::size_t n = 0; n < count; ++n) {
       bool covered = false;  // by a block ending after n
       for (std::size_t e = n + 1; e < count; ++e) covered = covered || (set[e] > 0 && e - static_cast<std::size_t>(set[e]) <= n);
       if (covered) continue;
-      const std::size_t first = n - static_cast<std::size_t>(set[n]);
-      total += set[n] > 0 ? tessera::fusion_cost(T.fusion, blocks[n].problem, block_tiles[n], neighbours.before[first],
-                                                 neighbours.after[n])
-                          : alone(n);
+      const bool block = set[n] > 0;
+      if (!block && !(layers[n].tiled && layer_tiles[n].feasible)) continue;
+      const tessera::tile_problem& p = block ? blocks[n].problem : layers[n].problem;
+      const tessera::tile_solution& s = block ? block_tiles[n] : layer_tiles[n];
+      const bool before = neighbours.before[n - static_cast<std::size_t>(set[n])], after = neighbours.after[n];
+      if (T.fusion != fusion_policy::by_traffic_no_slower) total.criterion += fusion_cost(T.fusion, p, s, before, after);
+      total.bytes += fusion_cost(fusion_policy::by_traffic, p, s, before, after);
+      total.cycles += fusion_cost(fusion_policy::by_latency, p, s, before, after);
     }
+    if (T.fusion == fusion_policy::by_traffic_no_slower) total.criterion = total.bytes;
     return total;
   };
+  const std::uint64_t budget = cost_of_set({}).cycles;  // unfused
   constexpr std::array<std::size_t, 3> ends{2, 3, 5};
   std::uint64_t best = ~std::uint64_t{0};
   for (int mask = 0; mask < 8; ++mask) {
@@ -167,15 +175,21 @@ constexpr bool selection_is_optimal() {
       for (std::size_t b = a + 1; b < ends.size(); ++b)
         if (set[ends[a]] > 0 && set[ends[b]] > 0 && ends[b] - static_cast<std::size_t>(set[ends[b]]) <= ends[a])
           feasible = false;
-    if (feasible && cost_of_set(set) < best) best = cost_of_set(set);
+    if (T.fusion == fusion_policy::by_traffic_no_slower && cost_of_set(set).cycles > budget) feasible = false;
+    if (feasible && cost_of_set(set).criterion < best) best = cost_of_set(set).criterion;
   }
-  return cost_of_set(choice) == best;
+  const cost chosen = cost_of_set(choice);
+  return chosen.criterion == best && (T.fusion != fusion_policy::by_traffic_no_slower || chosen.cycles <= budget);
 }
 static_assert(selection_is_optimal<sweep_target<8192, fusion_policy::by_traffic>>());
 static_assert(selection_is_optimal<sweep_target<8192, fusion_policy::by_latency>>());
 static_assert(selection_is_optimal<sweep_target<2048, fusion_policy::by_traffic>>());
 static_assert(selection_is_optimal<sweep_target<2048, fusion_policy::by_latency>>());
 static_assert(selection_is_optimal<sweep_target<1536, fusion_policy::by_latency>>());
+static_assert(selection_is_optimal<sweep_target<8192, fusion_policy::by_traffic_no_slower>>());
+static_assert(selection_is_optimal<sweep_target<2048, fusion_policy::by_traffic_no_slower>>());
+static_assert(selection_is_optimal<sweep_target<1536, fusion_policy::by_traffic_no_slower>>());
+static_assert(selection_is_optimal<without_forwarding<sweep_target<8192, fusion_policy::by_traffic_no_slower>>>());
 
 // The fused summary: the depthwise nodes absorbed, the pointwise nodes read their input.
 constexpr auto& fused = tessera::fused_summary<net::summary, without_forwarding<dw_first_target<8192, fusion_policy::by_traffic>>>;
@@ -273,6 +287,10 @@ TEMPLATE_TEST_CASE_SIG("fused blocks run bit-exact and hazard-free over an L1 sw
     const tiled_run<dw_first_target<L1, fusion_policy::by_traffic>> dw_first(image);
     const tiled_run<sweep_target<L1, fusion_policy::off>> unfused(image);
     const tiled_run<latency_tiles_target<L1>> latency_tiles(image);
+    const tiled_run<sweep_target<L1, fusion_policy::by_traffic_no_slower>> no_slower(image);
+    CHECK(no_slower.out == flat);
+    CHECK(no_slower.hazards == 0);
+    CHECK(no_slower.cycles <= unfused.cycles);
     CHECK(latency_tiles.out == flat);
     CHECK(latency_tiles.hazards == 0);
     CHECK(latency.out == flat);
@@ -288,6 +306,79 @@ TEMPLATE_TEST_CASE_SIG("fused blocks run bit-exact and hazard-free over an L1 sw
     // The latency criterion is never slower than unfused, as the simulator measures it.
     CHECK(latency.cycles <= unfused.cycles);
   }
+}
+
+TEST_CASE("by_traffic_no_slower: the fewest bytes within the unfused time, against every block set", "[fusion]") {
+  // Random chains of 12 layers, alternately depthwise and pointwise: a candidate block ends at
+  // every layer but the first, each overlapping its neighbours (fibonacci(13) = 233 block sets).
+  // Blocks save bytes (0.4x to 1.2x of their two layers') and cost time (0.8x to 1.3x): the
+  // selection (fewest_bytes_no_slower: the exact search over Pareto fronts) must be the set of
+  // fewest bytes within the unfused cycles; the Lagrangian relaxation alone (the exact search's
+  // incumbent) reaches the best set on the (cycles, bytes) hull within them, and misses a set
+  // inside the hull that spends the slack better (counted below).
+  constexpr std::size_t nodes = 12;
+  using candidates = tessera::fusion_detail::fusion_candidates<nodes>;
+  using tessera::fusion_detail::priced;
+  std::uint64_t state = 12345;
+  const auto next = [&](std::uint64_t low, std::uint64_t high) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return low + (state >> 33) % (high - low + 1);
+  };
+  int relaxed_exact = 0, instances = 300;
+  double relaxed_gap = 0;
+  for (int instance = 0; instance < instances; ++instance) {
+    candidates c{};
+    for (std::size_t n = 0; n < nodes; ++n) {
+      c.alone[n] = {next(1000, 50000), next(10000, 1000000)};
+      c.first[n] = n == 0 ? -1 : static_cast<int>(n) - 1;
+    }
+    for (std::size_t n = 1; n < nodes; ++n) {
+      const priced pair = c.alone[n - 1] + c.alone[n];
+      c.block[n] = {pair.bytes * next(40, 120) / 100, pair.cycles * next(80, 130) / 100};
+    }
+    // Every set of non-overlapping blocks (bit n: the block ending at n).
+    std::vector<priced> sets;
+    for (std::uint32_t mask = 0; mask < (1u << nodes); mask += 2) {
+      if ((mask & (mask >> 1)) != 0) continue;
+      priced total{};
+      for (std::size_t n = 0; n < nodes; ++n) {
+        const bool ends = (mask >> n) & 1, covered = n + 1 < nodes && ((mask >> (n + 1)) & 1);
+        if (ends) total = total + c.block[n];
+        else if (!covered) total = total + c.alone[n];
+      }
+      sets.push_back(total);
+    }
+    REQUIRE(sets.size() == 233);
+    const std::uint64_t budget = sets[0].cycles;  // mask 0: unfused
+    std::uint64_t best = ~std::uint64_t{0}, best_on_hull = ~std::uint64_t{0};
+    for (const priced& a : sets) {
+      if (a.cycles > budget) continue;
+      best = std::min(best, a.bytes);
+      // On the lower hull: the least bytes + lambda x cycles for some lambda > 0, i.e. no pair
+      // of sets whose segment passes strictly below it (checked against every pair).
+      bool on_hull = true;
+      for (const priced& l : sets)
+        for (const priced& r : sets) {
+          if (!(l.cycles < a.cycles && a.cycles < r.cycles)) continue;
+          const double t = double(a.cycles - l.cycles) / double(r.cycles - l.cycles);
+          if (double(l.bytes) + t * (double(r.bytes) - double(l.bytes)) < double(a.bytes) - 1e-6) on_hull = false;
+        }
+      if (on_hull) best_on_hull = std::min(best_on_hull, a.bytes);
+    }
+    const auto chosen = tessera::fusion_detail::fewest_bytes_no_slower(c);
+    const auto relaxed = tessera::fusion_detail::relaxed_fewest_bytes(c, budget);
+    INFO("instance " << instance);
+    CHECK(tessera::fusion_detail::unfused_cycles(c) == budget);
+    CHECK(chosen.total.cycles <= budget);
+    CHECK(chosen.total.bytes == best);
+    CHECK(relaxed.total.cycles <= budget);
+    CHECK(relaxed.total.bytes <= best_on_hull);
+    relaxed_exact += relaxed.total.bytes == best;
+    relaxed_gap = std::max(relaxed_gap, double(relaxed.total.bytes - best) / double(best));
+  }
+  // Measured: the relaxation alone is exact on 220 of the 300 chains, at worst 20.4% above.
+  WARN("the relaxation alone: exact on " << relaxed_exact << " of " << instances << " chains, at worst "
+                                          << 100 * relaxed_gap << "% more bytes");
 }
 
 TEMPLATE_TEST_CASE_SIG("every block fused (`always`) runs bit-exact and hazard-free over the L1 sweep", "[fusion]",

@@ -143,7 +143,7 @@ constexpr tile_problem tile_problem_for(const target_desc& t, const tile_geometr
   p.latency.macs_per_cycle_x16 = t.macs_per_cycle_x16;
   if (t.level_count > 1) p.latency.transfer = t.transfer_path(1);
   p.latency.forwarded_input = p.latency.forwarded_output = t.l1_forwarding;
-  p.variants_by_traffic = t.fusion == fusion_policy::by_traffic;
+  p.variants_by_traffic = t.fusion == fusion_policy::by_traffic || t.fusion == fusion_policy::by_traffic_no_slower;
   return p;
 }
 

@@ -41,7 +41,10 @@ enum class tiling_objective : std::uint8_t { dory_l1, latency };
 ///   where they overlap), whatever it costs: to run or measure the fused kernels where the
 ///   criteria keep the layers apart (at roomy L1s, where L1 forwarding already keeps one-tile
 ///   results in L1, they fuse nothing).
-enum class fusion_policy : std::uint8_t { by_latency, by_traffic, off, always };
+/// - by_traffic_no_slower: the fewest bytes among the block sets whose modelled time is no more
+///   than the network's without them (fusion.hpp fewest_bytes_no_slower): by_traffic where that
+///   is no slower, else what of its saving fits in the time the unfused network takes.
+enum class fusion_policy : std::uint8_t { by_latency, by_traffic, off, always, by_traffic_no_slower };
 
 /// The criterion's name in reports and benchmark tables.
 constexpr const char* name_of(fusion_policy p) {
@@ -50,6 +53,7 @@ constexpr const char* name_of(fusion_policy p) {
     case fusion_policy::by_traffic: return "traffic";
     case fusion_policy::off: return "off";
     case fusion_policy::always: return "always";
+    case fusion_policy::by_traffic_no_slower: return "no-slower";
   }
   return "?";
 }
