@@ -42,7 +42,7 @@ static_assert(!problems<siracusa_latency>[2].problem.latency.forwarded_input &&
 // gap8 with the latency objective (as the benchmark's rows plan it): the DS-CNN's pointwise ->
 // depthwise candidates (64 -> 64 channels, 25 x 5) may split their output channels; without a
 // floor for their pointwise kernel over the whole layer (tile_solver.hpp
-// producer_whole_layer_floor: their whole-width tiles carry rows, which the per-tile floor
+// producer_window_floor: their whole-width tiles carry rows, which the per-tile floor
 // leaves out) each candidate's search walked 2,779 tiles, over GCC's constexpr budget.
 inline constexpr tessera::target_desc gap8_latency = [] {
   tessera::target_desc t = tessera::targets::gap8;

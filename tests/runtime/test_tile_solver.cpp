@@ -232,7 +232,9 @@ TEST_CASE("tile solver: the range bounds are at most the model on every extent o
   // The latency search prunes a range [a, b] of extents along z with one block count by
   // layer_cycles_bound (z_low = a) and layer_cycles_over (every full block a wide, the last
   // as narrow as b leaves it): both must bound layer_cycles at every extent of the range, and
-  // layer_cycles_over must equal it when a == b.
+  // layer_cycles_over must equal it when a == b. The same bound with z_low = 0 must bound every
+  // extent up to b (the last tile's slack, the channel granules of relaxed_channel_slots and
+  // the pointwise windows of producer_window_floor included).
   lcg r{20261128};
   int ranges = 0, exact = 0;
   for (int i = 0; i < 1200; ++i) {
@@ -264,6 +266,16 @@ TEST_CASE("tile solver: the range bounds are at most the model on every extent o
       REQUIRE(over <= model);
       REQUIRE(bound <= model);
       if (a == b) REQUIRE(over == model);
+    }
+    // The pair's bound (z_low = 0) covers every extent up to b, and each tile's own bound
+    // (exactly_t) its tile: the pruning of pairs, groups and candidates.
+    const std::uint64_t pair_bound = layer_cycles_bound(p, at(b), z, may_keep);
+    for (int j = 1; j <= b; ++j) {
+      const tile_cost cost = cost_of(p, at(j));
+      const std::uint64_t model = layer_cycles(p, at(j), cost);
+      INFO("extent " << j);
+      REQUIRE(pair_bound <= model);
+      REQUIRE(layer_cycles_bound(p, at(j), exactly_t, keeps_preparation(g, cost.scratch_bytes)) <= model);
     }
     ranges += b > a;
     exact += a == b;

@@ -565,6 +565,17 @@ constexpr std::uint64_t rounded_up(std::uint64_t v, std::uint16_t granule) {
   return (v + q - 1) / q * q;
 }
 
+/// The channels a kernel computes (each block's rounded up to its granule) summed over the
+/// blocks of `chans`, at least, when every split into at least chans.count blocks counts (a
+/// bound relaxed along the channels): every channel once, and every block at least a granule.
+/// Without the granules' part a layer on DIANA's digital engine (16 channels at once) saw
+/// splits into 8-channel blocks costed as 48 channels where they compute 96.
+constexpr std::uint64_t relaxed_channel_slots(int out_c, const blocks_along& chans, std::uint16_t granule) {
+  const std::uint64_t all = static_cast<std::uint64_t>(out_c);
+  const std::uint64_t per_block = static_cast<std::uint64_t>(chans.count) * (granule > 1 ? granule : 1);
+  return per_block > all ? per_block : all;
+}
+
 /// Input rows (or columns) the blocks of an output dimension read, summed, at least: exact
 /// when the extent is fixed; relaxed, at least what the whole dimension reads when windows of
 /// neighbouring blocks overlap or touch (stride <= window extent: a split never reads less),
@@ -638,23 +649,44 @@ constexpr std::uint64_t window_cover(int out, int in, int stride, int kernel, in
   return end > begin ? static_cast<std::uint64_t>(end - begin) : 0;
 }
 
-/// The first kernel of pointwise -> depthwise block `g` over the whole layer, at least, whatever
-/// the tile: every intermediate pixel some output reads is computed once (carrying tiles compute
-/// exactly these; other tiles recompute where windows overlap), for every channel. Unlike
-/// producer_bounded's per-tile floor this holds for carrying blocks, where it is the only bound
-/// on the pointwise kernel, most of the block's work: without it a block whose output channels
-/// split (the torch DS-CNN's 64 -> 64, 25 x 5, on gap8) walked 2,779 tiles and exceeded GCC's
-/// constexpr budget. Sums of rounded-up per-tile cycles are at least the rounded-down total.
-constexpr std::uint64_t producer_whole_layer_floor(const latency_model& lm, const tile_geometry& g) {
-  const std::uint64_t pixels = window_cover(g.out_h, g.in_h, g.stride_h, g.kernel_h, g.dilation_h, g.pad_top) *
-                               window_cover(g.out_w, g.in_w, g.stride_w, g.kernel_w, g.dilation_w, g.pad_left);
-  const std::uint64_t slots = static_cast<std::uint64_t>(g.batch) * pixels * static_cast<std::uint64_t>(g.out_c);
+/// The first kernel of pointwise -> depthwise block `g` over the tiles split as `rows`, `cols`
+/// and `chans` (along `z` any finer split, as in layer_cycles_bound), at least. A tile computes
+/// it over its depthwise window (intermediate_tile: input_rows x input_cols, every channel of
+/// the tile), so the sum over the tiles is the rows' window spans summed times the columns'
+/// (input_span_sum, relaxed along z as the transfer bound's), times the channels: the
+/// recomputed overlap of neighbouring windows included. Carrying tiles (whole width:
+/// carries_rows) compute each row some output reads once instead (window_cover), so where `t`
+/// may carry, the rows count no more than that. Without the overlap (the floor was the
+/// whole-layer cover alone) the search of the exported MobileNetV2's features.2 block (8 -> 48
+/// at 48 x 48, then 3 x 3 stride 2) on gap8 saw every tiling within 1% of the fastest, walked
+/// 8,968 candidates and exceeded GCC's constexpr budget; the cover alone was what a block whose
+/// output channels split needed (the torch DS-CNN's 64 -> 64, 25 x 5, on gap8: 2,779 tiles).
+/// Per-tile costs only where no tile carries (a carrying tile whose rows are all carried calls
+/// no first kernel); sums of rounded-up per-tile cycles are at least the rounded-down total.
+constexpr std::uint64_t producer_window_floor(const latency_model& lm, const tile_geometry& g, const tile_shape& t,
+                                              const blocks_along& rows, const blocks_along& cols,
+                                              const blocks_along& chans, int z) {
   const kernel_cost& cost = lm.producer_compute;
+  std::uint64_t row_sum = input_span_sum(rows, z == 0, g.out_h, g.in_h, g.stride_h, g.kernel_h, g.dilation_h);
+  const bool may_carry = carries_rows(g, t.w);
+  if (may_carry) {
+    const std::uint64_t cover = window_cover(g.out_h, g.in_h, g.stride_h, g.kernel_h, g.dilation_h, g.pad_top);
+    row_sum = cover < row_sum ? cover : row_sum;
+  }
+  const std::uint64_t col_sum = input_span_sum(cols, z == 1, g.out_w, g.in_w, g.stride_w, g.kernel_w, g.dilation_w);
+  const std::uint64_t depth = z == 2 ? relaxed_channel_slots(g.out_c, chans, cost.channel_granule)
+                                     : sum_over(chans, [&](int c) { return rounded_up(c, cost.channel_granule); });
+  const auto batch = static_cast<std::uint64_t>(g.batch);
+  const std::uint64_t slots = batch * row_sum * col_sum * depth;
   const tile_geometry producer = producer_of(g);
   const std::uint64_t macs = slots * static_cast<std::uint64_t>(producer.macs_per_output > 0 ? producer.macs_per_output : 1);
   const std::uint64_t rate = lm.macs_per_cycle_x16 != 0 ? lm.macs_per_cycle_x16 : 16;
-  const std::uint64_t cycles = cost.cycles_per_kmac != 0 ? macs * cost.cycles_per_kmac / 1024 : macs * 16 / rate;
-  return cycles + slots * cost.cycles_per_koutput / 1024;
+  std::uint64_t cycles = cost.cycles_per_kmac != 0 ? macs * cost.cycles_per_kmac / 1024 : macs * 16 / rate;
+  cycles += slots * cost.cycles_per_koutput / 1024;
+  const auto calls = batch * static_cast<std::uint64_t>(cols.count * chans.count);
+  cycles += calls * row_sum * cost.per_row;
+  if (!may_carry) cycles += calls * static_cast<std::uint64_t>(rows.count) * cost.per_tile;
+  return cycles;
 }
 
 /// How much longer the first tile computes than the DMA work that can overlap it, at least,
@@ -734,7 +766,7 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
                          static_cast<std::uint64_t>(cols.count * chans.count);
   const tile_geometry consumer = g.fused() ? consumer_of(g) : g;
   const std::uint64_t channel_slots =
-      z == 2 ? static_cast<std::uint64_t>(g.out_c)
+      z == 2 ? relaxed_channel_slots(g.out_c, chans, lm.compute.channel_granule)
              : sum_over(chans, [&](int c) { return rounded_up(c, lm.compute.channel_granule); });
   const int relaxed = z == 2 ? 2 : z;
   std::uint64_t compute =
@@ -744,15 +776,15 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
     const auto granule = lm.producer_compute.channel_granule;
     const std::uint64_t depth =
         !g.pointwise_first() ? static_cast<std::uint64_t>(chans.count) * rounded_up(g.intermediate_channels, granule)
-        : z == 2             ? static_cast<std::uint64_t>(g.out_c)
+        : z == 2             ? relaxed_channel_slots(g.out_c, chans, granule)
                              : sum_over(chans, [&](int c) { return rounded_up(c, granule); });
     tile_geometry producer = producer_of(g);
     producer.out_h = g.out_h, producer.out_w = g.out_w;  // at least the output tile's pixels (producer_bounded)
     producer_floor = compute_floor(lm.producer_compute, lm.macs_per_cycle_x16, producer, rows, cols, relaxed, depth,
                                    tiles, row_calls);
   }
-  if (g.pointwise_first()) {  // and, whatever the tile, over every input pixel an output reads, once
-    const std::uint64_t least = producer_whole_layer_floor(lm, g);
+  if (g.pointwise_first()) {  // and over the tiles' windows, their overlap included
+    const std::uint64_t least = producer_window_floor(lm, g, t, rows, cols, chans, z == exactly_t ? -1 : z);
     producer_floor = least > producer_floor ? least : producer_floor;
   }
   compute += producer_floor;
@@ -849,6 +881,25 @@ constexpr std::uint64_t layer_cycles_bound(const tile_problem& p, const tile_sha
   } else {
     const auto idle = static_cast<std::uint64_t>(-whole);
     moved = moved > idle ? moved - idle : 0;
+  }
+  // The last tile's slack: while it computes, the DMA has only the tile before's store to do
+  // (no next load), so it idles at least the last tile's compute less that store; a tile other
+  // than the first when there are two or more. Its extents at their least over the tiles the
+  // bound covers (along z the last block of t's extent, the least of a range with one block
+  // count, or one step when every smaller extent counts), its second kernel's only, without
+  // preparation; the store at its most (t's box). On a layer whose tiles compute about as long
+  // as their transfers take, neither side above sees it: DIANA's digital engine running the
+  // exported MobileNetV2's features.2 depthwise layer (48 x 48 x 48, 3 x 3 stride 2) sat 6%
+  // below the fastest tile's time on every candidate and exceeded GCC's constexpr budget.
+  if (tiles >= 2) {
+    const bool every_smaller = z <= 2 && z_low == 0;
+    const int last_h = z == 0 && every_smaller ? 1 : rows.last;
+    const int last_w = z == 1 && every_smaller ? 1 : cols.last;
+    const int last_c = z == 2 && every_smaller ? g.channel_step : chans.last;
+    const std::uint64_t last_compute =
+        kernel_tile_cycles(lm.compute, lm.macs_per_cycle_x16, consumer, last_h, last_w, last_c);
+    const std::uint64_t store_before = m.transfer_cycles(output_box_bytes(g, t));
+    if (last_compute > store_before) moved += last_compute - store_before;
   }
   return compute > moved ? compute : moved;
 }
