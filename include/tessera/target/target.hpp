@@ -42,7 +42,7 @@ enum class tiling_objective : std::uint8_t { dory_l1, latency };
 ///   criteria keep the layers apart (at roomy L1s, where L1 forwarding already keeps one-tile
 ///   results in L1, they fuse nothing).
 /// - by_traffic_no_slower: the fewest bytes among the block sets whose modelled time is no more
-///   than the network's without them (fusion.hpp fewest_bytes_no_slower): by_traffic where that
+///   than the network's without them (planning/fusion_selection.hpp fewest_bytes_no_slower): by_traffic where that
 ///   is no slower, else what of its saving fits in the time the unfused network takes.
 enum class fusion_policy : std::uint8_t { by_latency, by_traffic, off, always, by_traffic_no_slower };
 
