@@ -51,6 +51,7 @@ struct corpus_result {
     top1_checked += other.top1_checked;
     top1_agreed += other.top1_agreed;
     integer_outputs_exact += other.integer_outputs_exact;
+    outputs_equal_to_flat += other.outputs_equal_to_flat;
   }
 
   bool skipped = false;             ///< a golden file is missing
@@ -64,6 +65,10 @@ struct corpus_result {
   int top1_checked = 0;  ///< rows compared by argmax (cases marked `classifier`)
   int top1_agreed = 0;
   int integer_outputs_exact = 0;  ///< outputs equal to outputs_integer.npz (the integer rule), when present
+  /// The outputs as read (logical values, graph order): a tiled run's are held to the flat
+  /// run's exactly (same_outputs_as), whatever tolerance the golden data allows.
+  std::vector<std::vector<std::int64_t>> outputs;
+  int outputs_equal_to_flat = 0;  ///< outputs of tiled runs equal to the flat executor's
   std::string summary() const {
     std::string s = fmt::format("{} outputs within tolerance, max |difference| {} ({} of {} elements differ), "
                                 "{}/{} activations exact",
@@ -72,6 +77,7 @@ struct corpus_result {
     if (top1_checked > 0) s += fmt::format(", top-1 agrees on {}/{}", top1_agreed, top1_checked);
     if (integer_outputs_exact > 0)
       s += fmt::format(", {} outputs bit-exact with the integer rule", integer_outputs_exact);
+    if (outputs_equal_to_flat > 0) s += fmt::format(", {} tiled outputs equal to the flat run's", outputs_equal_to_flat);
     return s;
   }
 };
@@ -341,6 +347,7 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
       continue;
     }
     const auto got = tools::read_logical(*origin, Net::tensors[Net::outputs[i]].type, output_buffers[i]->data());
+    result.outputs.emplace_back(got.begin(), got.end());
     if (got.size() != want.values.size()) {
       fail(fmt::format("output {} ({}) has {} elements, golden {}", i, origin->onnx_name, got.size(), want.values.size()));
       continue;
@@ -406,6 +413,22 @@ corpus_result run_corpus_case(const std::filesystem::path& dir, bool check_activ
     else fail(fmt::format("activation {} {} matches no device tensor{}", act.name, act.shape, nearest));
   }
   return result;
+}
+
+/// Holds `tiled`'s outputs to `flat`'s (the same network on the flat executor) exactly: the
+/// golden data of quantized models is a float reference that allows a unit per element, which
+/// would let a tiled kernel's rounding slip through.
+inline void same_outputs_as(corpus_result& tiled, const corpus_result& flat) {
+  if (tiled.outputs.empty() || tiled.outputs.size() != flat.outputs.size()) return;  // failures say why
+  for (std::size_t i = 0; i < tiled.outputs.size(); ++i) {
+    if (tiled.outputs[i].size() != flat.outputs[i].size())
+      tiled.failures.push_back(fmt::format("output {} has {} elements, the flat executor's {}", i,
+                                           tiled.outputs[i].size(), flat.outputs[i].size()));
+    else if (auto diff = detail::first_difference(tiled.outputs[i], flat.outputs[i]); !diff.empty())
+      tiled.failures.push_back(fmt::format("output {} differs from the flat executor's: {}", i, diff));
+    else
+      ++tiled.outputs_equal_to_flat;
+  }
 }
 
 }  // namespace tessera::testing
