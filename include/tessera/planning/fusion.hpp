@@ -317,7 +317,10 @@ constexpr std::array<int, NN> choose_fusion(const graph_summary<NT, NI, NO, NN>&
   const bool by_bytes = t.fusion != fusion_policy::by_latency;
   const bool by_time = t.fusion == fusion_policy::by_latency || t.fusion == fusion_policy::by_traffic_no_slower;
   const auto price = [&](const tile_problem& p, const tile_solution& s, bool before, bool after) {
-    if (t.fusion == fusion_policy::always) return priced{1, 1};  // a block (1) always beats its two layers (2)
+    if (t.fusion == fusion_policy::always) {  // one price on both scales: fusion_cost's
+      const std::uint64_t alike = fusion_cost(fusion_policy::always, p, s, before, after);
+      return priced{alike, alike};
+    }
     return priced{by_bytes ? fusion_cost(fusion_policy::by_traffic, p, s, before, after) : 0,
                   by_time ? fusion_cost(fusion_policy::by_latency, p, s, before, after) : 0};
   };
