@@ -3,9 +3,14 @@
 // reach the exhaustive search's objective value on random maps up to 96 x 96, where runs of
 // one tile height along a dimension are long (the solver visits only their widest pairs,
 // tile_solver.hpp (5)), with scratch that grows with the tile and all heuristic weights; and
-// the latency objective on random layers of every kind and cost model.
+// the latency objective on random layers of every kind and cost model. The exactness checks
+// lift the search's work budget (target_desc::search_budget); under the default budget a search
+// is either the same or cut short, and then feasible, within its budget and no faster than
+// the exhaustive optimum.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include <catch2/catch.hpp>
 
@@ -23,6 +28,40 @@ struct lcg {
     return lo + static_cast<int>((state >> 33) % static_cast<std::uint64_t>(hi - lo + 1));
   }
 };
+
+/// `p` with no work budget: the search runs to the end (what the exactness checks compare).
+tile_problem unbudgeted(tile_problem p) {
+  p.search_budget = std::numeric_limits<std::int64_t>::max();
+  return p;
+}
+
+/// The work a search may spend past its budget before it sees it: the budget is checked once
+/// per pair and per group range, and between two checks a pair gallops and bisects (a few
+/// dozen byte counts) and visits up to period x period tiles (DORY) or a candidate and a range
+/// (latency); after the DORY seed's search the latency search's balanced seeds (at most 8 + 12
+/// tiles, each a byte count, a bound and the model) run before its first check.
+constexpr std::int64_t overshoot = 1000;
+
+/// `budgeted` (the search under p's budget) against `whole` (the search run to the end) and
+/// `all` (exhaustive): the same tile, or cut short, feasible, within the budget and its overshoot,
+/// and never better than the optimum.
+void check_budgeted(const tile_problem& p, const tile_solution& budgeted, const tile_solution& whole,
+                    const tile_solution& all, bool latency) {
+  REQUIRE(budgeted.work <= p.search_budget + overshoot);
+  if (!budgeted.cut_short) {
+    REQUIRE(budgeted.work == whole.work);
+    REQUIRE(budgeted.tile == whole.tile);
+    return;
+  }
+  REQUIRE(budgeted.feasible);
+  REQUIRE(budgeted.cost.total_bytes <= p.capacity);
+  if (latency) {
+    REQUIRE(budgeted.cycles == layer_cycles(p, budgeted.tile, budgeted.cost));
+    REQUIRE(budgeted.cycles >= all.cycles);
+  } else {
+    REQUIRE(budgeted.score <= all.score);
+  }
+}
 
 std::size_t growing_scratch(const tile_geometry& g, const tile_shape& t) {
   return static_cast<std::size_t>(t.c) * 4 + static_cast<std::size_t>(g.input_cols(t.w)) * 2 + 32;
@@ -61,20 +100,25 @@ tile_problem random_layer(lcg& r) {
 
 TEST_CASE("tile solver: equal to exhaustive search on random layers up to 96 x 96", "[tile_solver]") {
   lcg r{20261123};
-  int tiled = 0;
+  int tiled = 0, cut = 0;
   for (int i = 0; i < 400; ++i) {
     const tile_problem p = random_layer(r);
-    const tile_solution fast = solve_tiles(p);
+    const tile_solution fast = solve_tiles(unbudgeted(p));
     const tile_solution all = solve_tiles_exhaustive(p);
     INFO("layer " << i << ": out " << p.layer.out_h << "x" << p.layer.out_w << "x" << p.layer.out_c << ", L1 "
                   << p.capacity);
     REQUIRE(fast.feasible == all.feasible);
     if (!fast.feasible) continue;
+    REQUIRE(!fast.cut_short);
     REQUIRE(fast.score == all.score);
     REQUIRE(fast.cost.total_bytes <= p.capacity);
+    const tile_solution budgeted = solve_tiles(p);
+    check_budgeted(p, budgeted, fast, all, false);
     tiled += fast.cost.tiles > 1;
+    cut += budgeted.cut_short;
   }
   CHECK(tiled > 250);  // the comparison is about tiled layers, not ones that fit whole
+  WARN(cut << " of 400 searches cut short by the default budget");
 }
 
 namespace {
@@ -203,18 +247,24 @@ tile_problem random_latency_layer(lcg& r) {
 TEST_CASE("tile solver: the latency objective equals exhaustive search on random layers of every kind",
           "[tile_solver]") {
   lcg r{20261126};
-  int tiled = 0, fused = 0, products = 0, pointwise_first = 0, pointwise_first_channel_blocks = 0;
+  int tiled = 0, fused = 0, products = 0, pointwise_first = 0, pointwise_first_channel_blocks = 0, cut = 0;
+  double worst_cut = 1;
   for (int i = 0; i < 2100; ++i) {
     const tile_problem p = random_latency_layer(r);
-    const tile_solution fast = solve_tiles(p);
+    const tile_solution fast = solve_tiles(unbudgeted(p));
     const tile_solution all = solve_tiles_exhaustive(p);
     INFO("layer " << i << ": out " << p.layer.out_h << "x" << p.layer.out_w << "x" << p.layer.out_c << " fused "
                   << p.layer.fused() << ", whole operand " << p.layer.whole_operand_bytes << ", L1 " << p.capacity);
     REQUIRE(fast.feasible == all.feasible);
     if (!fast.feasible) continue;
+    REQUIRE(!fast.cut_short);
     REQUIRE(fast.cycles == all.cycles);
     REQUIRE(fast.cycles == layer_cycles(p, fast.tile, fast.cost));
     REQUIRE(fast.cost.total_bytes <= p.capacity);
+    const tile_solution budgeted = solve_tiles(p);
+    check_budgeted(p, budgeted, fast, all, true);
+    cut += budgeted.cut_short;
+    if (budgeted.cut_short) worst_cut = std::max(worst_cut, static_cast<double>(budgeted.cycles) / all.cycles);
     tiled += fast.cost.tiles > 1;
     fused += p.layer.fused() && fast.cost.tiles > 1;
     products += p.layer.whole_operand_bytes > 0 && fast.cost.tiles > 1;
@@ -226,6 +276,7 @@ TEST_CASE("tile solver: the latency objective equals exhaustive search on random
   CHECK(products > 100);
   CHECK(pointwise_first > 100);
   CHECK(pointwise_first_channel_blocks > 20);  // its channel-block tiles (the pointwise filters per block)
+  WARN(cut << " of 2100 searches cut short by the default budget, the slowest " << worst_cut << " x the optimum");
 }
 
 TEST_CASE("tile solver: the range bounds are at most the model on every extent of their range", "[tile_solver]") {

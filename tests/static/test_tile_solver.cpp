@@ -208,4 +208,31 @@ constexpr tile_problem gelu =
     tile_problem_for(gap8_latency, elementwise_rows(64 * 512, 512, tiling_kind::tiled, 1, 1), 64 * 1024, nullptr);
 constexpr tile_solution solved = solve_tiles(gelu);
 static_assert(solved.feasible && solved.cost.tiles > 1 && solved.cycles == layer_cycles(gelu, solved.tile, solved.cost));
+
+// The work budget (target_desc::search_budget). This search reaches the default one (its
+// walk is cut at four fifths of it, and the rest goes to the tiles split along one dimension
+// and local moves: tile_solver.hpp solve_latency) and still finds the exhaustive search's time
+// (tests/runtime/test_tile_solver.cpp). Allowed 2,000 units it stops sooner, says so, and keeps
+// a feasible tile whose time is the model's; allowed nothing, it still returns a tile (the
+// budget never makes a layer that fits fail), under DORY's objective as well.
+static_assert(solved.cut_short && solved.work <= default_search_budget);
+constexpr tile_problem with_budget(tile_problem p, std::int64_t budget) {
+  p.search_budget = budget;
+  return p;
+}
+constexpr tile_problem tight = with_budget(gelu, 2000);
+constexpr tile_solution cut = solve_tiles(tight);
+static_assert(cut.cut_short && cut.feasible && cut.cost.tiles > 1 && cut.cost.total_bytes <= gelu.capacity);
+static_assert(cut.cycles == layer_cycles(gelu, cut.tile, cut.cost) && cut.cycles >= solved.cycles);
+static_assert(cut.work < solved.work && cut.work <= tight.search_budget + 1000);
+constexpr tile_solution nothing_allowed = solve_tiles(with_budget(gelu, 0));
+static_assert(nothing_allowed.cut_short && nothing_allowed.feasible);
+constexpr tile_problem dory_gelu = [] {
+  tile_problem p = with_budget(gelu, 0);
+  p.objective = tiling_objective::dory_l1;
+  p.capacity = 16 * 1024;
+  return p;
+}();
+constexpr tile_solution dory_cut = solve_tiles(dory_gelu);
+static_assert(dory_cut.cut_short && dory_cut.feasible && dory_cut.cost.total_bytes <= dory_gelu.capacity);
 }  // namespace roomy_elementwise

@@ -53,6 +53,11 @@
 //     few balanced tiles, so that the bounds prune from the first (smallest, slowest) pairs
 //     on: on the DS-CNN's layers through 12 kB this cut clang's constexpr steps from 2.4-4.1 M
 //     (over its 2^20 limit) to 0.03-0.36 M.
+//     Where thousands of tilings lie within the bounds' slack of the fastest, nothing prunes
+//     them: every search counts its work (search_work) and stops at its budget
+//     (tile_problem::search_budget) with the best tile reached, marked cut_short; the latency
+//     walk stops at four fifths of it and spends the rest on tiles split along one dimension
+//     and local moves (solve_latency). Exactness holds for a search that finishes.
 // (5) DORY, along y: for a fixed x the pairs (x, y) with one zmax form runs, and inside a run
 //     (x, y, z) is dominated by (x, y + p, z), p the period of y's term, for every z the pair
 //     considers (same periodic terms, at least the bytes and channels, no more tiles, and
@@ -131,6 +136,8 @@ struct tile_problem {
   /// DORY's objective on a pointwise -> depthwise block: its variants are weighed by traffic
   /// (layer_traffic) instead of modelled time (see solve_tiles).
   bool variants_by_traffic = false;
+  /// The search's work allowance (target_desc::search_budget, in search_work units).
+  std::int64_t search_budget = default_search_budget;
 };
 
 /// The problem of tiling layer `g` into `capacity` bytes of L1 on target `t`.
@@ -144,6 +151,7 @@ constexpr tile_problem tile_problem_for(const target_desc& t, const tile_geometr
   if (t.level_count > 1) p.latency.transfer = t.transfer_path(1);
   p.latency.forwarded_input = p.latency.forwarded_output = t.l1_forwarding;
   p.variants_by_traffic = t.fusion == fusion_policy::by_traffic || t.fusion == fusion_policy::by_traffic_no_slower;
+  p.search_budget = t.search_budget;
   return p;
 }
 
@@ -170,7 +178,24 @@ struct tile_solution {
   std::uint64_t cycles = 0;        ///< modelled layer time of the tile (layer_cycles)
   int evaluations = 0;             ///< tiles whose bytes the search evaluated (planning cost)
   std::size_t smallest_constant_bytes = 0;  ///< the smallest tile's bytes in a separate constant memory (0: none)
+  std::int64_t work = 0;           ///< what the search cost, in search_work units
+  /// The search reached its budget (tile_problem::search_budget) and stopped: the tile is the
+  /// best of those it reached, feasible, but not proven the best under the objective.
+  bool cut_short = false;
 };
+
+/// What the solver's steps cost the compiler, in units of about 64 of clang's constexpr steps
+/// (measured per call on the MobileNetV2-0.35's features.2 block on gap8 and its depthwise
+/// layer on DIANA's digital engine, 150 to 6,000 calls in one evaluation: a tile's bytes
+/// `cost_of` 65-126 steps, a bound 400-650, the layer model 1,470-2,100; GCC's operations run
+/// ten to twenty times the steps). Whole searches ran 32-42 steps per unit (a fused block
+/// more: see spend). The budget (target_desc::search_budget) counts these, not the compiler's
+/// own counter, so that both compilers, and every build, plan the same tiles.
+namespace search_work {
+inline constexpr std::int64_t bytes = 2;   ///< cost_of (and fits_in)
+inline constexpr std::int64_t bound = 10;  ///< layer_cycles_bound
+inline constexpr std::int64_t model = 27;  ///< layer_cycles, layer_cycles_over
+}  // namespace search_work
 
 namespace tiling_detail {
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -919,13 +944,42 @@ constexpr bool faster(std::uint64_t cycles, const tile_cost& cost, const tile_so
   return cost.total_bytes > best.cost.total_bytes;
 }
 
+/// `best` becomes tile `t` (its search's bookkeeping stays).
+constexpr void adopt(tile_solution& best, const tile_shape& t, const tile_cost& cost, std::int64_t score,
+                     std::uint64_t cycles) {
+  best.feasible = true;
+  best.tile = t;
+  best.cost = cost;
+  best.score = score;
+  best.cycles = cycles;
+}
+
+/// Charges `units` of search_work to the search of `best` for problem `p`: twice for a fused
+/// block, whose steps cost the compiler about twice a layer's (two kernels' models and
+/// windows: the MobileNetV2-0.35's features.2 block on gap8 took 67-98 of clang's steps per
+/// unit where its layers took 32-42).
+constexpr void spend(const tile_problem& p, tile_solution& best, std::int64_t units) {
+  best.work += p.layer.fused() ? 2 * units : units;
+}
+
+/// Whether the search of `best` has used its budget and must stop (marking it cut short). A
+/// search that has not found a feasible tile yet goes on: the budget never turns a layer that
+/// fits into one that does not (the first pair's galloping finds one in a few dozen byte counts).
+constexpr bool out_of_budget(const tile_problem& p, tile_solution& best) {
+  if (!best.feasible || best.work <= p.search_budget) return false;
+  best.cut_short = true;
+  return true;
+}
+
 /// The layer as one tile, when it fits: no tiling, no double buffering.
 constexpr bool whole_layer(const tile_problem& p, tile_solution& out) {
   const tile_geometry& g = p.layer;
   const tile_shape whole{g.out_h, g.out_w, g.out_c};
   const tile_cost c = cost_of(p, whole);
   if (!fits_in(p, c) || c.tiles != 1) return false;
-  out = {true, whole, c, score_of(p, whole, c), 0, layer_cycles(p, whole, c), 1};
+  spend(p, out, search_work::bytes + search_work::model);
+  ++out.evaluations;
+  adopt(out, whole, c, score_of(p, whole, c), layer_cycles(p, whole, c));
   return true;
 }
 
@@ -977,6 +1031,7 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
   // deals with it, and here it counts as not fitting.
   const auto fits = [&](const int (&v)[3]) {
     ++best.evaluations;
+    spend(p, best, search_work::bytes);
     const tile_cost c = cost_of(p, shape_at(p, v));
     return c.tiles > 1 && fits_in(p, c);
   };
@@ -986,6 +1041,7 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
     bool row_feasible = false;
     int hint_unfit_at = r.lo[y] - 1;  // a y where (a, y, hint) is known not to fit (from (5))
     for (int b = r.lo[y]; b <= r.hi[y]; ++b) {
+      if (out_of_budget(p, best)) return;
       int v[3]{};
       v[x] = a;
       v[y] = b;
@@ -1020,6 +1076,7 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
       hint = good;
       v[z] = good;
       if (!periodic_y) {
+        spend(p, best, search_work::bytes);
         visit(v, z, good, cost_of(p, shape_at(p, v)));
         continue;
       }
@@ -1041,7 +1098,10 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
         else past = v[y];
       }
       const int widest = end - period_of(p, y) + 1;
-      for (v[y] = widest > b ? widest : b; v[y] <= end; ++v[y]) visit(v, z, good, cost_of(p, shape_at(p, v)));
+      for (v[y] = widest > b ? widest : b; v[y] <= end; ++v[y]) {
+        spend(p, best, search_work::bytes);
+        visit(v, z, good, cost_of(p, shape_at(p, v)));
+      }
       hint_unfit_at = past;
       b = end;  // the loop moves on to the first y with a smaller zmax
     }
@@ -1082,7 +1142,7 @@ constexpr tile_solution solve_dory(const tile_problem& p) {
   const auto consider = [&](const int (&v)[3], const tile_cost& cost) {
     const tile_shape t = shape_at(p, v);
     const std::int64_t s = score_of(p, t, cost);
-    if (better(s, cost, best)) best = {true, t, cost, s, 0, 0, best.evaluations};
+    if (better(s, cost, best)) adopt(best, t, cost, s, 0);
   };
   region rs[2]{};
   const int n = region_count(p, rs);
@@ -1103,6 +1163,7 @@ constexpr tile_solution solve_dory(const tile_problem& p) {
         for (int d = 0; d < 3; ++d) h += term(d, u[d]);
         if (w.memory * static_cast<std::int64_t>(top.total_bytes) + cap * h <= best.score) continue;
         ++best.evaluations;
+        spend(p, best, search_work::bytes);
         consider(u, cost_of(p, shape_at(p, u)));
       }
     };
@@ -1118,18 +1179,24 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
   const bool may_keep = keeps_preparation(g, cost_of(p, {g.out_h, g.out_w, g.out_c}).scratch_bytes);
   const auto consider = [&](const tile_shape& t, const tile_cost& cost) {
     // The bound costs a few times less than layer_cycles and turns most candidates away.
-    if (best.feasible &&
-        layer_cycles_bound(p, t, exactly_t, keeps_preparation(g, cost.scratch_bytes), 0, best.cycles) >= best.cycles)
-      return;
+    if (best.feasible) {
+      spend(p, best, search_work::bound);
+      if (layer_cycles_bound(p, t, exactly_t, keeps_preparation(g, cost.scratch_bytes), 0, best.cycles) >= best.cycles)
+        return;
+    }
+    spend(p, best, search_work::model);
     const std::uint64_t cycles = layer_cycles(p, t, cost);
-    if (faster(cycles, cost, best)) best = {true, t, cost, score_of(p, t, cost), 0, cycles, best.evaluations};
+    if (faster(cycles, cost, best)) adopt(best, t, cost, score_of(p, t, cost), cycles);
   };
   if (!best.feasible) {
     // A good first candidate lets the bounds prune from the first pair on (the walk starts at
     // the smallest tiles, the slowest): DORY's tile, which costs a hundred or so byte counts
     // and no layer model, is usually within tens of percent of the fastest.
-    const tile_solution dory = solve_dory(p);
+    tile_problem q = p;
+    q.search_budget = p.search_budget / 4;  // the seed, not the search
+    const tile_solution dory = solve_dory(q);
     best.evaluations = dory.evaluations;
+    best.work = dory.work;
     if (dory.feasible) consider(dory.tile, dory.cost);
   }
   // DORY's tile can be far from the fastest (the most L1, often the layer in one tile or two
@@ -1138,42 +1205,64 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
   // two-block range for each of 27 row extents. So balanced tiles (extent ceil(full / n) for n
   // blocks) seed the best first: n = 2^i along each dimension, at most 8 tiles (the fastest
   // tiles are few and large: more seeds cost more than they prune), then from the best of
-  // those, one block more or fewer along one dimension at a time, while that improves (at
-  // most four rounds): the ICCT's layers at gap8's L1 take 4,408 evaluations in all, 14,453
-  // without these seeds (45,716 before the group bounds below).
-  {
-    const int full[3]{g.out_h, g.out_w, g.out_c / g.channel_step};
-    const auto try_blocks = [&](const std::int64_t (&n)[3]) {
-      const tile_shape t{static_cast<int>(ceil_div(full[0], n[0])), static_cast<int>(ceil_div(full[1], n[1])),
-                         static_cast<int>(ceil_div(full[2], n[2])) * g.channel_step};
-      const tile_cost cost = cost_of(p, t);
-      ++best.evaluations;
-      if (cost.tiles > 1 && fits_in(p, cost)) consider(t, cost);
-    };
-    constexpr std::int64_t most_seeded_tiles = 8;
-    for (std::int64_t i = 1; i < 2 * full[0] && i <= most_seeded_tiles; i *= 2)
-      for (std::int64_t j = 1; j < 2 * full[1] && i * j <= most_seeded_tiles; j *= 2)
-        for (std::int64_t k = 1; k < 2 * full[2] && i * j * k <= most_seeded_tiles; k *= 2) try_blocks({i, j, k});
-    for (int round = 0; round < 4 && best.feasible; ++round) {
+  // those, one block more or fewer, or twice or half as many, along one dimension at a time,
+  // while that improves (at most eight rounds): the ICCT's layers at gap8's L1 took 4,408
+  // evaluations in all with the first seeds (one block more or fewer, four rounds), 14,453
+  // without any (45,716 before the group bounds below).
+  const int full[3]{g.out_h, g.out_w, g.out_c / g.channel_step};
+  const auto try_blocks = [&](const std::int64_t (&n)[3]) {
+    const tile_shape t{static_cast<int>(ceil_div(full[0], n[0])), static_cast<int>(ceil_div(full[1], n[1])),
+                       static_cast<int>(ceil_div(full[2], n[2])) * g.channel_step};
+    const tile_cost cost = cost_of(p, t);
+    ++best.evaluations;
+    spend(p, best, search_work::bytes);
+    if (cost.tiles > 1 && fits_in(p, cost)) consider(t, cost);
+  };
+  const auto blocks_of_best = [&](std::int64_t (&at)[3]) {
+    at[0] = ceil_div(full[0], best.tile.h), at[1] = ceil_div(full[1], best.tile.w);
+    at[2] = ceil_div(full[2], best.tile.c / g.channel_step);
+  };
+  // From the best tile, one block more or fewer, or twice or half as many, along one dimension
+  // at a time, while that is faster (at most `rounds` times, and within `allowance`).
+  const auto improve_locally = [&](int rounds, std::int64_t allowance) {
+    for (int round = 0; round < rounds && best.feasible; ++round) {
       const std::uint64_t before = best.cycles;
-      const std::int64_t at[3]{ceil_div(full[0], best.tile.h), ceil_div(full[1], best.tile.w),
-                               ceil_div(full[2], best.tile.c / g.channel_step)};
-      for (int d = 0; d < 3; ++d)
-        for (const std::int64_t n : {at[d] - 1, at[d] + 1})
-          if (n >= 1 && n <= full[d]) {
+      std::int64_t at[3]{};
+      blocks_of_best(at);
+      for (int d = 0; d < 3; ++d) {
+        const std::int64_t halved = (at[d] + 1) / 2, doubled = 2 * at[d];
+        for (const std::int64_t n : {at[d] - 1, at[d] + 1, halved < at[d] - 1 ? halved : 0,
+                                     doubled > at[d] + 1 ? doubled : 0})
+          if (n >= 1 && n <= full[d] && best.work <= allowance) {
             std::int64_t v[3]{at[0], at[1], at[2]};
             v[d] = n;
             try_blocks(v);
           }
+      }
       if (best.cycles == before) break;
     }
+  };
+  {
+    constexpr std::int64_t most_seeded_tiles = 8;
+    for (std::int64_t i = 1; i < 2 * full[0] && i <= most_seeded_tiles; i *= 2)
+      for (std::int64_t j = 1; j < 2 * full[1] && i * j <= most_seeded_tiles; j *= 2)
+        for (std::int64_t k = 1; k < 2 * full[2] && i * j * k <= most_seeded_tiles; k *= 2) try_blocks({i, j, k});
+    improve_locally(8, p.search_budget);
   }
+  // The walk below stops a fifth of the budget short of it (walk.search_budget), which is kept
+  // for what a walk cut short needs: its best is wherever the walk (smallest pairs first) had
+  // got to, so the tiles split along one dimension only (n = 1, 2, 3, 4, 6, 9, 13, ... blocks,
+  // the others whole or as the best's), then local moves from the best, while the budget lasts.
+  tile_problem walk = p;
+  walk.search_budget = p.search_budget - p.search_budget / 5;
   region rs[2]{};
   const int n = region_count(p, rs);
   for (int i = 0; i < n; ++i) {
     // (4): tiles no larger than v take at least layer_cycles_bound(v) cycles.
     const auto skip = [&](const int (&v)[3], int z) {
-      return best.feasible && layer_cycles_bound(p, shape_at(p, v), z, may_keep, 0, best.cycles) >= best.cycles;
+      if (!best.feasible) return false;
+      spend(p, best, search_work::bound);
+      return layer_cycles_bound(p, shape_at(p, v), z, may_keep, 0, best.cycles) >= best.cycles;
     };
     const auto visit = [&](const int (&v)[3], int z, int zmax, const tile_cost& top) {
       consider(shape_at(p, v), top);
@@ -1184,6 +1273,8 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
       };
       const int full = z == 0 ? g.out_h : z == 1 ? g.out_w : g.out_c / g.channel_step;
       for (int k = zmax - 1; k >= rs[i].lo[z];) {
+        if (out_of_budget(walk, best)) return;
+        spend(p, best, search_work::bound);
         if (layer_cycles_bound(p, tile_at(k), z, may_keep, 0, best.cycles) >= best.cycles) break;  // and every smaller k
         // The extents along z with k's block count form a group [low, k]; a range of it is
         // pruned whole by its bounds (layer_cycles_bound with z_low: the sums, and the fill,
@@ -1201,11 +1292,14 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
         while (pending > 0) {
           --pending;
           const int a = range_lo[pending], b = range_hi[pending];
+          if (out_of_budget(walk, best)) return;
           if (b - a >= 2) {
             ++best.evaluations;
             const tile_shape low_tile = tile_at(a), high_tile = tile_at(b);
             const int a_extent = z == 2 ? a * g.channel_step : a;
+            spend(p, best, search_work::bound);
             if (layer_cycles_bound(p, high_tile, z, may_keep, a_extent, best.cycles) >= best.cycles) continue;
+            spend(p, best, search_work::bytes + search_work::model);
             if (layer_cycles_over(p, low_tile, high_tile, z, cost_of(p, high_tile)) >= best.cycles) continue;
             const int m = a + (b - a) / 2;
             range_lo[pending] = a, range_hi[pending++] = m;
@@ -1214,6 +1308,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
           }
           for (int j = b; j >= a; --j) {
             ++best.evaluations;
+            spend(p, best, search_work::bytes);
             const tile_shape t = tile_at(j);
             consider(t, cost_of(p, t));
           }
@@ -1221,7 +1316,19 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
         k = low - 1;
       }
     };
-    search_frontier(p, rs[i], best, skip, visit, false);
+    search_frontier(walk, rs[i], best, skip, visit, false);
+  }
+  if (best.cut_short) {
+    for (int d = 0; d < 3; ++d)
+      for (int others = 0; others < 2; ++others)
+        for (std::int64_t n = 1; best.work <= p.search_budget; n = n * 3 / 2 > n + 1 ? n * 3 / 2 : n + 1) {
+          std::int64_t v[3]{1, 1, 1};
+          if (others == 1) blocks_of_best(v);
+          v[d] = n < full[d] ? n : full[d];
+          try_blocks(v);
+          if (n >= full[d]) break;
+        }
+    improve_locally(8, p.search_budget);
   }
   return best;
 }
@@ -1252,9 +1359,10 @@ constexpr tile_solution dory_carrying(const tile_problem& p) {
     const tile_shape t{h, g.out_w, g.out_c};
     const tile_cost cost = cost_of(p, t);
     ++best.evaluations;
+    spend(p, best, search_work::bytes);
     if (!fits_in(p, cost)) break;
     const std::int64_t s = score_of(p, t, cost);
-    if (better(s, cost, best)) best = {true, t, cost, s, 0, 0, best.evaluations};
+    if (better(s, cost, best)) adopt(best, t, cost, s, 0);
   }
   if (best.feasible) best.cycles = layer_cycles(p, best.tile, best.cost);
   return best;
@@ -1281,16 +1389,20 @@ constexpr tile_solution solve_tiles(const tile_problem& p) {
     best = tiling_detail::solve_dory(p);
     if (best.feasible) best.cycles = layer_cycles(p, best.tile, best.cost);
     if (p.layer.pointwise_first()) {
-      const int evaluations = best.evaluations;
+      const tile_solution all = best;
       tile_solution rows{};
       if (p.layer.channel_step < p.layer.out_c) {
-        rows = tiling_detail::solve_dory(tiling_detail::whole_channels(p));
+        tile_problem q = tiling_detail::whole_channels(p);
+        q.search_budget -= all.work;  // one budget for the block's searches
+        rows = tiling_detail::solve_dory(q);
         if (rows.feasible) rows.cycles = layer_cycles(p, rows.tile, rows.cost);
       }
       const tile_solution carrying = tiling_detail::dory_carrying(p);
       best = tiling_detail::preferred_variant(
           p, tiling_detail::preferred_variant(p, carrying, rows), best);
-      best.evaluations = evaluations + rows.evaluations + carrying.evaluations;
+      best.evaluations = all.evaluations + rows.evaluations + carrying.evaluations;
+      best.work = all.work + rows.work + carrying.work;
+      best.cut_short = all.cut_short || rows.cut_short;
     }
   }
   best.smallest_bytes = tiling_detail::smallest_bytes(p);
@@ -1314,10 +1426,10 @@ constexpr tile_solution exhaustive_search(const tile_problem& p) {
         ++best.evaluations;
         if (latency) {
           const std::uint64_t cycles = layer_cycles(p, t, cost);
-          if (faster(cycles, cost, best)) best = {true, t, cost, score_of(p, t, cost), 0, cycles, best.evaluations};
+          if (faster(cycles, cost, best)) adopt(best, t, cost, score_of(p, t, cost), cycles);
         } else {
           const std::int64_t s = score_of(p, t, cost);
-          if (better(s, cost, best)) best = {true, t, cost, s, 0, 0, best.evaluations};
+          if (better(s, cost, best)) adopt(best, t, cost, s, 0);
         }
       }
   if (best.feasible && !latency) best.cycles = layer_cycles(p, best.tile, best.cost);

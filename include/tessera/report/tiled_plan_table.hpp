@@ -105,7 +105,8 @@ std::string tiled_plan_table(const simulation& sim) {
     const layer_l1_plan& l = Run::plan.layers[n];
     const dma::dma_stats s = n < sim.layers.size() ? sim.layers[n].stats : dma::dma_stats{};
     const std::string tile =
-        l.tiled ? fmt::format("{}x{}x{}", l.solution.tile.h, l.solution.tile.w, l.solution.tile.c)
+        l.tiled ? fmt::format("{}x{}x{}{}", l.solution.tile.h, l.solution.tile.w, l.solution.tile.c,
+                              l.solution.cut_short ? "*" : "")
                 : node.absorbed ? "fused next" : "in L2";
     const char* kernel = l.engine > 0 ? "array" : node.kernel[static_cast<std::size_t>(Run::target.kernels)];
     const char* op = node.geometry.pointwise_first() ? "pw+dw block"
@@ -140,6 +141,13 @@ std::string tiled_plan_table(const simulation& sim) {
       "L3->L2 {} B, hazards {}\n",
       t.total_cycles, t.compute_cycles, t.dma_busy_cycles, t.stall_cycles, 100.0 * t.overlap(), t.levels[1].bytes_in,
       t.levels[1].bytes_out, t.levels[2].bytes_in, sim.hazards);
+  int cut = 0;
+  for (const layer_l1_plan& l : Run::plan.layers) cut += l.tiled && l.solution.cut_short;
+  if (cut > 0)
+    out += fmt::format(
+        "* {} tile search(es) reached the work budget (target_desc::search_budget = {}): the best tile found, not "
+        "proven the fastest\n",
+        cut, Run::target.search_budget);
   return out;
 }
 

@@ -32,6 +32,13 @@ using kernel_set = kernels::kernel_family;
 /// - latency: the least modelled time of the layer (compute model + DMA transfer costs).
 enum class tiling_objective : std::uint8_t { dory_l1, latency };
 
+/// The tile solver's work allowance for one layer, in `search_work` units
+/// (planning/tile_solver.hpp): about 128 of clang's constexpr steps each, so that a layer's
+/// search stays under clang's default limit of 2^20 steps per constant evaluation (GCC's
+/// 2^25 operations allow about four times as much). A search that reaches it keeps the best
+/// tile found so far and says so (tile_solution::cut_short); raise it with the compiler's limit.
+inline constexpr std::int64_t default_search_budget = 16'000;
+
 /// How the planner chooses fused depthwise -> pointwise blocks (planning/fusion.hpp): per
 /// block, fused or not, whichever the criterion prefers (ties: unfused).
 /// - by_latency: the modelled time of the block (the latency objective's layer model);
@@ -90,6 +97,8 @@ struct target_desc {
   /// layer computes its last tile, as far as that tile's modelled compute reaches and when L1
   /// holds both layers (planning/target_plan.hpp `with_prefetch`); the rest of the fill counts.
   bool first_load_hidden = false;
+  /// The tile solver's work allowance per layer (default_search_budget).
+  std::int64_t search_budget = default_search_budget;
   /// Fused depthwise/pointwise blocks (planning/fusion.hpp): the selector's criterion, and
   /// per-block overrides that force a block fused or unfused whatever the criterion says (a
   /// block that cannot be fused stays unfused).
