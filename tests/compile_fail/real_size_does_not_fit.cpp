@@ -5,10 +5,11 @@
 // build must say so with the usual diagnostic at the compilers' default constexpr limits (GCC
 // 2^25 operations, clang 2^20 steps). Once, GCC failed with "constexpr evaluation operation count
 // exceeds limit" and no word about memory (the tile solver then walked every column pair; now it
-// walks runs of equal tile heights, tile_solver.hpp (5)); clang still needed 4-8 M steps for
-// this layer's tile search. On a two-level target such as this one L2 holds the arena and the
-// caller's buffers whatever the tiles, so when the bytes live at one step already exceed it the
-// planner reports L2 before solving any tile (planning_detail::l2_fails_untiled).
+// walks runs of equal tile heights, tile_solver.hpp (5)); clang needed 4-8 M steps for this
+// layer's tile search before the work budget (tests/planning/test_real_size_plans.cpp). On a
+// two-level target such as this one L2 holds the arena and the caller's buffers whatever the
+// tiles, so when the bytes live at one step already exceed it the planner reports L2 before
+// solving any tile (planning_detail::l2_fails_untiled).
 #include <tessera/tessera.hpp>
 
 namespace big {

@@ -184,18 +184,27 @@ struct tile_solution {
   bool cut_short = false;
 };
 
-/// What the solver's steps cost the compiler, in units of about 64 of clang's constexpr steps
-/// (measured per call on the MobileNetV2-0.35's features.2 block on gap8 and its depthwise
-/// layer on DIANA's digital engine, 150 to 6,000 calls in one evaluation: a tile's bytes
-/// `cost_of` 65-126 steps, a bound 400-650, the layer model 1,470-2,100; GCC's operations run
-/// ten to twenty times the steps). Whole searches ran 32-42 steps per unit (a fused block
-/// more: see spend). The budget (target_desc::search_budget) counts these, not the compiler's
-/// own counter, so that both compilers, and every build, plan the same tiles.
+/// What the solver's steps cost the compiler, in units of at most about 64 of clang's constexpr
+/// steps, measured per call (150 to 6,000 calls in one evaluation) on the MobileNetV2-0.35's
+/// features.2 block on gap8, its depthwise layer on DIANA's digital engine and a 3x3
+/// convolution over a 1024 x 1024 image on stm32h7: a tile's bytes (`cost_of`) 65 steps, and
+/// about 70 more for each kernel scratch function it calls (207 with the arm_dsp convolution's;
+/// bytes_work), a bound 400-650, the layer model 1,470-2,100; GCC's operations 240-730 a unit.
+/// The budget (target_desc::search_budget) counts these, not the compiler's own counter, so
+/// that a plan does not depend on how a compiler counts (default_search_budget still differs
+/// between GCC and clang, whose limits do).
 namespace search_work {
-inline constexpr std::int64_t bytes = 2;   ///< cost_of (and fits_in)
-inline constexpr std::int64_t bound = 10;  ///< layer_cycles_bound
-inline constexpr std::int64_t model = 27;  ///< layer_cycles, layer_cycles_over
+inline constexpr std::int64_t pair = 2;      ///< DORY's pruning test of a pair
+inline constexpr std::int64_t bytes = 1;     ///< cost_of, without scratch functions
+inline constexpr std::int64_t scratch = 3;   ///< each scratch function cost_of calls
+inline constexpr std::int64_t bound = 10;    ///< layer_cycles_bound
+inline constexpr std::int64_t model = 33;    ///< layer_cycles, layer_cycles_over
 }  // namespace search_work
+
+/// The search_work of one cost_of for problem `p`.
+constexpr std::int64_t bytes_work(const tile_problem& p) {
+  return search_work::bytes + search_work::scratch * ((p.scratch != nullptr) + (p.producer_scratch != nullptr));
+}
 
 namespace tiling_detail {
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -956,8 +965,8 @@ constexpr void adopt(tile_solution& best, const tile_shape& t, const tile_cost& 
 
 /// Charges `units` of search_work to the search of `best` for problem `p`: twice for a fused
 /// block, whose steps cost the compiler about twice a layer's (two kernels' models and
-/// windows: the MobileNetV2-0.35's features.2 block on gap8 took 67-98 of clang's steps per
-/// unit where its layers took 32-42).
+/// windows: with a bound 10 units and the model 27, the MobileNetV2-0.35's features.2 block on
+/// gap8 took 67-98 of clang's steps per unit where its layers took 32-42).
 constexpr void spend(const tile_problem& p, tile_solution& best, std::int64_t units) {
   best.work += p.layer.fused() ? 2 * units : units;
 }
@@ -977,7 +986,7 @@ constexpr bool whole_layer(const tile_problem& p, tile_solution& out) {
   const tile_shape whole{g.out_h, g.out_w, g.out_c};
   const tile_cost c = cost_of(p, whole);
   if (!fits_in(p, c) || c.tiles != 1) return false;
-  spend(p, out, search_work::bytes + search_work::model);
+  spend(p, out, bytes_work(p) + search_work::model);
   ++out.evaluations;
   adopt(out, whole, c, score_of(p, whole, c), layer_cycles(p, whole, c));
   return true;
@@ -1031,7 +1040,7 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
   // deals with it, and here it counts as not fitting.
   const auto fits = [&](const int (&v)[3]) {
     ++best.evaluations;
-    spend(p, best, search_work::bytes);
+    spend(p, best, bytes_work(p));
     const tile_cost c = cost_of(p, shape_at(p, v));
     return c.tiles > 1 && fits_in(p, c);
   };
@@ -1076,7 +1085,7 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
       hint = good;
       v[z] = good;
       if (!periodic_y) {
-        spend(p, best, search_work::bytes);
+        spend(p, best, bytes_work(p));
         visit(v, z, good, cost_of(p, shape_at(p, v)));
         continue;
       }
@@ -1099,7 +1108,7 @@ constexpr void search_frontier(const tile_problem& p, const region& r, tile_solu
       }
       const int widest = end - period_of(p, y) + 1;
       for (v[y] = widest > b ? widest : b; v[y] <= end; ++v[y]) {
-        spend(p, best, search_work::bytes);
+        spend(p, best, bytes_work(p));
         visit(v, z, good, cost_of(p, shape_at(p, v)));
       }
       hint_unfit_at = past;
@@ -1149,6 +1158,7 @@ constexpr tile_solution solve_dory(const tile_problem& p) {
   for (int i = 0; i < n; ++i) {
     const auto skip = [&](const int (&v)[3], int) {
       if (!best.feasible) return false;
+      spend(p, best, search_work::pair);  // a walk of pruned pairs is work too (1024-wide maps)
       // v[z] holds an upper bound of zmax; every coordinate's term is bounded over [1, v].
       const std::int64_t h = term_bound(0, v[0]) + term_bound(1, v[1]) + term_bound(2, v[2]);
       return w.memory * full + cap * h < best.score;
@@ -1163,7 +1173,7 @@ constexpr tile_solution solve_dory(const tile_problem& p) {
         for (int d = 0; d < 3; ++d) h += term(d, u[d]);
         if (w.memory * static_cast<std::int64_t>(top.total_bytes) + cap * h <= best.score) continue;
         ++best.evaluations;
-        spend(p, best, search_work::bytes);
+        spend(p, best, bytes_work(p));
         consider(u, cost_of(p, shape_at(p, u)));
       }
     };
@@ -1215,7 +1225,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
                        static_cast<int>(ceil_div(full[2], n[2])) * g.channel_step};
     const tile_cost cost = cost_of(p, t);
     ++best.evaluations;
-    spend(p, best, search_work::bytes);
+    spend(p, best, bytes_work(p));
     if (cost.tiles > 1 && fits_in(p, cost)) consider(t, cost);
   };
   const auto blocks_of_best = [&](std::int64_t (&at)[3]) {
@@ -1299,7 +1309,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
             const int a_extent = z == 2 ? a * g.channel_step : a;
             spend(p, best, search_work::bound);
             if (layer_cycles_bound(p, high_tile, z, may_keep, a_extent, best.cycles) >= best.cycles) continue;
-            spend(p, best, search_work::bytes + search_work::model);
+            spend(p, best, bytes_work(p) + search_work::model);
             if (layer_cycles_over(p, low_tile, high_tile, z, cost_of(p, high_tile)) >= best.cycles) continue;
             const int m = a + (b - a) / 2;
             range_lo[pending] = a, range_hi[pending++] = m;
@@ -1308,7 +1318,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
           }
           for (int j = b; j >= a; --j) {
             ++best.evaluations;
-            spend(p, best, search_work::bytes);
+            spend(p, best, bytes_work(p));
             const tile_shape t = tile_at(j);
             consider(t, cost_of(p, t));
           }
@@ -1359,7 +1369,7 @@ constexpr tile_solution dory_carrying(const tile_problem& p) {
     const tile_shape t{h, g.out_w, g.out_c};
     const tile_cost cost = cost_of(p, t);
     ++best.evaluations;
-    spend(p, best, search_work::bytes);
+    spend(p, best, bytes_work(p));
     if (!fits_in(p, cost)) break;
     const std::int64_t s = score_of(p, t, cost);
     if (better(s, cost, best)) adopt(best, t, cost, s, 0);

@@ -33,11 +33,17 @@ using kernel_set = kernels::kernel_family;
 enum class tiling_objective : std::uint8_t { dory_l1, latency };
 
 /// The tile solver's work allowance for one layer, in `search_work` units
-/// (planning/tile_solver.hpp): about 128 of clang's constexpr steps each, so that a layer's
-/// search stays under clang's default limit of 2^20 steps per constant evaluation (GCC's
-/// 2^25 operations allow about four times as much). A search that reaches it keeps the best
-/// tile found so far and says so (tile_solution::cut_short); raise it with the compiler's limit.
-inline constexpr std::int64_t default_search_budget = 16'000;
+/// (planning/tile_solver.hpp), sized for the compiler's default constexpr limit per constant
+/// evaluation: clang's 2^20 steps (a unit is at most about 64 of them: 12,000 units, 0.77 M
+/// steps) and GCC's 2^25 operations (at most about 730 a unit: 32,000 units, 23 M). A search
+/// that reaches it keeps the best tile found so far and says so (tile_solution::cut_short).
+/// Set target_desc::search_budget to plan the same tiles under every compiler, or higher
+/// with -fconstexpr-steps / -fconstexpr-ops-limit.
+#if defined(__clang__) || !defined(__GNUC__)
+inline constexpr std::int64_t default_search_budget = 12'000;
+#else
+inline constexpr std::int64_t default_search_budget = 32'000;
+#endif
 
 /// How the planner chooses fused depthwise -> pointwise blocks (planning/fusion.hpp): per
 /// block, fused or not, whichever the criterion prefers (ties: unfused).
