@@ -7,23 +7,7 @@
 // latency search more) and keep the best tile found, marked cut_short.
 #include <tessera/tessera.hpp>
 
-namespace big {
-inline constexpr tessera::constant<std::int8_t, 8 * 3 * 3 * 3> weights = [] {
-  tessera::constant<std::int8_t, 8 * 3 * 3 * 3> w{};
-  for (std::size_t i = 0; i < w.values.size(); ++i) w.values[i] = static_cast<std::int8_t>(static_cast<int>(i % 7) - 3);
-  return w;
-}();
-inline constexpr tessera::requant_constants<1> requant{{3}, {0}, 8, -128, 127, 1};
-inline constexpr tessera::tensor_table<2> tensors{{{
-    {"image", tessera::dtype::u8, {1, 1024, 1024, 3}},
-    {"features", tessera::dtype::s8, {1, 1024, 1024, 8}},
-}}};
-using network = tessera::network<
-    tensors, tessera::graph_inputs<0>, tessera::graph_outputs<1>,
-    tessera::op::conv<"conv", {.input = 0, .output = 1, .kernel_h = 3, .kernel_w = 3, .pad_top = 1, .pad_left = 1,
-                                .pad_bottom = 1, .pad_right = 1},
-                      weights, tessera::none, requant>>;
-}  // namespace big
+#include "../support/real_size_network.hpp"
 
 namespace {
 

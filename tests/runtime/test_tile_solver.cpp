@@ -36,10 +36,9 @@ tile_problem unbudgeted(tile_problem p) {
 }
 
 /// The work a search may spend past its budget before it sees it: the budget is checked once
-/// per pair and per group range, and between two checks a pair gallops and bisects (a few
-/// dozen byte counts) and visits up to period x period tiles (DORY) or a candidate and a range
-/// (latency); after the DORY seed's search the latency search's balanced seeds (at most 8 + 12
-/// tiles, each a byte count, a bound and the model) run before its first check.
+/// per pair, per group range and per seed, and between two checks a pair gallops and bisects
+/// (a few dozen byte counts) and visits up to period x period tiles (DORY) or a candidate and
+/// a range of at most three (latency), each a byte count, a bound and the model.
 constexpr std::int64_t overshoot = 1000;
 
 /// `budgeted` (the search under p's budget) against `whole` (the search run to the end) and

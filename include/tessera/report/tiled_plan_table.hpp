@@ -146,7 +146,7 @@ std::string tiled_plan_table(const simulation& sim) {
   if (cut > 0)
     out += fmt::format(
         "* {} tile search(es) reached the work budget (target_desc::search_budget = {}): the best tile found, not "
-        "proven the fastest\n",
+        "proven the best under the objective\n",
         cut, Run::target.search_budget);
   return out;
 }
