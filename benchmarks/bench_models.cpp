@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include <tessera/target/target.hpp>
+
 #include "model_list.hpp"
 
 namespace {
@@ -119,5 +121,18 @@ int main(int argc, char** argv) {
       }
     }
   }
+  fmt::print("\nTile searches and the work budget (target_desc::search_budget): every search the plans pose (layers and\n"
+             "fused-block candidates), solved at run time without a budget and under GCC's ({}) and clang's ({}) default\n"
+             "budgets; most work: the costliest search without one (search_work units); cut: searches stopped at the budget;\n"
+             "worse: of those, how many kept a worse tile than the search run to the end, and the largest loss (modelled\n"
+             "cycles for the latency objective, DORY's score for DORY's)\n",
+             tessera::gcc_search_budget, tessera::clang_search_budget);
+  fmt::print("{:<28} {:<9} {:<8} {:>8} {:>10} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10}\n", "model", "target", "solver",
+             "searches", "most work", "gcc cut", "worse", "worst %", "clang cut", "worse", "worst %");
+  for (auto bench : bench_searches)
+    for (const search_row& r : bench())
+      fmt::print("{:<28} {:<9} {:<8} {:>8} {:>10} {:>8} {:>8} {:>8.3f} {:>10} {:>10} {:>10.3f}\n", r.model, r.target,
+                 r.objective, r.searches, r.most_work, r.gcc.cut, r.gcc.slower, r.gcc.worst, r.clang.cut, r.clang.slower,
+                 r.clang.worst);
   return 0;
 }

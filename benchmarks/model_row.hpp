@@ -49,3 +49,20 @@ struct tiling_row {
   std::int64_t engine_macs = 0, macs = 0;
   std::string assignment;  ///< per node: C (CPU), D/A (first/second accelerator), . (runs in L2)
 };
+
+/// One row of the search-budget table: every tile search a model's plans pose on one target
+/// under one objective (its layers and its fused-block candidates), solved at run time without
+/// a budget and under GCC's and clang's default budgets (tessera::gcc_search_budget,
+/// tessera::clang_search_budget).
+struct search_row {
+  std::string model;
+  std::string target;
+  std::string objective;
+  int searches = 0;
+  std::int64_t most_work = 0;  ///< the costliest search's work without a budget (search_work units)
+  struct under_budget {
+    int cut = 0;          ///< searches stopped at the budget
+    int slower = 0;       ///< of those, how many found a worse tile than the search run to the end
+    double worst = 0;     ///< the largest such loss: modelled cycles (latency) or DORY's score, in %
+  } gcc, clang;
+};

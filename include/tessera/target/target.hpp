@@ -39,10 +39,12 @@ enum class tiling_objective : std::uint8_t { dory_l1, latency };
 /// that reaches it keeps the best tile found so far and says so (tile_solution::cut_short).
 /// Set target_desc::search_budget to plan the same tiles under every compiler, or higher
 /// with -fconstexpr-steps / -fconstexpr-ops-limit.
+inline constexpr std::int64_t clang_search_budget = 12'000;
+inline constexpr std::int64_t gcc_search_budget = 32'000;
 #if defined(__clang__) || !defined(__GNUC__)
-inline constexpr std::int64_t default_search_budget = 12'000;
+inline constexpr std::int64_t default_search_budget = clang_search_budget;
 #else
-inline constexpr std::int64_t default_search_budget = 32'000;
+inline constexpr std::int64_t default_search_budget = gcc_search_budget;
 #endif
 
 /// How the planner chooses fused depthwise -> pointwise blocks (planning/fusion.hpp): per
