@@ -1233,9 +1233,9 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
     at[2] = ceil_div(full[2], best.tile.c / g.channel_step);
   };
   // From the best tile, one block more or fewer, or twice or half as many, along one dimension
-  // at a time, while that is faster (at most `rounds` times, and within `allowance`).
-  const auto improve_locally = [&](int rounds, std::int64_t allowance) {
-    for (int round = 0; round < rounds && best.feasible; ++round) {
+  // at a time, while that is faster (at most eight rounds, and within the budget).
+  const auto improve_locally = [&] {
+    for (int round = 0; round < 8 && best.feasible; ++round) {
       const std::uint64_t before = best.cycles;
       std::int64_t at[3]{};
       blocks_of_best(at);
@@ -1243,7 +1243,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
         const std::int64_t halved = (at[d] + 1) / 2, doubled = 2 * at[d];
         for (const std::int64_t n : {at[d] - 1, at[d] + 1, halved < at[d] - 1 ? halved : 0,
                                      doubled > at[d] + 1 ? doubled : 0})
-          if (n >= 1 && n <= full[d] && best.work <= allowance) {
+          if (n >= 1 && n <= full[d] && best.work <= p.search_budget) {
             std::int64_t v[3]{at[0], at[1], at[2]};
             v[d] = n;
             try_blocks(v);
@@ -1257,7 +1257,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
     for (std::int64_t i = 1; i < 2 * full[0] && i <= most_seeded_tiles; i *= 2)
       for (std::int64_t j = 1; j < 2 * full[1] && i * j <= most_seeded_tiles; j *= 2)
         for (std::int64_t k = 1; k < 2 * full[2] && i * j * k <= most_seeded_tiles; k *= 2) try_blocks({i, j, k});
-    improve_locally(8, p.search_budget);
+    improve_locally();
   }
   // The walk below stops a fifth of the budget short of it (walk.search_budget), which is kept
   // for what a walk cut short needs: its best is wherever the walk (smallest pairs first) had
@@ -1338,7 +1338,7 @@ constexpr tile_solution solve_latency(const tile_problem& p) {
           try_blocks(v);
           if (n >= full[d]) break;
         }
-    improve_locally(8, p.search_budget);
+    improve_locally();
   }
   return best;
 }
